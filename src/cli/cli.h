@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* The parosim command line: one function per command, and the diagnostics printer. Only
+ * this module prints to stderr or decides exit codes (0 ok, 1 input or simulation
+ * error, 2 usage error). */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define PARO_EXIT_OK 0
+#define PARO_EXIT_ERROR 1
+#define PARO_EXIT_USAGE 2
+
+/** paro_cli_report_error: prints @error; for a located config error also the source line
+ * and a caret under the column. @set_args are the --set arguments, for "--set[i]" labels. */
+void paro_cli_report_error(const GError *error, const char *const *set_args);
+
+/** paro_cli_write: writes @text to stdout in one piece; FALSE (and a message) on failure. */
+gboolean paro_cli_write(const GString *text);
+
+/** paro_cli_parse_format: "table" -> 0 ...; -1 and a message when unknown. */
+int paro_cli_parse_format(const char *name);
+
+int paro_cmd_strategies(int argc, char **argv);
+
+G_END_DECLS

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* parosim: entry point and command dispatch. */
+#include <gsl/gsl_errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} Command;
+
+static const Command commands[] = {
+    {"strategies", paro_cmd_strategies,
+     "memory, traffic and closed-form step time of every sharding strategy, ranked"},
+};
+
+static void usage(FILE *to)
+{
+    fprintf(to,
+            "Usage: parosim COMMAND [OPTIONS] ...\n"
+            "\n"
+            "Simulates the memory and communication cost of data-parallel LLM training for\n"
+            "every PaRO strategy (27 partition triples of parameters, gradients and optimizer\n"
+            "states) and every ZeRO stage, DDP, MiCS, FSDP and ZeRO++, on a cluster described\n"
+            "in YAML.\n"
+            "\n"
+            "Commands:\n");
+    for (guint i = 0; i < G_N_ELEMENTS(commands); i++)
+        fprintf(to, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(to, "\n"
+                "Example:\n"
+                "  parosim strategies scenarios/paro-llama-7b_a100-100g_n32.yaml\n"
+                "\n"
+                "'parosim COMMAND --help' explains a command. Inputs: models/, topologies/,\n"
+                "scenarios/ (see README.md, 'File formats').\n");
+}
+
+int main(int argc, char **argv)
+{
+    gsl_set_error_handler_off();
+    if (argc < 2) {
+        usage(stderr);
+        return PARO_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return PARO_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("parosim %s\n", PARO_VERSION);
+        return PARO_EXIT_OK;
+    }
+    for (guint i = 0; i < G_N_ELEMENTS(commands); i++)
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            g_set_prgname(g_strdup_printf("parosim %s", commands[i].name));
+            return commands[i].run(argc - 1, argv + 1);
+        }
+    fprintf(stderr, "parosim: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return PARO_EXIT_USAGE;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* Closed-form (alpha-beta) cost and per-GPU traffic of a collective over a PaRO scope,
+ * for the guideline time of every strategy. The discrete-event network model replaces
+ * the time, not the traffic accounting, in later stages. */
+#pragma once
+
+#include "coll/collective.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+    gint64 n;             /* GPUs in data parallelism */
+    gint64 m;             /* GPUs per PaRO group */
+    gint64 gpus_per_node; /* GPUs sharing one node's fabric and NICs */
+    double intra_Bps;     /* B': fabric bandwidth per GPU, one direction */
+    double intra_lat_s;   /* alpha': per-hop latency inside a node */
+    double inter_Bps;     /* B: a GPU's share of its node's NIC bandwidth */
+    double inter_lat_s;   /* alpha: per-hop latency between nodes */
+    ParoAlgorithm algorithm; /* for global collectives */
+    gint64 chunks;        /* ho-ring pipeline depth */
+} ParoCommModel;
+
+/**
+ * paro_coll_closed_form_s:
+ * Time of one collective of total size @size_bytes over @scope, in seconds.
+ */
+double paro_coll_closed_form_s(const ParoCommModel *cm, ParoCollKind op, ParoScope scope,
+                               double size_bytes);
+
+/**
+ * paro_coll_traffic:
+ * Bytes one GPU sends over intra-group and inter-group links for the collective, with
+ * global collectives accounted hierarchically (DESIGN.md section 3) whatever the algorithm.
+ */
+void paro_coll_traffic(const ParoCommModel *cm, ParoCollKind op, ParoScope scope,
+                       double size_bytes, double *out_intra, double *out_inter);
+
+/** paro_coll_ring_s: a ring over @k GPUs, @per_node of them on each node; exposed for tests. */
+double paro_coll_ring_s(const ParoCommModel *cm, ParoCollKind op, gint64 k, gint64 per_node,
+                        double size_bytes);
+
+G_END_DECLS

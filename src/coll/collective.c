@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* Names and the nccl-tests definitions of collective sizes and bus bandwidth. */
+#include "coll/collective.h"
+
+const char *const paro_coll_kind_names[] = {"allreduce", "allgather", "reducescatter",
+                                            "broadcast", NULL};
+const char *const paro_scope_names[] = {"intra", "inter", "global", NULL};
+const char *const paro_algorithm_names[] = {"ring", "hierarchical", "ho-ring", NULL};
+
+double paro_coll_bus_factor(ParoCollKind kind, gint64 nranks)
+{
+    g_return_val_if_fail(nranks >= 1, 0);
+    double n = (double)nranks;
+    switch (kind) {
+    case PARO_COLL_ALLREDUCE:
+        return 2.0 * (n - 1) / n;
+    case PARO_COLL_ALLGATHER:
+    case PARO_COLL_REDUCESCATTER:
+        return (n - 1) / n;
+    case PARO_COLL_BROADCAST:
+        return 1.0;
+    }
+    g_return_val_if_reached(0);
+}
+
+double paro_coll_bytes_sent(ParoCollKind kind, gint64 k, double size_bytes)
+{
+    g_return_val_if_fail(k >= 1, 0);
+    if (k == 1)
+        return 0;
+    double kd = (double)k;
+    switch (kind) {
+    case PARO_COLL_ALLREDUCE:
+        return 2.0 * (kd - 1) / kd * size_bytes;
+    case PARO_COLL_ALLGATHER:
+    case PARO_COLL_REDUCESCATTER:
+    case PARO_COLL_BROADCAST:
+        return (kd - 1) / kd * size_bytes;
+    }
+    g_return_val_if_reached(0);
+}

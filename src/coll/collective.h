@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* Collective operations, their scopes and algorithms, and the nccl-tests definitions
+ * shared by the simulator and the calibration harness (bus-bandwidth factors). */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+    PARO_COLL_ALLREDUCE,
+    PARO_COLL_ALLGATHER,
+    PARO_COLL_REDUCESCATTER,
+    PARO_COLL_BROADCAST,
+} ParoCollKind;
+
+/* Which GPUs take part, in PaRO's terms: the m GPUs of one group, the g = n/m GPUs with
+ * the same local rank (one per group), or all n. */
+typedef enum {
+    PARO_SCOPE_INTRA,
+    PARO_SCOPE_INTER,
+    PARO_SCOPE_GLOBAL,
+} ParoScope;
+
+/* How a global collective is carried out (see analytic.c for the closed forms). */
+typedef enum {
+    PARO_ALGO_RING,
+    PARO_ALGO_HIERARCHICAL,
+    PARO_ALGO_HO_RING,
+} ParoAlgorithm;
+
+extern const char *const paro_coll_kind_names[];  /* "allreduce", ..., NULL */
+extern const char *const paro_scope_names[];      /* "intra", "inter", "global", NULL */
+extern const char *const paro_algorithm_names[];  /* "ring", "hierarchical", "ho-ring", NULL */
+
+/**
+ * paro_coll_bus_factor:
+ * nccl-tests doc/PERFORMANCE.md: busbw = algbw x 2(n-1)/n for AllReduce, (n-1)/n for
+ * AllGather and ReduceScatter (S = the whole array), 1 for Broadcast.
+ */
+double paro_coll_bus_factor(ParoCollKind kind, gint64 nranks);
+
+/**
+ * paro_coll_bytes_sent:
+ * Bytes each of @k GPUs sends (and receives) in a ring collective of total size @size:
+ * (k-1)/k*S for AllGather and ReduceScatter, 2(k-1)/k*S for AllReduce, S for Broadcast
+ * (every rank but the last forwards the whole message; the average is (k-1)/k*S).
+ */
+double paro_coll_bytes_sent(ParoCollKind kind, gint64 k, double size_bytes);
+
+G_END_DECLS

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/* Transformer arithmetic.
+ *
+ * Parameters (h hidden, L layers, a heads of d = head_dim, k kv heads, f MLP width, V vocab):
+ *   attention  q: h*a*d, k and v: 2*h*k*d, o: a*d*h       (+ a*d + 2*k*d + h with biases)
+ *   MLP        gated: 3*h*f (gate, up, down), plain: 2*h*f (+ 2f+h or f+h with biases)
+ *   norms      two per layer: h each (RMSNorm) or 2h (LayerNorm, weight and bias)
+ *   model      V*h embeddings + P*h learned positions + L*layer + final norm + V*h head
+ *              unless the head is tied to the embeddings.
+ * Checked against published counts: LLaMA-7B 6,738,415,616; GPT-NeoX-20B 20,554,567,680.
+ *
+ * FLOPs of a micro-batch of b sequences of s tokens (T = b*s), counting a multiply-add as 2:
+ *   forward   2*T*(L*W + V*h) + L*4*b*s^2*a*d     W = weight parameters of a layer;
+ *             the second term is QK^T and AV (Megatron's convention, no causal halving).
+ *   backward  input gradients cost as much as the forward; weight gradients cost the
+ *             matmul part of the forward times the trainable share Psi'/Psi, so full
+ *             training gives the familiar 2x forward and frozen weights about 1x.
+ *   recompute full: one more forward; selective: one more attention-score part.
+ *
+ * Activations kept per layer (bytes, 16-bit, no tensor parallelism), Korthikanti et al.
+ * 2022, "Reducing Activation Recomputation in Large Transformer Models", eq. (1):
+ *   s*b*h*(34 + 5*a*s/h), where 34 = 11 (attention) + 4 (two norms) + 19 (MLP with f = 4h:
+ *   2 input + 8 fc1 output + 8 fc2 input + 1 dropout mask). We keep every term but write the
+ *   MLP with its real width: 2*s*b*h + 1*s*b*h + c*s*b*f, c = 4 for a plain MLP (fc1 output
+ *   and fc2 input, 2 bytes each) and 8 for a gated one (gate, up, silu(gate), product), so
+ *   f = 4h, plain reproduces 34 exactly. Selective recomputation drops the 5*a*s^2*b
+ *   attention term; full recomputation keeps only the layer input, 2*s*b*h. */
+#include "model/model.h"
+
+const char *const paro_recompute_names[] = {"none", "selective", "full", NULL};
+
+void paro_model_free(ParoModel *model)
+{
+    if (model == NULL)
+        return;
+    g_free(model->name);
+    g_free(model->source_path);
+    g_free(model);
+}
+
+static double norm_params(const ParoModel *m)
+{
+    return m->norm == PARO_NORM_LAYERNORM ? 2.0 * (double)m->hidden : (double)m->hidden;
+}
+
+/* Weight matrices of one layer, without biases or norms: what the matmuls multiply by. */
+static double layer_weight_params(const ParoModel *m)
+{
+    double h = (double)m->hidden, f = (double)m->ffn;
+    double q_out = (double)(m->heads * m->head_dim), kv_out = (double)(m->kv_heads * m->head_dim);
+    double attention = h * q_out + 2.0 * h * kv_out + q_out * h;
+    double mlp = (m->mlp == PARO_MLP_GATED ? 3.0 : 2.0) * h * f;
+    return attention + mlp;
+}
+
+double paro_model_layer_params(const ParoModel *m)
+{
+    if (!m->has_shape)
+        return 0;
+    double h = (double)m->hidden, f = (double)m->ffn;
+    double q_out = (double)(m->heads * m->head_dim), kv_out = (double)(m->kv_heads * m->head_dim);
+    double params = layer_weight_params(m) + 2.0 * norm_params(m);
+    if (m->attn_bias)
+        params += q_out + 2.0 * kv_out + h;
+    if (m->mlp_bias)
+        params += (m->mlp == PARO_MLP_GATED ? 2.0 * f : f) + h;
+    return params;
+}
+
+double paro_model_shape_params(const ParoModel *m)
+{
+    if (!m->has_shape)
+        return 0;
+    double h = (double)m->hidden, v = (double)m->vocab;
+    double embeddings = v * h + (double)m->position_embeddings * h;
+    double head = m->tied_embeddings ? 0 : v * h;
+    return embeddings + (double)m->layers * paro_model_layer_params(m) + norm_params(m) + head;
+}
+
+double paro_model_base_params(const ParoModel *m)
+{
+    return m->params_given > 0 ? m->params_given : paro_model_shape_params(m);
+}
+
+double paro_model_lora_params(const ParoModel *m, gint64 rank, guint targets)
+{
+    if (!m->has_shape)
+        return 0;
+    double h = (double)m->hidden, f = (double)m->ffn, r = (double)rank;
+    double q_out = (double)(m->heads * m->head_dim), kv_out = (double)(m->kv_heads * m->head_dim);
+    double per_layer = 0;
+    if (targets & PARO_LORA_Q)
+        per_layer += r * (h + q_out);
+    if (targets & PARO_LORA_K)
+        per_layer += r * (h + kv_out);
+    if (targets & PARO_LORA_V)
+        per_layer += r * (h + kv_out);
+    if (targets & PARO_LORA_O)
+        per_layer += r * (q_out + h);
+    if (targets & PARO_LORA_GATE)
+        per_layer += r * (h + f);
+    if (targets & PARO_LORA_UP)
+        per_layer += r * (h + f);
+    if (targets & PARO_LORA_DOWN)
+        per_layer += r * (f + h);
+    return per_layer * (double)m->layers;
+}
+
+double paro_model_params(const ParoModel *m, const ParoTrainable *t, double *out_trainable)
+{
+    double base = paro_model_base_params(m);
+    switch (t->kind) {
+    case PARO_TRAINABLE_FRACTION:
+        *out_trainable = base * t->fraction;
+        return base;
+    case PARO_TRAINABLE_COUNT:
+        *out_trainable = t->count;
+        return base;
+    case PARO_TRAINABLE_LORA: {
+        double lora = paro_model_lora_params(m, t->lora_rank, t->lora_targets);
+        *out_trainable = lora;
+        return base + lora;
+    }
+    }
+    g_assert_not_reached();
+}
+
+/* Matmul part and attention-score part of one forward pass. */
+static void forward_parts(const ParoModel *m, gint64 batch, gint64 seq, double *out_matmul,
+                          double *out_attention)
+{
+    double tokens = (double)batch * (double)seq;
+    if (!m->has_shape) {
+        /* Only a count: the 2*N*T rule (Kaplan et al. 2020), no attention term. */
+        *out_matmul = 2.0 * tokens * paro_model_base_params(m);
+        *out_attention = 0;
+        return;
+    }
+    double head = (double)m->vocab * (double)m->hidden;
+    *out_matmul = 2.0 * tokens * ((double)m->layers * layer_weight_params(m) + head);
+    *out_attention = (double)m->layers * 4.0 * (double)batch * (double)seq * (double)seq *
+                     (double)(m->heads * m->head_dim);
+}
+
+double paro_model_forward_flops(const ParoModel *m, gint64 batch, gint64 seq)
+{
+    double matmul, attention;
+    forward_parts(m, batch, seq, &matmul, &attention);
+    return matmul + attention;
+}
+
+double paro_model_step_flops(const ParoModel *m, gint64 batch, gint64 seq, double trainable_share,
+                             ParoRecompute recompute)
+{
+    double matmul, attention;
+    forward_parts(m, batch, seq, &matmul, &attention);
+    double forward = matmul + attention;
+    double backward = forward + trainable_share * matmul + attention;
+    double again = recompute == PARO_RECOMPUTE_FULL        ? forward
+                   : recompute == PARO_RECOMPUTE_SELECTIVE ? attention
+                                                           : 0;
+    return forward + backward + again;
+}
+
+double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
+                                   ParoRecompute recompute)
+{
+    if (!m->has_shape)
+        return 0;
+    double s = (double)seq, b = (double)batch, h = (double)m->hidden, f = (double)m->ffn;
+    double a = (double)m->heads;
+    if (recompute == PARO_RECOMPUTE_FULL)
+        return 2.0 * s * b * h;
+    double mlp_factor = m->mlp == PARO_MLP_GATED ? 8.0 : 4.0;
+    double linear = 18.0 * s * b * h + mlp_factor * s * b * f;
+    double quadratic = recompute == PARO_RECOMPUTE_SELECTIVE ? 0 : 5.0 * a * s * s * b;
+    return linear + quadratic;
+}

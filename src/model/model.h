@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/* A transformer's size: parameters (total, per layer, trainable), FLOPs of a forward and
+ * backward pass, and activation bytes per layer. Built by the loaders (YAML model files or
+ * a HuggingFace config.json), then read-only. A model may also be given only as a
+ * parameter count; then per-layer quantities are unknown and reported as 0. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum { PARO_MLP_GATED, PARO_MLP_PLAIN } ParoMlpKind;
+typedef enum { PARO_NORM_RMSNORM, PARO_NORM_LAYERNORM } ParoNormKind;
+typedef enum { PARO_RECOMPUTE_NONE, PARO_RECOMPUTE_SELECTIVE, PARO_RECOMPUTE_FULL } ParoRecompute;
+
+/* LoRA target modules; a bit each in ParoTrainable.lora_targets. */
+typedef enum {
+    PARO_LORA_Q = 1 << 0,
+    PARO_LORA_K = 1 << 1,
+    PARO_LORA_V = 1 << 2,
+    PARO_LORA_O = 1 << 3,
+    PARO_LORA_GATE = 1 << 4,
+    PARO_LORA_UP = 1 << 5,
+    PARO_LORA_DOWN = 1 << 6,
+} ParoLoraTarget;
+
+typedef struct {
+    char *name;
+    char *source_path;       /* the file it was loaded from */
+    gboolean has_shape;      /* FALSE: only a parameter count was given */
+    gint64 hidden;           /* h */
+    gint64 layers;           /* L */
+    gint64 heads;            /* a */
+    gint64 kv_heads;         /* grouped-query heads (= heads for multi-head attention) */
+    gint64 head_dim;         /* h / a unless given */
+    gint64 ffn;              /* MLP inner size */
+    gint64 vocab;            /* V */
+    gint64 position_embeddings; /* learned positions (GPT-2/3); 0 for rotary */
+    int mlp;                 /* ParoMlpKind */
+    int norm;                /* ParoNormKind */
+    gboolean attn_bias;      /* biases on q, k, v, o */
+    gboolean mlp_bias;       /* biases on the MLP projections */
+    gboolean tied_embeddings;
+    double params_given;     /* the file's `parameters`, overriding the shape count; 0 if none */
+    double published_params; /* for documentation and tests; 0 if none */
+} ParoModel;
+
+void paro_model_free(ParoModel *model);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoModel, paro_model_free)
+
+/** How many parameters train: all, a share, a count, or LoRA adapters on the frozen base. */
+typedef enum { PARO_TRAINABLE_FRACTION, PARO_TRAINABLE_COUNT, PARO_TRAINABLE_LORA } ParoTrainableKind;
+
+typedef struct {
+    ParoTrainableKind kind;
+    double fraction;     /* FRACTION: Psi'/Psi in (0, 1] */
+    double count;        /* COUNT: Psi' */
+    gint64 lora_rank;    /* LORA: r */
+    guint lora_targets;  /* LORA: ParoLoraTarget bits */
+} ParoTrainable;
+
+#define PARO_TRAINABLE_INIT {PARO_TRAINABLE_FRACTION, 1.0, 0, 0, 0}
+
+/** paro_model_layer_params: parameters of one transformer layer (0 without a shape). */
+double paro_model_layer_params(const ParoModel *model);
+
+/** paro_model_shape_params: the count derived from the shape (embeddings, layers, final
+ * norm, output head unless tied). */
+double paro_model_shape_params(const ParoModel *model);
+
+/** paro_model_base_params: the file's `parameters` if given, else the shape count. */
+double paro_model_base_params(const ParoModel *model);
+
+/** paro_model_lora_params: adapter parameters, r*(in+out) per target per layer. */
+double paro_model_lora_params(const ParoModel *model, gint64 rank, guint targets);
+
+/**
+ * paro_model_params:
+ * @out_trainable: (out): Psi', the trainable parameters
+ * Returns: Psi, all parameters held (the base plus LoRA adapters when LoRA is used).
+ */
+double paro_model_params(const ParoModel *model, const ParoTrainable *trainable,
+                         double *out_trainable);
+
+/**
+ * paro_model_step_flops:
+ * FLOPs of one micro-batch of @batch sequences of @seq tokens, forward plus backward
+ * (plus the recomputed forward), with @trainable_share = Psi'/Psi of the weights needing
+ * weight gradients. See model.c for the derivation.
+ */
+double paro_model_step_flops(const ParoModel *model, gint64 batch, gint64 seq,
+                             double trainable_share, ParoRecompute recompute);
+
+/** paro_model_forward_flops: FLOPs of the forward pass of one micro-batch. */
+double paro_model_forward_flops(const ParoModel *model, gint64 batch, gint64 seq);
+
+/** paro_model_activation_bytes: activations kept per layer for one micro-batch, 16-bit
+ * (Korthikanti et al. 2022, generalised to any MLP width; see model.c). */
+double paro_model_activation_bytes(const ParoModel *model, gint64 batch, gint64 seq,
+                                   ParoRecompute recompute);
+
+extern const char *const paro_recompute_names[]; /* "none", "selective", "full", NULL */
+
+G_END_DECLS

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/* The `parosim strategies` report in its three formats. */
+#include "report/report.h"
+
+#include "core/units.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *const paro_format_names[] = {"table", "json", "csv", NULL};
+
+void paro_report_json_string(GString *out, const char *text)
+{
+    g_string_append_c(out, '"');
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            g_string_append_printf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            g_string_append_printf(out, "\\u%04x", *p);
+        else
+            g_string_append_c(out, (char)*p);
+    }
+    g_string_append_c(out, '"');
+}
+
+void paro_report_number(GString *out, double value)
+{
+    if (!isfinite(value)) {
+        g_string_append(out, "null");
+        return;
+    }
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    /* Whole numbers (byte counts) print without an exponent up to 2^53. */
+    if (value == floor(value) && fabs(value) < 9007199254740992.0)
+        g_string_append_printf(out, "%" G_GINT64_FORMAT, (gint64)value);
+    else
+        g_string_append(out, g_ascii_formatd(buf, sizeof buf, "%.10g", value));
+}
+
+static char *aliases_joined(const ParoStrategy *s, const char *sep)
+{
+    return g_strjoinv(sep, (char **)s->aliases);
+}
+
+static void header(const ParoGuideline *g, GString *out)
+{
+    const ParoScenario *s = g->scenario;
+    const ParoTopology *t = s->topology;
+    const ParoTraining *tr = &s->training;
+    const ParoCommModel *c = &g->comm;
+    g_autofree char *intra_bw = paro_units_format(c->intra_Bps, PARO_QUANTITY_BANDWIDTH);
+    g_autofree char *inter_bw = paro_units_format(c->inter_Bps, PARO_QUANTITY_BANDWIDTH);
+    g_autofree char *intra_lat = paro_units_format(c->intra_lat_s, PARO_QUANTITY_TIME);
+    g_autofree char *inter_lat = paro_units_format(c->inter_lat_s, PARO_QUANTITY_TIME);
+    g_autofree char *memory = paro_units_format(t->gpu.memory_bytes, PARO_QUANTITY_BYTES);
+    g_autofree char *rate = paro_units_format(g->achieved_flops, PARO_QUANTITY_FLOP_RATE);
+    g_string_append_printf(out, "# parosim %s strategies: closed-form guideline\n", PARO_VERSION);
+    g_string_append_printf(out, "# scenario: %s (%s)\n", s->name, s->path);
+    g_string_append_printf(out, "# model: %s  params: %.6g  trainable: %.6g\n", s->model->name,
+                           g->sizes.params, g->sizes.trainable);
+    g_string_append_printf(out,
+                           "# topology: %s  gpus n: %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT
+                           " nodes x %" G_GINT64_FORMAT " %s, %s)  group m: %" G_GINT64_FORMAT
+                           "  groups g: %" G_GINT64_FORMAT "\n",
+                           t->name, g->sizes.n, t->nodes, t->gpus_per_node, t->gpu.name, memory,
+                           g->sizes.m, g->sizes.n / g->sizes.m);
+    g_string_append_printf(out, "# links: B' %s alpha' %s (intra)   B %s alpha %s (inter, per GPU)\n",
+                           intra_bw, intra_lat, inter_bw, inter_lat);
+    g_string_append_printf(out,
+                           "# training: micro_batch %" G_GINT64_FORMAT "  sequence %" G_GINT64_FORMAT
+                           "  accumulation A %" G_GINT64_FORMAT "  precision %s  K %g  recompute %s"
+                           "  compute %s (efficiency %g)\n",
+                           tr->micro_batch, tr->sequence, tr->accumulation,
+                           paro_precision_names[tr->precision], tr->optimizer_bytes,
+                           paro_recompute_names[tr->recompute], rate, tr->efficiency);
+    g_string_append_printf(out, "# global collectives: %s", paro_algorithm_names[s->algorithm]);
+    if (s->algorithm == PARO_ALGO_HO_RING)
+        g_string_append_printf(out, " (%" G_GINT64_FORMAT " chunks)", s->chunks);
+    g_string_append(out, "  step = max(compute, comm); serial = compute + comm\n");
+}
+
+static void table(const ParoGuideline *g, GString *out)
+{
+    header(g, out);
+    g_string_append(out, "#rank strategy          aliases            params   grads   optim  states"
+                         "   activ   total  fits    intra    inter  compute     comm     step   "
+                         "serial  marks\n");
+    g_string_append(out, "#                                              (GB)    (GB)    (GB)    (GB)"
+                         "    (GB)    (GB)          (GB)     (GB)      (s)      (s)      (s)"
+                         "      (s)\n");
+    for (guint i = 0; i < g->results->len; i++) {
+        const ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
+        g_autofree char *aliases = aliases_joined(r->strategy, ",");
+        g_string_append_printf(out, "%5d %-17s %-17s", r->rank, r->strategy->name,
+                               aliases[0] ? aliases : "-");
+        const double gb[] = {r->mem_params,       r->mem_grads,     r->mem_optimizer,
+                             r->mem_model_states, r->mem_activations, r->mem_total};
+        for (guint k = 0; k < G_N_ELEMENTS(gb); k++) {
+            g_string_append_c(out, ' ');
+            char buf[G_ASCII_DTOSTR_BUF_SIZE];
+            g_string_append_printf(out, "%7s", g_ascii_formatd(buf, sizeof buf, "%.2f", gb[k] / 1e9));
+        }
+        g_string_append_printf(out, "  %-4s", r->fits ? "yes" : "OOM");
+        const double cols[] = {r->traffic_intra / 1e9, r->traffic_inter / 1e9, r->t_compute,
+                               r->t_comm, r->t_step, r->t_serial};
+        for (guint k = 0; k < G_N_ELEMENTS(cols); k++) {
+            char buf[G_ASCII_DTOSTR_BUF_SIZE];
+            g_string_append_printf(out, " %8s", g_ascii_formatd(buf, sizeof buf, "%.3f", cols[k]));
+        }
+        g_string_append_printf(out, "  %s%s\n", r->effective ? "" : "ineffective ",
+                               r->dominated ? "dominated" : "");
+    }
+    const ParoStrategyResult *best = &g_array_index(g->results, ParoStrategyResult, 0);
+    if (best->fits)
+        g_string_append_printf(out, "# best: %s  step %.4g s  %.4g GB per GPU\n",
+                               best->strategy->name, best->t_step, best->mem_total / 1e9);
+    else
+        g_string_append(out, "# best: none fits in GPU memory\n");
+    /* Trim "marks" trailing spaces for stable golden files. */
+    GString *clean = g_string_new(NULL);
+    for (char *line = out->str; *line;) {
+        char *nl = strchr(line, '\n');
+        gsize len = nl ? (gsize)(nl - line) : strlen(line);
+        while (len > 0 && line[len - 1] == ' ')
+            len--;
+        g_string_append_len(clean, line, (gssize)len);
+        g_string_append_c(clean, '\n');
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    g_string_assign(out, clean->str);
+    g_string_free(clean, TRUE);
+}
+
+static void json_field(GString *out, const char *key, double value, gboolean last)
+{
+    g_string_append_printf(out, "\"%s\": ", key);
+    paro_report_number(out, value);
+    if (!last)
+        g_string_append(out, ", ");
+}
+
+static void json(const ParoGuideline *g, GString *out)
+{
+    const ParoScenario *s = g->scenario;
+    g_string_append(out, "{\n  \"parosim\": ");
+    paro_report_json_string(out, PARO_VERSION);
+    g_string_append(out, ",\n  \"scenario\": ");
+    paro_report_json_string(out, s->name);
+    g_string_append(out, ",\n  \"model\": ");
+    paro_report_json_string(out, s->model->name);
+    g_string_append(out, ",\n  \"topology\": ");
+    paro_report_json_string(out, s->topology->name);
+    g_string_append_printf(out, ",\n  \"n\": %" G_GINT64_FORMAT ",\n  \"m\": %" G_GINT64_FORMAT,
+                           g->sizes.n, g->sizes.m);
+    g_string_append(out, ",\n  \"params\": ");
+    paro_report_number(out, g->sizes.params);
+    g_string_append(out, ",\n  \"trainable_params\": ");
+    paro_report_number(out, g->sizes.trainable);
+    g_string_append_printf(out, ",\n  \"accumulation\": %" G_GINT64_FORMAT,
+                           s->training.accumulation);
+    g_string_append_printf(out, ",\n  \"algorithm\": \"%s\"", paro_algorithm_names[s->algorithm]);
+    g_string_append(out, ",\n  \"links\": {");
+    json_field(out, "intra_bandwidth", g->comm.intra_Bps, FALSE);
+    json_field(out, "intra_latency", g->comm.intra_lat_s, FALSE);
+    json_field(out, "inter_bandwidth", g->comm.inter_Bps, FALSE);
+    json_field(out, "inter_latency", g->comm.inter_lat_s, TRUE);
+    g_string_append(out, "},\n  \"gpu_memory\": ");
+    paro_report_number(out, s->topology->gpu.memory_bytes);
+    g_string_append(out, ",\n  \"strategies\": [\n");
+    for (guint i = 0; i < g->results->len; i++) {
+        const ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
+        g_string_append(out, "    {\"name\": ");
+        paro_report_json_string(out, r->strategy->name);
+        g_string_append(out, ", \"aliases\": [");
+        for (int k = 0; r->strategy->aliases[k]; k++) {
+            if (k)
+                g_string_append(out, ", ");
+            paro_report_json_string(out, r->strategy->aliases[k]);
+        }
+        g_string_append_printf(out, "], \"rank\": %d,\n     \"memory\": {", r->rank);
+        json_field(out, "params", round(r->mem_params), FALSE);
+        json_field(out, "grads", round(r->mem_grads), FALSE);
+        json_field(out, "optimizer", round(r->mem_optimizer), FALSE);
+        json_field(out, "model_states", round(r->mem_model_states), FALSE);
+        json_field(out, "activations", round(r->mem_activations), FALSE);
+        json_field(out, "buffers", round(r->mem_buffers), FALSE);
+        json_field(out, "overhead", round(r->mem_overhead), FALSE);
+        json_field(out, "total", round(r->mem_total), TRUE);
+        g_string_append(out, "},\n     \"traffic\": {");
+        json_field(out, "intra", round(r->traffic_intra), FALSE);
+        json_field(out, "inter", round(r->traffic_inter), TRUE);
+        g_string_append(out, "},\n     \"time\": {");
+        json_field(out, "compute", r->t_compute, FALSE);
+        json_field(out, "optimizer", r->t_optimizer, FALSE);
+        json_field(out, "comm", r->t_comm, FALSE);
+        json_field(out, "step", r->t_step, FALSE);
+        json_field(out, "serial", r->t_serial, FALSE);
+        json_field(out, "param", r->t_param, FALSE);
+        json_field(out, "gradient", r->t_gradient, FALSE);
+        json_field(out, "sync_grad", r->t_sync_grad, FALSE);
+        json_field(out, "sync_param", r->t_sync_param, TRUE);
+        g_string_append_printf(out, "},\n     \"fits\": %s, \"dominated\": %s, \"effective\": %s}%s\n",
+                               r->fits ? "true" : "false", r->dominated ? "true" : "false",
+                               r->effective ? "true" : "false",
+                               i + 1 < g->results->len ? "," : "");
+    }
+    g_string_append(out, "  ]\n}\n");
+}
+
+static void csv(const ParoGuideline *g, GString *out)
+{
+    g_string_append(out, "rank,name,aliases,mem_params,mem_grads,mem_optimizer,mem_model_states,"
+                         "mem_activations,mem_buffers,mem_overhead,mem_total,traffic_intra,"
+                         "traffic_inter,time_compute,time_optimizer,time_comm,time_step,"
+                         "time_serial,time_param,time_gradient,time_sync_grad,time_sync_param,"
+                         "fits,dominated,effective\n");
+    for (guint i = 0; i < g->results->len; i++) {
+        const ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
+        g_autofree char *aliases = aliases_joined(r->strategy, ";");
+        g_string_append_printf(out, "%d,%s,%s", r->rank, r->strategy->name, aliases);
+        const double values[] = {round(r->mem_params),      round(r->mem_grads),
+                                 round(r->mem_optimizer),   round(r->mem_model_states),
+                                 round(r->mem_activations), round(r->mem_buffers),
+                                 round(r->mem_overhead),    round(r->mem_total),
+                                 round(r->traffic_intra),   round(r->traffic_inter),
+                                 r->t_compute,              r->t_optimizer,
+                                 r->t_comm,                 r->t_step,
+                                 r->t_serial,               r->t_param,
+                                 r->t_gradient,             r->t_sync_grad,
+                                 r->t_sync_param};
+        for (guint k = 0; k < G_N_ELEMENTS(values); k++) {
+            g_string_append_c(out, ',');
+            paro_report_number(out, values[k]);
+        }
+        g_string_append_printf(out, ",%s,%s,%s\n", r->fits ? "true" : "false",
+                               r->dominated ? "true" : "false", r->effective ? "true" : "false");
+    }
+}
+
+void paro_report_strategies(const ParoGuideline *g, ParoFormat format, GString *out)
+{
+    switch (format) {
+    case PARO_FORMAT_TABLE:
+        table(g, out);
+        return;
+    case PARO_FORMAT_JSON:
+        json(g, out);
+        return;
+    case PARO_FORMAT_CSV:
+        csv(g, out);
+        return;
+    }
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* The closed-form evaluation of every strategy in a scenario (the PaRO guideline):
+ * memory by component, per-GPU intra/inter traffic of one global step, compute and
+ * communication time, T = max(t_comp, t_comm), fit, dominance and rank. */
+#pragma once
+
+#include "coll/analytic.h"
+#include "scenario/scenario.h"
+#include "strategy/strategy.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+    const ParoStrategy *strategy;
+    gboolean effective;
+    /* bytes per GPU */
+    double mem_params, mem_grads, mem_optimizer, mem_model_states;
+    double mem_activations; /* one micro-batch, all layers (Korthikanti) */
+    double mem_buffers;     /* gathered parameters (2 layers) and one layer's gradients */
+    double mem_overhead;    /* the scenario's memory_overhead */
+    double mem_total;
+    /* bytes each GPU sends per global step */
+    double traffic_intra, traffic_inter;
+    /* seconds per global step */
+    double t_param, t_gradient, t_sync_grad, t_sync_param; /* t_param, t_gradient: x A */
+    double t_compute;   /* A micro-steps of forward+backward, plus the optimizer */
+    double t_optimizer; /* the optimizer's share of t_compute */
+    double t_comm;      /* (t_param + t_gradient)*A + t_syncg + t_syncp */
+    double t_step;      /* max(t_compute, t_comm): full overlap */
+    double t_serial;    /* t_compute + t_comm: no overlap */
+    gboolean fits;
+    gboolean dominated;
+    int rank;           /* 1 = fastest step among those that fit */
+} ParoStrategyResult;
+
+typedef struct {
+    const ParoScenario *scenario; /* borrowed */
+    ParoStateSizes sizes;
+    ParoCommModel comm;
+    double flops_per_micro_step;  /* per GPU */
+    double achieved_flops;        /* peak x efficiency */
+    GArray *results;              /* ParoStrategyResult, in rank order */
+} ParoGuideline;
+
+void paro_guideline_free(ParoGuideline *g);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoGuideline, paro_guideline_free)
+
+/** paro_guideline_comm_model: the alpha-beta parameters of a scenario's cluster. */
+ParoCommModel paro_guideline_comm_model(const ParoScenario *s);
+
+/** paro_guideline_state_sizes: n, m, Psi, Psi', b_p, b_g, K of a scenario. */
+ParoStateSizes paro_guideline_state_sizes(const ParoScenario *s);
+
+/** paro_guideline_evaluate: (transfer full) every strategy of paro_strategy_get(), ranked. */
+ParoGuideline *paro_guideline_evaluate(const ParoScenario *s);
+
+G_END_DECLS

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: MIT */
+/* Scenario loading: read the scenario tree, apply --set overrides that swap the model or
+ * topology file, splice the referenced files' trees in (paths relative to the file that
+ * names them), apply the other overrides, then walk the combined tree with the schema
+ * tables. Working on one combined, located tree is what lets `--set topology.nodes=16`
+ * and an error inside the topology file be reported like any other. */
+#include "scenario/scenario.h"
+
+#include <string.h>
+
+#include "yaml/loaders.h"
+#include "yaml/override.h"
+#include "yaml/schema.h"
+
+const char *const paro_precision_names[] = {"bf16", "fp16", "fp32", NULL};
+
+double paro_precision_bytes(ParoPrecision p)
+{
+    return p == PARO_PRECISION_FP32 ? 4.0 : 2.0;
+}
+
+void paro_scenario_free(ParoScenario *s)
+{
+    if (s == NULL)
+        return;
+    g_free(s->path);
+    g_free(s->name);
+    g_free(s->description);
+    paro_model_free(s->model);
+    paro_topology_free(s->topology);
+    g_free(s);
+}
+
+gint64 paro_scenario_n_gpus(const ParoScenario *s)
+{
+    return paro_topology_n_gpus(s->topology);
+}
+
+/* ---- trainable: {fraction | count | lora: {rank, targets}} ---- */
+
+static const char *const lora_target_names[] = {"q", "k", "v", "o", "gate", "up", "down", NULL};
+
+static gboolean parse_lora_targets(const ParoNode *node, gpointer ptr, gpointer user_data,
+                                   GError **error)
+{
+    guint *targets = ptr;
+    if (!paro_schema_expect_kind(node, PARO_NODE_SEQUENCE, "targets", error))
+        return FALSE;
+    *targets = 0;
+    for (guint i = 0; i < node->values->len; i++) {
+        const ParoNode *item = g_ptr_array_index(node->values, i);
+        if (!paro_schema_expect_kind(item, PARO_NODE_SCALAR, "a LoRA target", error))
+            return FALSE;
+        int found = -1;
+        for (int j = 0; lora_target_names[j]; j++)
+            if (strcmp(lora_target_names[j], item->scalar) == 0)
+                found = j;
+        if (found < 0) {
+            g_autofree char *list = g_strjoinv(", ", (char **)lora_target_names);
+            paro_node_error(error, item, PARO_CONFIG_ERROR_RANGE,
+                            "unknown LoRA target '%s' (known: %s)", item->scalar, list);
+            return FALSE;
+        }
+        *targets |= 1u << found;
+    }
+    if (*targets == 0) {
+        paro_node_error(error, node, PARO_CONFIG_ERROR_RANGE, "LoRA needs at least one target");
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static const ParoField lora_fields[] = {
+    {"rank", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTrainable, lora_rank), 0, NULL, NULL, "adapter rank r"},
+    {"targets", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoTrainable, lora_targets),
+     0, NULL, parse_lora_targets, "modules with adapters: q, k, v, o, gate, up, down"},
+};
+
+static gboolean parse_lora(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
+{
+    return paro_schema_apply(node, "lora", lora_fields, G_N_ELEMENTS(lora_fields), record, NULL,
+                             NULL, error);
+}
+
+static const ParoField trainable_fields[] = {
+    {"fraction", PARO_FIELD_RATIO, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
+     G_STRUCT_OFFSET(ParoTrainable, fraction), 0, NULL, NULL, "Psi'/Psi, e.g. 1/16"},
+    {"count", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoTrainable, count), 0,
+     NULL, NULL, "Psi', trainable parameters"},
+    {"lora", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_lora, "LoRA adapters on a frozen base"},
+};
+
+static gboolean parse_trainable(const ParoNode *node, gpointer ptr, gpointer user_data,
+                                GError **error)
+{
+    ParoTrainable *t = ptr;
+    guint64 present = 0;
+    if (!paro_schema_apply(node, "trainable", trainable_fields, G_N_ELEMENTS(trainable_fields), t,
+                           t, &present, error))
+        return FALSE;
+    int given = (present & 1) + ((present >> 1) & 1) + ((present >> 2) & 1);
+    if (given != 1) {
+        paro_node_error(error, node, PARO_CONFIG_ERROR_CONSTRAINT,
+                        "'trainable' takes exactly one of fraction, count, lora (got %d)", given);
+        return FALSE;
+    }
+    t->kind = (present & 1)   ? PARO_TRAINABLE_FRACTION
+              : (present & 2) ? PARO_TRAINABLE_COUNT
+                              : PARO_TRAINABLE_LORA;
+    return TRUE;
+}
+
+/* ---- training, parallelism, collectives ---- */
+
+static const ParoField training_fields[] = {
+    {"micro_batch", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTraining, micro_batch), 0, NULL, NULL, "sequences per GPU per micro-step"},
+    {"sequence", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoTraining, sequence), 0,
+     NULL, NULL, "tokens per sequence"},
+    {"accumulation", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTraining, accumulation), 0, NULL, NULL,
+     "A: micro-steps per global step"},
+    {"precision", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, precision), 0,
+     paro_precision_names, NULL, "parameters and gradients: bf16, fp16 or fp32"},
+    {"optimizer_bytes", PARO_FIELD_DOUBLE, PARO_FIELD_NONNEG,
+     G_STRUCT_OFFSET(ParoTraining, optimizer_bytes), 0, NULL, NULL,
+     "K: optimizer-state bytes per trainable parameter (mixed-precision Adam: 12)"},
+    {"trainable", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoTraining, trainable), 0, NULL,
+     parse_trainable, "fraction, count or lora"},
+    {"recompute", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, recompute), 0,
+     paro_recompute_names, NULL, "activation recomputation: none, selective or full"},
+    {"efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
+     G_STRUCT_OFFSET(ParoTraining, efficiency), 0, NULL, NULL, "achieved share of peak FLOP/s"},
+    {"memory_overhead", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
+     G_STRUCT_OFFSET(ParoTraining, memory_overhead), PARO_QUANTITY_BYTES, NULL, NULL,
+     "per-GPU memory outside the model: CUDA context, allocator, NCCL buffers"},
+};
+
+static gboolean parse_training(const ParoNode *node, gpointer ptr, gpointer user_data,
+                               GError **error)
+{
+    return paro_schema_apply(node, "training", training_fields, G_N_ELEMENTS(training_fields), ptr,
+                             NULL, NULL, error);
+}
+
+static const ParoField parallelism_fields[] = {
+    {"group", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, group), 0, NULL,
+     NULL, "m: GPUs per PaRO group; default: GPUs per node"},
+};
+
+static gboolean parse_parallelism(const ParoNode *node, gpointer ptr, gpointer record,
+                                  GError **error)
+{
+    return paro_schema_apply(node, "parallelism", parallelism_fields,
+                             G_N_ELEMENTS(parallelism_fields), record, NULL, NULL, error);
+}
+
+static const ParoField collectives_fields[] = {
+    {"algorithm", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoScenario, algorithm), 0,
+     paro_algorithm_names, NULL, "global collectives: ring, hierarchical or ho-ring"},
+    {"chunks", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, chunks), 0, NULL,
+     NULL, "ho-ring pipeline chunks"},
+};
+
+static gboolean parse_collectives(const ParoNode *node, gpointer ptr, gpointer record,
+                                  GError **error)
+{
+    return paro_schema_apply(node, "collectives", collectives_fields,
+                             G_N_ELEMENTS(collectives_fields), record, NULL, NULL, error);
+}
+
+static gboolean parse_model(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
+{
+    ParoModel **out = ptr;
+    *out = paro_model_from_node(node, error);
+    return *out != NULL;
+}
+
+static gboolean parse_topology(const ParoNode *node, gpointer ptr, gpointer record,
+                               GError **error)
+{
+    ParoTopology **out = ptr;
+    *out = paro_topology_from_node(node, error);
+    return *out != NULL;
+}
+
+static const ParoField scenario_fields[] = {
+    {"kind", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "scenario"},
+    {"schema", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "1"},
+    {"name", PARO_FIELD_STRING, 0, G_STRUCT_OFFSET(ParoScenario, name), 0, NULL, NULL,
+     "short name; default: the file name"},
+    {"description", PARO_FIELD_STRING, 0, G_STRUCT_OFFSET(ParoScenario, description), 0, NULL,
+     NULL, "free text"},
+    {"model", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoScenario, model), 0,
+     NULL, parse_model, "model file (path relative to this file) or inline model"},
+    {"topology", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoScenario, topology),
+     0, NULL, parse_topology, "topology file or inline topology"},
+    {"parallelism", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_parallelism, "group size"},
+    {"training", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoScenario, training), 0, NULL,
+     parse_training, "batch, accumulation, precision, trainable share"},
+    {"collectives", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_collectives,
+     "algorithm for global collectives"},
+};
+
+/* Replaces a scalar `model:` or `topology:` reference by the tree of the file it names. */
+static gboolean resolve_reference(ParoNode *root, const char *key, GError **error)
+{
+    for (guint i = 0; i < root->keys->len; i++) {
+        const ParoNode *k = g_ptr_array_index(root->keys, i);
+        ParoNode *v = g_ptr_array_index(root->values, i);
+        if (strcmp(k->scalar, key) != 0 || v->kind != PARO_NODE_SCALAR)
+            continue;
+        g_autofree char *path = NULL;
+        if (g_path_is_absolute(v->scalar) || v->source[0] == '-' || v->source[0] == '<') {
+            path = g_strdup(v->scalar);
+        } else {
+            g_autofree char *dir = g_path_get_dirname(v->source);
+            path = g_build_filename(dir, v->scalar, NULL);
+        }
+        if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+            paro_node_error(error, v, PARO_CONFIG_ERROR_REFERENCE,
+                            "%s file '%s' not found (looked for %s)", key, v->scalar, path);
+            return FALSE;
+        }
+        ParoNode *tree = paro_yaml_load_file(path, error);
+        if (tree == NULL)
+            return FALSE;
+        tree->ref_path = g_strdup(path);
+        paro_node_replace_value(root, i, tree);
+        return TRUE;
+    }
+    return TRUE;
+}
+
+static gboolean is_reference_override(const ParoOverride *o)
+{
+    return o->path[1] == NULL &&
+           (strcmp(o->path[0], "model") == 0 || strcmp(o->path[0], "topology") == 0);
+}
+
+static gboolean check_scenario(ParoScenario *s, const ParoNode *root, GError **error)
+{
+    gint64 n = paro_scenario_n_gpus(s), gpn = s->topology->gpus_per_node, m = s->group;
+    const ParoNode *where = root;
+    const ParoNode *par = paro_node_lookup(root, "parallelism");
+    if (par && par->kind == PARO_NODE_MAPPING && paro_node_lookup(par, "group"))
+        where = paro_node_lookup(par, "group");
+    if (m > n || n % m != 0) {
+        paro_node_error(error, where, PARO_CONFIG_ERROR_CONSTRAINT,
+                        "%" G_GINT64_FORMAT " GPUs (%" G_GINT64_FORMAT " nodes x %" G_GINT64_FORMAT
+                        ") cannot be divided into groups of %" G_GINT64_FORMAT,
+                        n, s->topology->nodes, gpn, m);
+        return FALSE;
+    }
+    if (!(gpn % m == 0 || m % gpn == 0)) {
+        paro_node_error(error, where, PARO_CONFIG_ERROR_CONSTRAINT,
+                        "group size %" G_GINT64_FORMAT " must divide, or be a multiple of, the %"
+                        G_GINT64_FORMAT " GPUs of a node",
+                        m, gpn);
+        return FALSE;
+    }
+    const ParoNode *training = paro_node_lookup(root, "training");
+    const ParoNode *trainable = training && training->kind == PARO_NODE_MAPPING
+                                    ? paro_node_lookup(training, "trainable")
+                                    : NULL;
+    if (s->training.trainable.kind == PARO_TRAINABLE_LORA && !s->model->has_shape) {
+        paro_node_error(error, trainable, PARO_CONFIG_ERROR_CONSTRAINT,
+                        "LoRA needs the model's architecture, but model '%s' gives only a "
+                        "parameter count",
+                        s->model->name);
+        return FALSE;
+    }
+    double trainable_params, params = paro_model_params(s->model, &s->training.trainable,
+                                                        &trainable_params);
+    if (trainable_params > params) {
+        paro_node_error(error, trainable, PARO_CONFIG_ERROR_RANGE,
+                        "%.6g trainable parameters exceed the model's %.6g", trainable_params,
+                        params);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+ParoScenario *paro_scenario_load(const char *path, const char *const *overrides, GError **error)
+{
+    g_return_val_if_fail(path != NULL, NULL);
+    g_autoptr(ParoNode) root = paro_yaml_load_file(path, error);
+    if (root == NULL || !paro_schema_check_header(root, "scenario", error))
+        return NULL;
+
+    g_autoptr(GPtrArray) parsed = g_ptr_array_new_with_free_func((GDestroyNotify)paro_override_free);
+    for (int i = 0; overrides && overrides[i]; i++) {
+        ParoOverride *o = paro_override_parse(overrides[i], i + 1, error);
+        if (o == NULL)
+            return NULL;
+        g_ptr_array_add(parsed, o);
+    }
+    /* Swapping a whole file comes first, so later overrides reach into the new file. */
+    for (guint i = 0; i < parsed->len; i++) {
+        const ParoOverride *o = g_ptr_array_index(parsed, i);
+        if (is_reference_override(o) && !paro_override_apply(root, o, 0, error))
+            return NULL;
+    }
+    if (!resolve_reference(root, "model", error) || !resolve_reference(root, "topology", error))
+        return NULL;
+    for (guint i = 0; i < parsed->len; i++) {
+        const ParoOverride *o = g_ptr_array_index(parsed, i);
+        if (!is_reference_override(o) && !paro_override_apply(root, o, 0, error))
+            return NULL;
+    }
+
+    g_autoptr(ParoScenario) s = g_new0(ParoScenario, 1);
+    s->training = (ParoTraining){
+        .micro_batch = 1,
+        .sequence = 2048,
+        .accumulation = 1,
+        .precision = PARO_PRECISION_BF16,
+        .optimizer_bytes = 12,
+        .trainable = (ParoTrainable)PARO_TRAINABLE_INIT,
+        .recompute = PARO_RECOMPUTE_NONE,
+        .efficiency = 0.5,
+        .memory_overhead = 0,
+    };
+    s->algorithm = PARO_ALGO_RING;
+    s->chunks = 8;
+    if (!paro_schema_apply(root, "scenario", scenario_fields, G_N_ELEMENTS(scenario_fields), s, s,
+                           NULL, error))
+        return NULL;
+    if (s->group == 0)
+        s->group = s->topology->gpus_per_node;
+    if (!check_scenario(s, root, error))
+        return NULL;
+    s->path = g_strdup(path);
+    if (s->name == NULL) {
+        g_autofree char *base = g_path_get_basename(path);
+        char *dot = strrchr(base, '.');
+        if (dot)
+            *dot = '\0';
+        s->name = g_strdup(base);
+    }
+    return g_steal_pointer(&s);
+}

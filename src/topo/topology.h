@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* A homogeneous GPU cluster: nodes of identical GPUs joined by an intra-node fabric
+ * (NVSwitch, NVLink or PCIe), each node with NICs into a leaf/spine network. Built by the
+ * loader and read-only afterwards. The link-level graph that the discrete-event network
+ * model routes on is derived from this description. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum { PARO_FABRIC_NVSWITCH, PARO_FABRIC_NVLINK, PARO_FABRIC_PCIE } ParoFabricKind;
+extern const char *const paro_fabric_names[]; /* "nvswitch", "nvlink", "pcie", NULL */
+
+typedef struct {
+    char *name;
+    char *source_path;
+    gint64 nodes;
+    struct {
+        char *name;
+        double memory_bytes;  /* HBM capacity */
+        double peak_flops;    /* dense 16-bit tensor rate, FLOP/s */
+        double hbm_Bps;       /* HBM bandwidth */
+    } gpu;
+    gint64 gpus_per_node;
+    struct {
+        int kind;             /* ParoFabricKind */
+        double bandwidth_Bps; /* per GPU, one direction */
+        double latency_s;     /* per hop */
+    } fabric;
+    struct {
+        gint64 count;         /* NICs (rails) per node */
+        double bandwidth_Bps; /* each, one direction */
+        double latency_s;     /* per hop, NIC to NIC */
+    } nics;
+    struct {
+        gint64 nodes_per_leaf;   /* nodes under one leaf switch */
+        double oversubscription; /* leaf downlink:uplink ratio, >= 1 */
+        double latency_s;        /* added per inter-node hop (switches) */
+    } network;
+} ParoTopology;
+
+void paro_topology_free(ParoTopology *topology);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoTopology, paro_topology_free)
+
+/** paro_topology_n_gpus: nodes x GPUs per node. */
+gint64 paro_topology_n_gpus(const ParoTopology *t);
+
+/** paro_topology_inter_Bps: a GPU's share of its node's NIC bandwidth, reduced by the
+ * oversubscription when the cluster spans more than one leaf switch. */
+double paro_topology_inter_Bps(const ParoTopology *t);
+
+/** paro_topology_inter_latency_s: NIC latency plus the switches' latency. */
+double paro_topology_inter_latency_s(const ParoTopology *t);
+
+G_END_DECLS

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/* Model descriptions: parosim's own `kind: model` YAML, and HuggingFace config.json files
+ * (LLaMA-family and GPT-NeoX keys), so users can point at the config they already have.
+ * HF configs carry dozens of keys irrelevant here, so unknown keys are ignored there
+ * only; parosim's own files stay strict. */
+#include "yaml/loaders.h"
+
+#include <string.h>
+
+#include "yaml/schema.h"
+
+static const char *const mlp_names[] = {"gated", "plain", NULL};
+static const char *const norm_names[] = {"rmsnorm", "layernorm", NULL};
+
+typedef struct {
+    gint64 hidden, layers, heads, kv_heads, head_dim, ffn, vocab, position_embeddings;
+    int mlp, norm;
+    gboolean bias, tied_embeddings;
+} Architecture;
+
+static const ParoField architecture_fields[] = {
+    {"hidden", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(Architecture, hidden), 0, NULL, NULL, "model width h"},
+    {"layers", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(Architecture, layers), 0, NULL, NULL, "transformer layers L"},
+    {"heads", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(Architecture, heads), 0, NULL, NULL, "attention heads a"},
+    {"kv_heads", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(Architecture, kv_heads), 0,
+     NULL, NULL, "key/value heads (grouped-query attention); default: heads"},
+    {"head_dim", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(Architecture, head_dim), 0,
+     NULL, NULL, "size of one head; default: hidden / heads"},
+    {"ffn", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(Architecture, ffn), 0, NULL, NULL, "MLP inner size"},
+    {"vocab", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(Architecture, vocab), 0, NULL, NULL, "vocabulary size V"},
+    {"position_embeddings", PARO_FIELD_INT, PARO_FIELD_NONNEG,
+     G_STRUCT_OFFSET(Architecture, position_embeddings), 0, NULL, NULL,
+     "learned position embeddings (GPT-3: 2048); 0 for rotary"},
+    {"mlp", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(Architecture, mlp), 0, mlp_names, NULL,
+     "gated (SwiGLU: gate, up, down) or plain (up, down)"},
+    {"norm", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(Architecture, norm), 0, norm_names, NULL,
+     "rmsnorm (weight) or layernorm (weight and bias)"},
+    {"bias", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(Architecture, bias), 0, NULL, NULL,
+     "biases on every linear layer"},
+    {"tied_embeddings", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(Architecture, tied_embeddings), 0,
+     NULL, NULL, "output head shares the input embedding matrix"},
+};
+
+typedef struct {
+    char *name;
+    char *description;
+    double parameters;
+    double published_params;
+    Architecture arch;
+    gboolean has_arch;
+} ModelFile;
+
+static gboolean parse_architecture(const ParoNode *node, gpointer ptr, gpointer user_data,
+                                   GError **error)
+{
+    ModelFile *file = user_data;
+    Architecture *arch = ptr;
+    guint64 present = 0;
+    if (!paro_schema_apply(node, "architecture", architecture_fields,
+                           G_N_ELEMENTS(architecture_fields), arch, NULL, &present, error))
+        return FALSE;
+    if (arch->kv_heads == 0)
+        arch->kv_heads = arch->heads;
+    if (arch->head_dim == 0) {
+        if (arch->hidden % arch->heads != 0) {
+            paro_node_error(error, paro_node_lookup(node, "heads"), PARO_CONFIG_ERROR_CONSTRAINT,
+                            "hidden %" G_GINT64_FORMAT " is not divisible by heads %" G_GINT64_FORMAT
+                            "; give head_dim",
+                            arch->hidden, arch->heads);
+            return FALSE;
+        }
+        arch->head_dim = arch->hidden / arch->heads;
+    }
+    if (arch->heads % arch->kv_heads != 0) {
+        paro_node_error(error, paro_node_lookup(node, "kv_heads"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "heads %" G_GINT64_FORMAT " is not a multiple of kv_heads %" G_GINT64_FORMAT,
+                        arch->heads, arch->kv_heads);
+        return FALSE;
+    }
+    file->has_arch = TRUE;
+    return TRUE;
+}
+
+static const ParoField model_fields[] = {
+    {"kind", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "model"},
+    {"schema", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "1"},
+    {"name", PARO_FIELD_STRING, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ModelFile, name), 0, NULL,
+     NULL, "short name used in reports"},
+    {"description", PARO_FIELD_STRING, 0, G_STRUCT_OFFSET(ModelFile, description), 0, NULL, NULL,
+     "free text: source of the figures"},
+    {"parameters", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ModelFile, parameters),
+     0, NULL, NULL, "parameter count; overrides the count derived from the architecture"},
+    {"published_params", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ModelFile, published_params), 0, NULL, NULL,
+     "the count the model's authors publish, for reference"},
+    {"architecture", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ModelFile, arch), 0, NULL,
+     parse_architecture, "transformer shape"},
+};
+
+static ParoModel *model_from_record(const ModelFile *f, const char *path)
+{
+    ParoModel *m = g_new0(ParoModel, 1);
+    m->name = g_strdup(f->name);
+    m->source_path = g_strdup(path);
+    m->has_shape = f->has_arch;
+    m->hidden = f->arch.hidden;
+    m->layers = f->arch.layers;
+    m->heads = f->arch.heads;
+    m->kv_heads = f->arch.kv_heads;
+    m->head_dim = f->arch.head_dim;
+    m->ffn = f->arch.ffn;
+    m->vocab = f->arch.vocab;
+    m->position_embeddings = f->arch.position_embeddings;
+    m->mlp = f->arch.mlp;
+    m->norm = f->arch.norm;
+    m->attn_bias = f->arch.bias;
+    m->mlp_bias = f->arch.bias;
+    m->tied_embeddings = f->arch.tied_embeddings;
+    m->params_given = f->parameters;
+    m->published_params = f->published_params;
+    return m;
+}
+
+static ParoModel *model_from_yaml(const ParoNode *root, GError **error)
+{
+    if (!paro_schema_check_header(root, "model", error))
+        return NULL;
+    ModelFile f = {0};
+    f.arch.mlp = PARO_MLP_GATED;
+    f.arch.norm = PARO_NORM_RMSNORM;
+    gboolean ok = paro_schema_apply(root, "model", model_fields, G_N_ELEMENTS(model_fields), &f,
+                                    &f, NULL, error);
+    ParoModel *model = NULL;
+    if (ok && !f.has_arch && f.parameters == 0)
+        paro_node_error(error, root, PARO_CONFIG_ERROR_MISSING_KEY,
+                        "a model needs 'architecture', 'parameters', or both");
+    else if (ok)
+        model = model_from_record(&f, root->source);
+    g_free(f.name);
+    g_free(f.description);
+    return model;
+}
+
+/* HuggingFace config.json: the LLaMA-family keys, and GPT-NeoX's naming of the same. */
+static gboolean hf_int(const ParoNode *root, const char *key, gboolean required, gint64 *out,
+                       GError **error)
+{
+    const ParoNode *v = paro_node_lookup(root, key);
+    if (v == NULL || paro_node_is_null(v)) {
+        if (required) {
+            paro_node_error(error, root, PARO_CONFIG_ERROR_MISSING_KEY,
+                            "missing key '%s' in HuggingFace config", key);
+            return FALSE;
+        }
+        return TRUE;
+    }
+    if (!paro_schema_parse_int(v, key, out, error))
+        return FALSE;
+    if (*out <= 0) {
+        paro_node_error(error, v, PARO_CONFIG_ERROR_RANGE, "'%s' must be positive", key);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static gboolean hf_bool(const ParoNode *root, const char *key, gboolean *out, GError **error)
+{
+    const ParoNode *v = paro_node_lookup(root, key);
+    if (v == NULL || paro_node_is_null(v))
+        return TRUE;
+    if (v->kind == PARO_NODE_SCALAR && strcmp(v->scalar, "true") == 0)
+        *out = TRUE;
+    else if (v->kind == PARO_NODE_SCALAR && strcmp(v->scalar, "false") == 0)
+        *out = FALSE;
+    else {
+        paro_node_error(error, v, PARO_CONFIG_ERROR_TYPE, "'%s' must be true or false", key);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static ParoModel *model_from_hf(const ParoNode *root, GError **error)
+{
+    ModelFile f = {0};
+    const ParoNode *type = paro_node_lookup(root, "model_type");
+    gboolean neox = type && type->kind == PARO_NODE_SCALAR && strcmp(type->scalar, "gpt_neox") == 0;
+    Architecture *a = &f.arch;
+    a->mlp = neox ? PARO_MLP_PLAIN : PARO_MLP_GATED;
+    a->norm = neox ? PARO_NORM_LAYERNORM : PARO_NORM_RMSNORM;
+    gboolean attn_bias = neox, mlp_bias = neox, tied = FALSE;
+    if (!hf_int(root, "hidden_size", TRUE, &a->hidden, error) ||
+        !hf_int(root, "intermediate_size", TRUE, &a->ffn, error) ||
+        !hf_int(root, "num_hidden_layers", TRUE, &a->layers, error) ||
+        !hf_int(root, "num_attention_heads", TRUE, &a->heads, error) ||
+        !hf_int(root, "num_key_value_heads", FALSE, &a->kv_heads, error) ||
+        !hf_int(root, "head_dim", FALSE, &a->head_dim, error) ||
+        !hf_int(root, "vocab_size", TRUE, &a->vocab, error) ||
+        !hf_bool(root, "tie_word_embeddings", &tied, error) ||
+        !hf_bool(root, "attention_bias", &attn_bias, error) ||
+        !hf_bool(root, "mlp_bias", &mlp_bias, error))
+        return NULL;
+    if (a->kv_heads == 0)
+        a->kv_heads = a->heads;
+    if (a->head_dim == 0)
+        a->head_dim = a->hidden / a->heads;
+    if (a->heads % a->kv_heads != 0) {
+        paro_node_error(error, paro_node_lookup(root, "num_key_value_heads"),
+                        PARO_CONFIG_ERROR_CONSTRAINT, "num_attention_heads is not a multiple of "
+                                                      "num_key_value_heads");
+        return NULL;
+    }
+    f.has_arch = TRUE;
+    g_autofree char *base = g_path_get_basename(root->source);
+    const ParoNode *name = paro_node_lookup(root, "_name_or_path");
+    f.name = (name && name->kind == PARO_NODE_SCALAR && name->scalar[0]) ? name->scalar : base;
+    ParoModel *m = model_from_record(&f, root->source);
+    m->attn_bias = attn_bias;
+    m->mlp_bias = mlp_bias;
+    m->tied_embeddings = tied;
+    return m;
+}
+
+ParoModel *paro_model_from_node(const ParoNode *root, GError **error)
+{
+    if (root->kind == PARO_NODE_MAPPING && paro_node_lookup(root, "kind") == NULL &&
+        paro_node_lookup(root, "hidden_size") != NULL)
+        return model_from_hf(root, error);
+    return model_from_yaml(root, error);
+}
+
+ParoModel *paro_model_load(const char *path, GError **error)
+{
+    g_autoptr(ParoNode) root = paro_yaml_load_file(path, error);
+    if (root == NULL)
+        return NULL;
+    return paro_model_from_node(root, error);
+}

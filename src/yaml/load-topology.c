@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/* `kind: topology` documents: the GPU, the node (fabric and NICs) and the network. */
+#include "yaml/loaders.h"
+
+#include "yaml/schema.h"
+
+static const ParoField gpu_fields[] = {
+    {"name", PARO_FIELD_STRING, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoTopology, gpu.name), 0,
+     NULL, NULL, "GPU model"},
+    {"memory", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTopology, gpu.memory_bytes), PARO_QUANTITY_BYTES, NULL, NULL,
+     "HBM capacity, e.g. 80 GiB"},
+    {"peak_flops", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTopology, gpu.peak_flops), PARO_QUANTITY_FLOP_RATE, NULL, NULL,
+     "dense 16-bit tensor rate, e.g. 312 TFLOP/s"},
+    {"hbm_bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTopology, gpu.hbm_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
+     "HBM bandwidth, e.g. 2039 GB/s"},
+};
+
+static const ParoField fabric_fields[] = {
+    {"kind", PARO_FIELD_ENUM, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoTopology, fabric.kind), 0,
+     paro_fabric_names, NULL, "nvswitch, nvlink or pcie"},
+    {"bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTopology, fabric.bandwidth_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
+     "per GPU, one direction"},
+    {"latency", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
+     G_STRUCT_OFFSET(ParoTopology, fabric.latency_s), PARO_QUANTITY_TIME, NULL, NULL,
+     "per hop"},
+};
+
+static const ParoField nic_fields[] = {
+    {"count", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTopology, nics.count), 0, NULL, NULL, "NICs (rails) per node"},
+    {"bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTopology, nics.bandwidth_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
+     "each NIC, one direction, e.g. 200 Gb/s"},
+    {"latency", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
+     G_STRUCT_OFFSET(ParoTopology, nics.latency_s), PARO_QUANTITY_TIME, NULL, NULL,
+     "per hop, NIC to NIC"},
+};
+
+static gboolean parse_fabric(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
+{
+    return paro_schema_apply(node, "fabric", fabric_fields, G_N_ELEMENTS(fabric_fields), record,
+                             NULL, NULL, error);
+}
+
+static gboolean parse_nics(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
+{
+    return paro_schema_apply(node, "nics", nic_fields, G_N_ELEMENTS(nic_fields), record, NULL,
+                             NULL, error);
+}
+
+static const ParoField node_fields[] = {
+    {"gpus", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTopology, gpus_per_node), 0, NULL, NULL, "GPUs per node"},
+    {"fabric", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_fabric,
+     "intra-node links"},
+    {"nics", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_nics,
+     "network interfaces"},
+};
+
+static const ParoField network_fields[] = {
+    {"nodes_per_leaf", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTopology, network.nodes_per_leaf), 0, NULL, NULL,
+     "nodes under one leaf switch"},
+    {"oversubscription", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTopology, network.oversubscription), 0, NULL, NULL,
+     "leaf downlink:uplink bandwidth ratio (1 = non-blocking)"},
+    {"latency", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
+     G_STRUCT_OFFSET(ParoTopology, network.latency_s), PARO_QUANTITY_TIME, NULL, NULL,
+     "switch latency added to each inter-node hop"},
+};
+
+static gboolean parse_gpu(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
+{
+    return paro_schema_apply(node, "gpu", gpu_fields, G_N_ELEMENTS(gpu_fields), record, NULL, NULL,
+                             error);
+}
+
+static gboolean parse_node(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
+{
+    return paro_schema_apply(node, "node", node_fields, G_N_ELEMENTS(node_fields), record, record,
+                             NULL, error);
+}
+
+static gboolean parse_network(const ParoNode *node, gpointer ptr, gpointer record,
+                              GError **error)
+{
+    ParoTopology *t = record;
+    if (!paro_schema_apply(node, "network", network_fields, G_N_ELEMENTS(network_fields), record,
+                           NULL, NULL, error))
+        return FALSE;
+    if (t->network.oversubscription < 1) {
+        paro_node_error(error, paro_node_lookup(node, "oversubscription"),
+                        PARO_CONFIG_ERROR_RANGE, "'oversubscription' must be at least 1");
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static const ParoField topology_fields[] = {
+    {"kind", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "topology"},
+    {"schema", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "1"},
+    {"name", PARO_FIELD_STRING, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoTopology, name), 0, NULL,
+     NULL, "short name used in reports"},
+    {"description", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "free text"},
+    {"nodes", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTopology, nodes), 0, NULL, NULL, "nodes in the cluster"},
+    {"gpu", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_gpu, "the GPU"},
+    {"node", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_node, "one node"},
+    {"network", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_network, "switches between nodes"},
+};
+
+ParoTopology *paro_topology_from_node(const ParoNode *root, GError **error)
+{
+    if (!paro_schema_check_header(root, "topology", error))
+        return NULL;
+    g_autoptr(ParoTopology) t = g_new0(ParoTopology, 1);
+    t->network.nodes_per_leaf = G_MAXINT32;
+    t->network.oversubscription = 1;
+    if (!paro_schema_apply(root, "topology", topology_fields, G_N_ELEMENTS(topology_fields), t, t,
+                           NULL, error))
+        return NULL;
+    if (t->nodes > (1 << 24) || t->gpus_per_node > 4096) {
+        paro_node_error(error, paro_node_lookup(root, "nodes"), PARO_CONFIG_ERROR_RANGE,
+                        "cluster too large: at most 16,777,216 nodes of 4,096 GPUs");
+        return NULL;
+    }
+    t->source_path = g_strdup(root->source);
+    return g_steal_pointer(&t);
+}
+
+ParoTopology *paro_topology_load(const char *path, GError **error)
+{
+    g_autoptr(ParoNode) root = paro_yaml_load_file(path, error);
+    if (root == NULL)
+        return NULL;
+    return paro_topology_from_node(root, error);
+}

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/* libyaml document -> ParoNode tree. libyaml marks are 0-based, ours 1-based. The tree is
+ * bounded (depth and node count) so hostile inputs such as alias bombs fail cleanly. */
+#include "yaml/yaml.h"
+
+#include <string.h>
+#include <yaml.h>
+
+#define MAX_DEPTH 64
+#define MAX_NODES 1000000
+
+void paro_node_free(ParoNode *node)
+{
+    if (node == NULL)
+        return;
+    g_clear_pointer(&node->source, g_ref_string_release);
+    g_free(node->scalar);
+    g_free(node->ref_path);
+    g_clear_pointer(&node->keys, g_ptr_array_unref);
+    g_clear_pointer(&node->values, g_ptr_array_unref);
+    g_free(node);
+}
+
+static ParoNode *node_new(ParoNodeKind kind, const char *source, int line, int column)
+{
+    ParoNode *node = g_new0(ParoNode, 1);
+    node->kind = kind;
+    node->source = g_ref_string_new_intern(source ? source : "<data>");
+    node->line = line;
+    node->column = column;
+    if (kind == PARO_NODE_MAPPING)
+        node->keys = g_ptr_array_new_with_free_func((GDestroyNotify)paro_node_free);
+    if (kind != PARO_NODE_SCALAR)
+        node->values = g_ptr_array_new_with_free_func((GDestroyNotify)paro_node_free);
+    return node;
+}
+
+ParoNode *paro_node_new_scalar(const char *text, const char *source, int line, int column)
+{
+    ParoNode *node = node_new(PARO_NODE_SCALAR, source, line, column);
+    node->scalar = g_strdup(text);
+    node->plain = TRUE;
+    return node;
+}
+
+ParoNode *paro_node_new_mapping(const char *source, int line, int column)
+{
+    return node_new(PARO_NODE_MAPPING, source, line, column);
+}
+
+const char *paro_node_kind_name(ParoNodeKind kind)
+{
+    switch (kind) {
+    case PARO_NODE_SCALAR:
+        return "a scalar";
+    case PARO_NODE_MAPPING:
+        return "a mapping";
+    case PARO_NODE_SEQUENCE:
+        return "a sequence";
+    }
+    return "?";
+}
+
+gboolean paro_node_is_null(const ParoNode *node)
+{
+    if (node == NULL)
+        return TRUE;
+    if (node->kind != PARO_NODE_SCALAR || !node->plain)
+        return FALSE;
+    return node->scalar[0] == '\0' || strcmp(node->scalar, "~") == 0 ||
+           strcmp(node->scalar, "null") == 0 || strcmp(node->scalar, "Null") == 0 ||
+           strcmp(node->scalar, "NULL") == 0;
+}
+
+void paro_node_error(GError **error, const ParoNode *node, ParoConfigError code,
+                     const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    g_autofree char *message = g_strdup_vprintf(format, args);
+    va_end(args);
+    paro_config_error_set(error, code, node->source, node->line, node->column, "%s", message);
+}
+
+void paro_node_relocate_error(GError **error, const ParoNode *node, GError *local)
+{
+    int code = local->domain == PARO_CONFIG_ERROR ? local->code : PARO_CONFIG_ERROR_TYPE;
+    paro_node_error(error, node, code, "%s", local->message);
+    g_error_free(local);
+}
+
+ParoNode *paro_node_lookup_key(const ParoNode *mapping, const char *key)
+{
+    g_return_val_if_fail(mapping != NULL && mapping->kind == PARO_NODE_MAPPING, NULL);
+    for (guint i = 0; i < mapping->keys->len; i++) {
+        ParoNode *k = g_ptr_array_index(mapping->keys, i);
+        if (strcmp(k->scalar, key) == 0)
+            return k;
+    }
+    return NULL;
+}
+
+ParoNode *paro_node_lookup(const ParoNode *mapping, const char *key)
+{
+    g_return_val_if_fail(mapping != NULL && mapping->kind == PARO_NODE_MAPPING, NULL);
+    for (guint i = 0; i < mapping->keys->len; i++) {
+        ParoNode *k = g_ptr_array_index(mapping->keys, i);
+        if (strcmp(k->scalar, key) == 0)
+            return g_ptr_array_index(mapping->values, i);
+    }
+    return NULL;
+}
+
+void paro_node_replace_value(ParoNode *mapping, guint i, ParoNode *value)
+{
+    g_return_if_fail(mapping->kind == PARO_NODE_MAPPING && i < mapping->values->len);
+    paro_node_free(mapping->values->pdata[i]);
+    mapping->values->pdata[i] = value;
+}
+
+void paro_node_set(ParoNode *mapping, ParoNode *key_node, ParoNode *value)
+{
+    g_return_if_fail(mapping->kind == PARO_NODE_MAPPING && key_node->kind == PARO_NODE_SCALAR);
+    for (guint i = 0; i < mapping->keys->len; i++) {
+        ParoNode *k = g_ptr_array_index(mapping->keys, i);
+        if (strcmp(k->scalar, key_node->scalar) == 0) {
+            paro_node_free(key_node);
+            paro_node_replace_value(mapping, i, value);
+            return;
+        }
+    }
+    g_ptr_array_add(mapping->keys, key_node);
+    g_ptr_array_add(mapping->values, value);
+}
+
+typedef struct {
+    yaml_document_t *doc;
+    const char *label;
+    guint n_nodes;
+} Builder;
+
+static ParoNode *build(Builder *b, yaml_node_t *yn, int depth, GError **error)
+{
+    int line = (int)yn->start_mark.line + 1, column = (int)yn->start_mark.column + 1;
+    if (depth > MAX_DEPTH || ++b->n_nodes > MAX_NODES) {
+        paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, b->label, line, column,
+                              "document too deep or too large (limits: depth %d, %d nodes)",
+                              MAX_DEPTH, MAX_NODES);
+        return NULL;
+    }
+    switch (yn->type) {
+    case YAML_SCALAR_NODE: {
+        ParoNode *node = node_new(PARO_NODE_SCALAR, b->label, line, column);
+        node->scalar = g_strndup((const char *)yn->data.scalar.value, yn->data.scalar.length);
+        node->plain = yn->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        if (strlen(node->scalar) != yn->data.scalar.length) {
+            paro_node_error(error, node, PARO_CONFIG_ERROR_SYNTAX, "scalar contains a NUL byte");
+            paro_node_free(node);
+            return NULL;
+        }
+        return node;
+    }
+    case YAML_SEQUENCE_NODE: {
+        g_autoptr(ParoNode) node = node_new(PARO_NODE_SEQUENCE, b->label, line, column);
+        for (yaml_node_item_t *it = yn->data.sequence.items.start;
+             it < yn->data.sequence.items.top; it++) {
+            ParoNode *child = build(b, yaml_document_get_node(b->doc, *it), depth + 1, error);
+            if (child == NULL)
+                return NULL;
+            g_ptr_array_add(node->values, child);
+        }
+        return g_steal_pointer(&node);
+    }
+    case YAML_MAPPING_NODE: {
+        g_autoptr(ParoNode) node = node_new(PARO_NODE_MAPPING, b->label, line, column);
+        for (yaml_node_pair_t *pair = yn->data.mapping.pairs.start;
+             pair < yn->data.mapping.pairs.top; pair++) {
+            g_autoptr(ParoNode) key =
+                build(b, yaml_document_get_node(b->doc, pair->key), depth + 1, error);
+            if (key == NULL)
+                return NULL;
+            if (key->kind != PARO_NODE_SCALAR) {
+                paro_node_error(error, key, PARO_CONFIG_ERROR_TYPE,
+                                "a mapping key must be a scalar, not %s",
+                                paro_node_kind_name(key->kind));
+                return NULL;
+            }
+            ParoNode *previous = paro_node_lookup_key(node, key->scalar);
+            if (previous != NULL) {
+                paro_node_error(error, key, PARO_CONFIG_ERROR_DUPLICATE_KEY,
+                                "duplicate key '%s' (first at %d:%d)", key->scalar,
+                                previous->line, previous->column);
+                return NULL;
+            }
+            ParoNode *value =
+                build(b, yaml_document_get_node(b->doc, pair->value), depth + 1, error);
+            if (value == NULL)
+                return NULL;
+            g_ptr_array_add(node->keys, g_steal_pointer(&key));
+            g_ptr_array_add(node->values, value);
+        }
+        return g_steal_pointer(&node);
+    }
+    case YAML_NO_NODE:
+        break;
+    }
+    paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, b->label, line, column,
+                          "unsupported YAML node");
+    return NULL;
+}
+
+ParoNode *paro_yaml_load_data(const char *data, gsize length, const char *label, GError **error)
+{
+    g_return_val_if_fail(data != NULL, NULL);
+    if (label == NULL)
+        label = "<data>";
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    if (!yaml_parser_initialize(&parser)) {
+        paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, label, 0, 0,
+                              "cannot initialise the YAML parser");
+        return NULL;
+    }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)data, length);
+    if (!yaml_parser_load(&parser, &doc)) {
+        int line = (int)parser.problem_mark.line + 1, column = (int)parser.problem_mark.column + 1;
+        if (parser.context != NULL)
+            paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, label, line, column,
+                                  "%s (%s at %d:%d)", parser.problem, parser.context,
+                                  (int)parser.context_mark.line + 1,
+                                  (int)parser.context_mark.column + 1);
+        else
+            paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, label, line, column, "%s",
+                                  parser.problem ? parser.problem : "invalid YAML");
+        yaml_parser_delete(&parser);
+        return NULL;
+    }
+    ParoNode *root = NULL;
+    yaml_node_t *top = yaml_document_get_root_node(&doc);
+    if (top == NULL) {
+        paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, label, 1, 1, "empty document");
+    } else {
+        Builder b = {&doc, label, 0};
+        root = build(&b, top, 0, error);
+    }
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    return root;
+}
+
+ParoNode *paro_yaml_load_file(const char *path, GError **error)
+{
+    g_autofree char *contents = NULL;
+    gsize length = 0;
+    g_autoptr(GError) local = NULL;
+    if (!g_file_get_contents(path, &contents, &length, &local)) {
+        g_set_error(error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_REFERENCE, "%s",
+                    local->message);
+        return NULL;
+    }
+    return paro_yaml_load_data(contents, length, path, error);
+}

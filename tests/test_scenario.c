@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/* Scenario loading: references, --set overrides (located in the argument), cross-field
+ * checks, and the guideline's invariants on the library's default scenario. */
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "check-main.h"
+#include "core/error.h"
+#include "scenario/guideline.h"
+
+static ParoScenario *load(const char *const *sets, GError **error)
+{
+    g_autofree char *path = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
+    return paro_scenario_load(path, sets, error);
+}
+
+START_TEST(scenario_default_loads)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoScenario) s = load(NULL, &error);
+    ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+    ck_assert_int_eq(paro_scenario_n_gpus(s), 32);
+    ck_assert_int_eq(s->group, 8);
+    ck_assert_int_eq(s->training.accumulation, 10);
+    ck_assert_str_eq(s->model->name, "llama-7b");
+    /* B = 100 Gb/s shared by 8 GPUs. */
+    ck_assert_double_eq(paro_topology_inter_Bps(s->topology), 12.5e9 / 8);
+}
+END_TEST
+
+START_TEST(scenario_set_overrides)
+{
+    const char *sets[] = {"training.accumulation=4", "topology.nodes=16",
+                          "training.trainable.fraction=1/16", "collectives.algorithm=ho-ring",
+                          NULL};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoScenario) s = load(sets, &error);
+    ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+    ck_assert_int_eq(s->training.accumulation, 4);
+    ck_assert_int_eq(paro_scenario_n_gpus(s), 128);
+    ck_assert_double_eq(s->training.trainable.fraction, 0.0625);
+    ck_assert_int_eq(s->algorithm, PARO_ALGO_HO_RING);
+}
+END_TEST
+
+START_TEST(scenario_set_swaps_model_file)
+{
+    /* A path given on the command line is relative to the current directory, like any
+     * command-line path; the swap happens before the other overrides reach into it. */
+    g_autofree char *model = paro_test_path("models/llama-65b.yaml");
+    g_autofree char *swap = g_strdup_printf("model=%s", model);
+    const char *sets[] = {"model.architecture.layers=40", swap, NULL};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoScenario) s = load(sets, &error);
+    ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+    ck_assert_str_eq(s->model->name, "llama-65b");
+    ck_assert_int_eq(s->model->layers, 40);
+}
+END_TEST
+
+typedef struct {
+    const char *set;
+    int code;
+    int column; /* in the --set argument */
+} BadSet;
+
+static const BadSet bad_sets[] = {
+    {"training.accumulaton=8", PARO_CONFIG_ERROR_UNKNOWN_KEY, 10},
+    {"training.accumulation=eight", PARO_CONFIG_ERROR_TYPE, 23},
+    {"training.accumulation=0", PARO_CONFIG_ERROR_RANGE, 23},
+    {"training", PARO_CONFIG_ERROR_SYNTAX, 9},
+    {"training..x=1", PARO_CONFIG_ERROR_SYNTAX, 10},
+    {"training=1", PARO_CONFIG_ERROR_TYPE, 1},
+    {"topology.gpu.memory=80", PARO_CONFIG_ERROR_UNIT, 21},
+    {"bogus.key=1", PARO_CONFIG_ERROR_UNKNOWN_KEY, 1},
+    {"training.accumulation.x=1", PARO_CONFIG_ERROR_TYPE, 23},
+    {"training.accumulation=", PARO_CONFIG_ERROR_SYNTAX, 23},
+};
+
+START_TEST(scenario_set_errors_are_located)
+{
+    const BadSet *b = &bad_sets[_i];
+    const char *sets[] = {"training.micro_batch=2", b->set, NULL};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoScenario) s = load(sets, &error);
+    ck_assert_msg(s == NULL, "'%s' accepted", b->set);
+    ck_assert_msg(g_error_matches(error, PARO_CONFIG_ERROR, b->code), "'%s': %s", b->set,
+                  error->message);
+    const ParoConfigErrorPrivate *loc = paro_config_error_get_location(error);
+    ck_assert_str_eq(loc->file, "--set[2]");
+    ck_assert_int_eq(loc->line, 1);
+    ck_assert_msg(loc->column == b->column, "'%s': column %d, want %d (%s)", b->set, loc->column,
+                  b->column, error->message);
+}
+END_TEST
+
+START_TEST(scenario_guideline_invariants)
+{
+    /* For every strategy: model states = params + grads + optimizer; serial bound =
+     * compute + comm; step = max; ranks 1..29 with all fitting strategies first;
+     * comm = t_param + t_gradient + t_syncg + t_syncp. */
+    g_autoptr(ParoScenario) s = load(NULL, NULL);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    ck_assert_int_eq(g->results->len, 29);
+    gboolean seen_oom = FALSE;
+    for (guint i = 0; i < g->results->len; i++) {
+        const ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
+        ck_assert_int_eq(r->rank, (int)i + 1);
+        ck_assert_double_eq_tol(r->mem_model_states, r->mem_params + r->mem_grads + r->mem_optimizer,
+                                1);
+        ck_assert_double_eq(r->t_step, fmax(r->t_compute, r->t_comm));
+        ck_assert_double_eq(r->t_serial, r->t_compute + r->t_comm);
+        ck_assert_double_eq_tol(r->t_comm,
+                                r->t_param + r->t_gradient + r->t_sync_grad + r->t_sync_param,
+                                1e-12 * r->t_comm);
+        if (!r->fits)
+            seen_oom = TRUE;
+        else
+            ck_assert_msg(!seen_oom, "%s fits but ranks below an OOM entry", r->strategy->name);
+        ck_assert(r->mem_total <= s->topology->gpu.memory_bytes || !r->fits);
+    }
+    /* DDP keeps 16 bytes per parameter: 107.8 GB for LLaMA-7B, beyond 80 GiB. */
+    for (guint i = 0; i < g->results->len; i++) {
+        const ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
+        if (g_str_equal(r->strategy->name, "NNN"))
+            ck_assert(!r->fits);
+    }
+}
+END_TEST
+
+START_TEST(scenario_paro_ranking_partial_training)
+{
+    /* System: LLaMA-65B, Psi' = Psi/16, 32 A100s, groups of 8 (PaRO's partial-training
+     * setting, activation recomputation as the paper used for 65B).
+     * Expectation (PaRO section 4, and its memory argument): ZeRO-1/2 and DDP run out of
+     * memory (2*Psi = 130 GB of replicated parameters), while strategies that split
+     * parameters inside the group and keep the small gradients group-local (IIG, ING) fit
+     * and beat ZeRO-3 (GGG), whose global gathers cross the slow links every micro-step. */
+    g_autofree char *model = paro_test_path("models/llama-65b.yaml");
+    g_autofree char *swap = g_strdup_printf("model=%s", model);
+    const char *sets[] = {swap, "training.trainable.fraction=1/16",
+                          "training.recompute=full", NULL};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoScenario) s = load(sets, &error);
+    ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    const ParoStrategyResult *by_name[64] = {0};
+    for (guint i = 0; i < g->results->len; i++) {
+        const ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
+        for (guint j = 0; j < paro_strategy_n_all(); j++)
+            if (paro_strategy_get(j) == r->strategy)
+                by_name[j] = r;
+    }
+#define R(name) by_name[paro_strategy_lookup(name) - paro_strategy_get(0)]
+    ck_assert(!R("ddp")->fits && !R("zero-1")->fits && !R("zero-2")->fits);
+    ck_assert(R("IIG")->fits && R("ING")->fits && R("zero-3")->fits);
+    ck_assert_int_lt(R("IIG")->rank, R("zero-3")->rank);
+    ck_assert_int_lt(R("ING")->rank, R("zero-3")->rank);
+#undef R
+}
+END_TEST
+
+static Suite *scenario_suite(void)
+{
+    Suite *s = suite_create("scenario");
+    TCase *tc = tcase_create("load");
+    tcase_add_test(tc, scenario_default_loads);
+    tcase_add_test(tc, scenario_set_overrides);
+    tcase_add_test(tc, scenario_set_swaps_model_file);
+    tcase_add_loop_test(tc, scenario_set_errors_are_located, 0, G_N_ELEMENTS(bad_sets));
+    tcase_add_test(tc, scenario_guideline_invariants);
+    tcase_add_test(tc, scenario_paro_ranking_partial_training);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+PARO_CHECK_MAIN(scenario_suite)
