@@ -56,7 +56,8 @@ int main(int argc, char **argv)
     }
     for (guint i = 0; i < G_N_ELEMENTS(commands); i++)
         if (strcmp(argv[1], commands[i].name) == 0) {
-            g_set_prgname(g_strdup_printf("parosim %s", commands[i].name));
+            g_autofree char *prgname = g_strdup_printf("parosim %s", commands[i].name);
+            g_set_prgname(prgname); /* copies */
             return commands[i].run(argc - 1, argv + 1);
         }
     fprintf(stderr, "parosim: unknown command '%s'\n\n", argv[1]);

@@ -33,7 +33,7 @@ ParoOverride *paro_override_parse(const char *text, int index, GError **error)
                                                      "training.accumulation=8");
         return NULL;
     }
-    GPtrArray *parts = g_ptr_array_new();
+    GPtrArray *parts = g_ptr_array_new_with_free_func(g_free);
     GArray *columns = g_array_new(FALSE, FALSE, sizeof(int));
     const char *start = text;
     for (const char *p = text;; p++) {
