@@ -16,8 +16,8 @@ static const char strategies_help[] =
     "Ranked by step time among those that fit.\n"
     "\n"
     "Examples:\n"
-    "  parosim strategies scenarios/paro-llama-7b_a100-100g_n32.yaml\n"
-    "  parosim strategies scenarios/paro-llama-7b_a100-100g_n32.yaml \\\n"
+    "  parosim strategies scenarios/llama-7b_a100x8-100g_n32.yaml\n"
+    "  parosim strategies scenarios/llama-7b_a100x8-100g_n32.yaml \\\n"
     "      --set training.accumulation=4 --set topology.nodes=16 --format json\n"
     "  parosim strategies SCENARIO.yaml --set model=models/llama-65b.yaml \\\n"
     "      --set training.trainable.fraction=1/16 --format csv";

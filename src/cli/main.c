@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* parosim: entry point and command dispatch. */
 #include <gsl/gsl_errno.h>
+#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,7 +33,7 @@ static void usage(FILE *to)
         fprintf(to, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(to, "\n"
                 "Example:\n"
-                "  parosim strategies scenarios/paro-llama-7b_a100-100g_n32.yaml\n"
+                "  parosim strategies scenarios/llama-7b_a100x8-100g_n32.yaml\n"
                 "\n"
                 "'parosim COMMAND --help' explains a command. Inputs: models/, topologies/,\n"
                 "scenarios/ (see README.md, 'File formats').\n");
@@ -41,6 +42,10 @@ static void usage(FILE *to)
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
+    /* The user's locale for messages and character sets, but numbers always in C form,
+     * so outputs are byte-identical everywhere. */
+    setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C");
     if (argc < 2) {
         usage(stderr);
         return PARO_EXIT_USAGE;
