@@ -189,18 +189,22 @@ START_TEST(strategy_memory_of_all_triples)
     /* Expectation: b_p*Psi/d(p) + b_g*Psi'/d(g) + K*Psi'/d(os) per GPU, d = 1, m, n, for
      * each letter; PaRO's memory table for 7B, n = 32, m = 8 (paro.md section 2.2:
      * NIG 18.4 GB, IIG 6.1, GIG 4.8, ING 2.8 with Psi' = Psi/16). */
+    for (guint ci = 0; ci < G_N_ELEMENTS(cases); ci++) {
+        const Case *c = &cases[ci];
+        ParoStateSizes z = {c->n, c->m, c->psi, c->psi_t, 2, 2, 12};
+        const double d[] = {1, (double)c->m, (double)c->n};
+        for (guint i = 0; i < paro_strategy_n_all(); i++) {
+            const ParoStrategy *s = paro_strategy_get(i);
+            if (s->kind != PARO_STRATEGY_TRIPLE)
+                continue;
+            ParoStateMemory mem = paro_strategy_memory(s, &z);
+            ck_assert_double_eq_tol(mem.params, 2 * c->psi / d[s->p], 1e-3);
+            ck_assert_double_eq_tol(mem.grads, 2 * c->psi_t / d[s->g], 1e-3);
+            ck_assert_double_eq_tol(mem.optimizer, 12 * c->psi_t / d[s->os], 1e-3);
+        }
+    }
     const Case *c = &cases[0];
     ParoStateSizes z = {c->n, c->m, c->psi, c->psi_t, 2, 2, 12};
-    const double d[] = {1, (double)c->m, (double)c->n};
-    for (guint i = 0; i < paro_strategy_n_all(); i++) {
-        const ParoStrategy *s = paro_strategy_get(i);
-        if (s->kind != PARO_STRATEGY_TRIPLE)
-            continue;
-        ParoStateMemory mem = paro_strategy_memory(s, &z);
-        ck_assert_double_eq_tol(mem.params, 2 * c->psi / d[s->p], 1e-3);
-        ck_assert_double_eq_tol(mem.grads, 2 * c->psi_t / d[s->g], 1e-3);
-        ck_assert_double_eq_tol(mem.optimizer, 12 * c->psi_t / d[s->os], 1e-3);
-    }
     ParoStateSizes full = {32, 8, 7e9, 7e9, 2, 2, 12};
     ParoStateMemory nig = paro_strategy_memory(paro_strategy_lookup("NIG"), &full);
     ParoStateMemory iig = paro_strategy_memory(paro_strategy_lookup("IIG"), &full);
