@@ -23,5 +23,6 @@ gboolean paro_cli_write(const GString *text);
 int paro_cli_parse_format(const char *name);
 
 int paro_cmd_strategies(int argc, char **argv);
+int paro_cmd_collective(int argc, char **argv);
 
 G_END_DECLS

@@ -16,6 +16,8 @@ typedef struct {
 static const Command commands[] = {
     {"strategies", paro_cmd_strategies,
      "memory, traffic and closed-form step time of every sharding strategy, ranked"},
+    {"collective", paro_cmd_collective,
+     "simulate one collective on the cluster's links; nccl-tests table"},
 };
 
 static void usage(FILE *to)

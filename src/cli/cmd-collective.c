@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/* `parosim collective`: simulate one collective over a size sweep and print the table
+ * nccl-tests prints, so predictions and measurements line up column for column. */
+#include "cli/cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "coll/simulate.h"
+#include "core/error.h"
+#include "core/units.h"
+#include "report/report.h"
+#include "yaml/loaders.h"
+
+static const char collective_help[] =
+    "Simulates one collective on a cluster's links (flow-level max-min network) over a\n"
+    "range of sizes and prints nccl-tests' table: size (B, the whole array), count and\n"
+    "type (float), redop, root, time (us), algbw = size/time and busbw = algbw x the\n"
+    "nccl-tests factor (AllReduce 2(n-1)/n, AllGather and ReduceScatter (n-1)/n,\n"
+    "Broadcast 1), then the bytes carried by intra-node and inter-node links.\n"
+    "\n"
+    "Algorithms: ring (NCCL rings, C channels over the NIC rails), hierarchical (intra,\n"
+    "then m parallel inter-group rings, then intra, in sequence), ho-ring (the same,\n"
+    "cut into chunks that pipeline so intra and inter phases overlap).\n"
+    "\n"
+    "Examples:\n"
+    "  parosim collective --topology topologies/a100x8-200g.yaml --op allreduce \\\n"
+    "      --algo ring --gpus 64 -b 1M -e 1G -f 4\n"
+    "  parosim collective --topology topologies/dgx-h100x8.yaml --op allgather \\\n"
+    "      --algo ho-ring --gpus 16384 -b 1G -e 1G --format json";
+
+/* nccl-tests sizes: a number with an optional binary K, M or G suffix. */
+static gboolean parse_size(const char *text, double *out)
+{
+    char *end = NULL;
+    double v = g_ascii_strtod(text, &end);
+    if (end == text || !isfinite(v) || v < 0)
+        return FALSE;
+    double scale = 1;
+    if (*end == 'K' || *end == 'k')
+        scale = 1024.0, end++;
+    else if (*end == 'M' || *end == 'm')
+        scale = 1048576.0, end++;
+    else if (*end == 'G' || *end == 'g')
+        scale = 1073741824.0, end++;
+    if (*end == 'B')
+        end++;
+    if (*end != '\0')
+        return FALSE;
+    *out = v * scale;
+    return TRUE;
+}
+
+static int lookup(const char *const *names, const char *name)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+typedef struct {
+    double size;
+    ParoCollResult r;
+} Row;
+
+static void render(GString *out, int format, const ParoTopology *t, const ParoCollSpec *spec,
+                   gboolean explicit_mode, int fidelity, GArray *rows)
+{
+    const char *op = paro_coll_kind_names[spec->op];
+    const char *redop = spec->op == PARO_COLL_ALLREDUCE || spec->op == PARO_COLL_REDUCESCATTER
+                            ? "sum"
+                            : "none";
+    int root = spec->op == PARO_COLL_BROADCAST ? 0 : -1;
+    double factor = paro_coll_bus_factor(spec->op, spec->n);
+    if (format == PARO_FORMAT_JSON) {
+        g_string_append(out, "{\n  \"parosim\": ");
+        paro_report_json_string(out, PARO_VERSION);
+        g_string_append(out, ",\n  \"topology\": ");
+        paro_report_json_string(out, t->name);
+        g_string_append_printf(out,
+                               ",\n  \"op\": \"%s\",\n  \"algorithm\": \"%s\",\n  \"gpus\": %" G_GINT64_FORMAT
+                               ",\n  \"group\": %" G_GINT64_FORMAT ",\n  \"channels\": %" G_GINT64_FORMAT
+                               ",\n  \"chunks\": %" G_GINT64_FORMAT ",\n  \"mode\": \"%s\",\n  \"network\": \"%s\","
+                               "\n  \"results\": [\n",
+                               op, paro_algorithm_names[spec->algorithm], spec->n, spec->m,
+                               spec->channels, spec->chunks, explicit_mode ? "explicit" : "aggregated",
+                               paro_net_fidelity_names[fidelity]);
+        for (guint i = 0; i < rows->len; i++) {
+            const Row *row = &g_array_index(rows, Row, i);
+            double s = paro_time_to_s(row->r.time);
+            double algbw = s > 0 ? row->size / s : 0;
+            g_string_append(out, "    {\"size\": ");
+            paro_report_number(out, row->size);
+            g_string_append(out, ", \"time\": ");
+            paro_report_number(out, s);
+            g_string_append(out, ", \"algbw\": ");
+            paro_report_number(out, algbw);
+            g_string_append(out, ", \"busbw\": ");
+            paro_report_number(out, algbw * factor);
+            g_string_append(out, ", \"intra_bytes\": ");
+            paro_report_number(out, round(row->r.intra_bytes));
+            g_string_append(out, ", \"inter_bytes\": ");
+            paro_report_number(out, round(row->r.inter_bytes));
+            g_string_append_printf(out, "}%s\n", i + 1 < rows->len ? "," : "");
+        }
+        g_string_append(out, "  ]\n}\n");
+        return;
+    }
+    if (format == PARO_FORMAT_CSV) {
+        g_string_append(out, "size,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,"
+                             "intra_bytes,inter_bytes\n");
+    } else {
+        g_string_append_printf(out, "# parosim %s collective: %s, algorithm %s\n", PARO_VERSION,
+                               op, paro_algorithm_names[spec->algorithm]);
+        g_string_append_printf(out,
+                               "# topology: %s  gpus: %" G_GINT64_FORMAT "  gpus per node: %" G_GINT64_FORMAT
+                               "  group m: %" G_GINT64_FORMAT "  channels: %" G_GINT64_FORMAT
+                               "  chunks: %" G_GINT64_FORMAT "\n",
+                               t->name, spec->n, t->gpus_per_node, spec->m, spec->channels,
+                               spec->chunks);
+        g_string_append_printf(out, "# network: %s  mode: %s\n#\n",
+                               paro_net_fidelity_names[fidelity],
+                               explicit_mode ? "explicit" : "aggregated (symmetric)");
+        g_string_append(out, "#                                                        out-of-place"
+                             "                       link bytes\n");
+        g_string_append(out, "#       size         count      type   redop    root     time   algbw"
+                             "   busbw #wrong        intra        inter\n");
+        g_string_append(out, "#        (B)    (elements)                               (us)  (GB/s)"
+                             "  (GB/s)                 (B)          (B)\n");
+    }
+    double busbw_sum = 0;
+    for (guint i = 0; i < rows->len; i++) {
+        const Row *row = &g_array_index(rows, Row, i);
+        double s = paro_time_to_s(row->r.time);
+        double algbw = s > 0 ? row->size / s / 1e9 : 0;
+        busbw_sum += algbw * factor;
+        char t_us[G_ASCII_DTOSTR_BUF_SIZE], a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
+        g_ascii_formatd(t_us, sizeof t_us, "%.2f", s * 1e6);
+        g_ascii_formatd(a, sizeof a, "%.2f", algbw);
+        g_ascii_formatd(b, sizeof b, "%.2f", algbw * factor);
+        gint64 count = (gint64)(row->size / 4);
+        if (format == PARO_FORMAT_CSV)
+            g_string_append_printf(out, "%.0f,%" G_GINT64_FORMAT ",float,%s,%d,%s,%s,%s,%.0f,%.0f\n",
+                                   row->size, count, redop, root, t_us, a, b, row->r.intra_bytes,
+                                   row->r.inter_bytes);
+        else
+            g_string_append_printf(out, "%12.0f  %12" G_GINT64_FORMAT "  %8s  %6s  %6d  %7s  %6s  %6s"
+                                        "    N/A  %11.0f  %11.0f\n",
+                                   row->size, count, "float", redop, root, t_us, a, b,
+                                   row->r.intra_bytes, row->r.inter_bytes);
+    }
+    if (format == PARO_FORMAT_TABLE) {
+        char avg[G_ASCII_DTOSTR_BUF_SIZE];
+        g_ascii_formatd(avg, sizeof avg, "%.2f", rows->len ? busbw_sum / rows->len : 0);
+        g_string_append_printf(out, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : %s\n#\n",
+                               avg);
+    }
+}
+
+int paro_cmd_collective(int argc, char **argv)
+{
+    g_autofree char *topology_path = NULL, *op_name = NULL, *algo_name = NULL;
+    g_autofree char *min_text = NULL, *max_text = NULL, *format_name = NULL, *net_name = NULL;
+    gint64 gpus = 0, group = 0, channels = 0, chunks = 8;
+    double factor = 2;
+    gboolean explicit_mode = FALSE;
+    GOptionEntry entries[] = {
+        {"topology", 't', 0, G_OPTION_ARG_FILENAME, &topology_path, "Cluster description",
+         "T.yaml"},
+        {"op", 'o', 0, G_OPTION_ARG_STRING, &op_name,
+         "allreduce, allgather, reducescatter or broadcast", "OP"},
+        {"algo", 'a', 0, G_OPTION_ARG_STRING, &algo_name, "ring (default), hierarchical or ho-ring",
+         "ALGO"},
+        {"gpus", 'n', 0, G_OPTION_ARG_INT64, &gpus, "GPUs taking part (default: the whole topology)",
+         "N"},
+        {"group", 'm', 0, G_OPTION_ARG_INT64, &group, "Group size m (default: GPUs per node)", "M"},
+        {"channels", 'c', 0, G_OPTION_ARG_INT64, &channels, "Rings per phase (default: NICs per node)",
+         "C"},
+        {"chunks", 0, 0, G_OPTION_ARG_INT64, &chunks,
+         "ho-ring chunks; pieces of a broadcast (default 8)", "P"},
+        {"minbytes", 'b', 0, G_OPTION_ARG_STRING, &min_text, "Smallest size (default 8)", "MIN"},
+        {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, &max_text, "Largest size (default 1G)", "MAX"},
+        {"stepfactor", 'f', 0, G_OPTION_ARG_DOUBLE, &factor, "Size multiplier (default 2)", "F"},
+        {"explicit", 0, 0, G_OPTION_ARG_NONE, &explicit_mode,
+         "Instantiate every GPU and flow instead of folding symmetric ones", NULL},
+        {"network", 0, 0, G_OPTION_ARG_STRING, &net_name,
+         "maxmin (default, contention) or analytic (latency + size/bandwidth)", "MODEL"},
+        {"format", 0, 0, G_OPTION_ARG_STRING, &format_name, "table (default), json or csv",
+         "FORMAT"},
+        {NULL},
+    };
+    g_autoptr(GOptionContext) ctx = g_option_context_new("");
+    g_option_context_set_summary(ctx, collective_help);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_autoptr(GError) error = NULL;
+    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+        g_printerr("parosim collective: %s\nTry 'parosim collective --help'.\n", error->message);
+        return PARO_EXIT_USAGE;
+    }
+    int op = op_name ? lookup(paro_coll_kind_names, op_name) : -1;
+    int algo = lookup(paro_algorithm_names, algo_name ? algo_name : "ring");
+    int fidelity = lookup(paro_net_fidelity_names, net_name ? net_name : "maxmin");
+    int format = paro_cli_parse_format(format_name ? format_name : "table");
+    double min_bytes = 8, max_bytes = 1073741824.0;
+    const char *usage = NULL;
+    if (argc != 1)
+        usage = "unexpected argument";
+    else if (topology_path == NULL)
+        usage = "--topology is required";
+    else if (op < 0)
+        usage = "--op must be allreduce, allgather, reducescatter or broadcast";
+    else if (algo < 0)
+        usage = "--algo must be ring, hierarchical or ho-ring";
+    else if (fidelity < 0)
+        usage = "--network must be maxmin or analytic";
+    else if (format < 0)
+        usage = "bad --format";
+    else if ((min_text && !parse_size(min_text, &min_bytes)) ||
+             (max_text && !parse_size(max_text, &max_bytes)) || min_bytes > max_bytes)
+        usage = "bad -b/-e: sizes like 8, 64K, 1M, 1G with MIN <= MAX";
+    else if (!(factor > 1) && min_bytes != max_bytes)
+        usage = "-f must be greater than 1";
+    else if (gpus < 0 || group < 0 || channels < 0 || chunks < 1)
+        usage = "--gpus, --group, --channels and --chunks must be positive";
+    if (usage != NULL) {
+        g_printerr("parosim collective: %s\nTry 'parosim collective --help'.\n", usage);
+        return PARO_EXIT_USAGE;
+    }
+    g_autoptr(ParoTopology) topology = paro_topology_load(topology_path, &error);
+    if (topology == NULL) {
+        paro_cli_report_error(error, NULL);
+        return PARO_EXIT_ERROR;
+    }
+    gint64 gpn = topology->gpus_per_node;
+    ParoCollSpec spec = {
+        .op = (ParoCollKind)op,
+        .algorithm = (ParoAlgorithm)algo,
+        .n = gpus ? gpus : paro_topology_n_gpus(topology),
+        .m = group ? group : MIN(gpn, gpus ? gpus : gpn),
+        .channels = channels ? channels : MAX(1, topology->nics.count),
+        .chunks = chunks,
+        .max_steps = 1024,
+    };
+    gint64 nodes = (spec.n + gpn - 1) / gpn;
+    g_autoptr(ParoGraph) graph = paro_graph_new(topology, nodes, !explicit_mode && nodes > 1, &error);
+    if (graph == NULL) {
+        g_printerr("parosim collective: %s\n", error->message);
+        return PARO_EXIT_ERROR;
+    }
+    g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(Row));
+    for (double size = min_bytes; size <= max_bytes * (1 + 1e-12); size *= factor) {
+        Row row = {floor(size / 4) * 4, {0}};
+        spec.size_bytes = row.size;
+        if (!paro_coll_simulate(graph, (ParoNetFidelity)fidelity, &spec, &row.r, &error)) {
+            g_printerr("parosim collective: %s\n", error->message);
+            return PARO_EXIT_ERROR;
+        }
+        g_array_append_val(rows, row);
+        if (min_bytes == max_bytes)
+            break;
+    }
+    g_autoptr(GString) out = g_string_new(NULL);
+    render(out, format, topology, &spec, explicit_mode, fidelity, rows);
+    return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
+}

@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: MIT */
+/* Collectives as ring phases on the flow-level network.
+ *
+ * Ring (NCCL-style; nccl-tests PERFORMANCE.md): over k members, AllGather and
+ * ReduceScatter take k-1 steps and AllReduce 2(k-1); in each step every member sends
+ * S/(k*C) bytes per channel to its successor. A member sends step s+1 once it has
+ * received step s and finished sending step s, so a slow link delays everyone behind
+ * it. On a uniform ring of bandwidth B and per-hop latency alpha this gives exactly
+ *   T = steps * (alpha + S/(k*B))  =  2(k-1)*alpha + 2(k-1)/k * S/B  for AllReduce.
+ * Channels: C rings over the same members; inside each node the members of a ring are
+ * rotated by the channel number, so the C rings leave a node through different GPUs and
+ * hence different NIC rails. Broadcast: a chain from member 0, the message cut into
+ * `chunks` pieces forwarded as they arrive: T = (k-1 + P-1) * (alpha + S/(P*B)).
+ *
+ * Hierarchical and ho-ring (PaRO-CC): stages of ring phases over the group scopes,
+ *   AllGather      inter AllGather(S/m), then intra AllGather(S)
+ *   ReduceScatter  intra ReduceScatter(S), then inter ReduceScatter(S/m)
+ *   AllReduce      intra ReduceScatter(S), inter AllReduce(S/m), intra AllGather(S)
+ * `hierarchical` runs the stages one after the other on the whole message; `ho-ring`
+ * cuts the message into P chunks and pipelines them: stage i of chunk c starts when stage
+ * i-1 of chunk c and stage i of chunk c-1 are done, so the intra and inter stages of
+ * different chunks overlap on their different links (time tends to the slower stage's).
+ *
+ * Scale: ring steps beyond max_steps are merged into macro-steps that carry q steps'
+ * bytes and q latencies, exact for rings whose steps are identical (which symmetric ones
+ * are), so the cost of a phase is bounded whatever k. In the aggregated mode only the
+ * members on node 0 send; a transfer into another node is delivered to the node-0 member
+ * with the same local rank, which by symmetry is in the same state. */
+#include "coll/simulate.h"
+
+#include <math.h>
+
+#include "core/error.h"
+
+typedef struct {
+    ParoScope scope;
+    ParoCollKind op;
+    double bytes; /* the array of one ring of this stage, whole message */
+} Stage;
+
+typedef struct _Sim Sim;
+
+typedef struct {
+    Sim *sim;
+    int stage, chunk;
+    ParoCollKind op;
+    gint64 k, seg, stride, ring_len_steps, macro_steps;
+    double bytes;   /* this task's array per ring */
+    gint64 *sends, *recvs;
+    gboolean *sending;
+    gint64 pending; /* (member, channel) pairs not finished */
+    gboolean started, done;
+} Task;
+
+struct _Sim {
+    const ParoGraph *graph;
+    ParoEngine *engine;
+    ParoNetwork *net;
+    const ParoCollSpec *spec;
+    gint64 gpn, tracked, channels, pieces;
+    GArray *stages;  /* Stage */
+    gint64 n_chunks;
+    Task *tasks;     /* n_chunks x stages */
+    gint64 tasks_left;
+    GArray *links, *weights; /* route scratch */
+};
+
+typedef struct {
+    Task *task;
+    gint64 member, channel, dst;
+} Send;
+
+/* ---- ring geometry of a scope ---- */
+
+static gint64 ring_start(const Sim *s, const Task *t, gint64 rank)
+{
+    switch (g_array_index(s->stages, Stage, t->stage).scope) {
+    case PARO_SCOPE_GLOBAL:
+        return 0;
+    case PARO_SCOPE_INTRA:
+        return rank / s->spec->m * s->spec->m;
+    case PARO_SCOPE_INTER:
+        return rank % s->spec->m;
+    }
+    g_assert_not_reached();
+}
+
+static gint64 position(const Task *t, gint64 start, gint64 channel, gint64 rank)
+{
+    gint64 base = (rank - start) / t->stride;
+    gint64 a = base / t->seg, b_rot = base % t->seg;
+    gint64 b = ((b_rot - channel) % t->seg + t->seg) % t->seg;
+    return a * t->seg + b;
+}
+
+static gint64 member_at(const Task *t, gint64 start, gint64 channel, gint64 pos)
+{
+    gint64 a = pos / t->seg, b = pos % t->seg;
+    return start + (a * t->seg + (b + channel) % t->seg) * t->stride;
+}
+
+static gint64 fold(const Sim *s, gint64 rank)
+{
+    return paro_graph_is_aggregated(s->graph) ? rank % s->gpn : rank;
+}
+
+/* ---- sends ---- */
+
+static gint64 total_sends(const Sim *s, const Task *t, gint64 pos)
+{
+    if (t->k <= 1)
+        return 0;
+    if (t->op == PARO_COLL_BROADCAST)
+        return pos == t->k - 1 ? 0 : s->pieces;
+    return t->macro_steps;
+}
+
+static gint64 total_recvs(const Sim *s, const Task *t, gint64 pos)
+{
+    if (t->k <= 1)
+        return 0;
+    if (t->op == PARO_COLL_BROADCAST)
+        return pos == 0 ? 0 : s->pieces;
+    return t->macro_steps;
+}
+
+/* Real ring steps carried by macro-step @i. */
+static gint64 steps_in(const Task *t, gint64 i)
+{
+    gint64 q = t->ring_len_steps / t->macro_steps, r = t->ring_len_steps % t->macro_steps;
+    return q + (i < r ? 1 : 0);
+}
+
+static void task_done(Sim *s, Task *t);
+static void try_send(Sim *s, Task *t, gint64 member, gint64 channel);
+
+static void check_finished(Sim *s, Task *t, gint64 member, gint64 channel)
+{
+    gint64 i = member * s->channels + channel;
+    gint64 start = ring_start(s, t, member);
+    gint64 pos = position(t, start, channel, member);
+    if (t->sends[i] == total_sends(s, t, pos) && t->recvs[i] == total_recvs(s, t, pos) &&
+        !t->sending[i]) {
+        t->sends[i]++; /* past the total: counted once */
+        t->recvs[i]++;
+        if (--t->pending == 0)
+            task_done(s, t);
+    }
+}
+
+static void on_sent(ParoNetwork *net, gpointer data)
+{
+    Send *send = data;
+    Task *t = send->task;
+    Sim *s = t->sim;
+    gint64 i = send->member * s->channels + send->channel;
+    t->sending[i] = FALSE;
+    t->sends[i]++;
+    gint64 receiver = fold(s, send->dst);
+    t->recvs[receiver * s->channels + send->channel]++;
+    gint64 member = send->member, channel = send->channel;
+    g_free(send);
+    check_finished(s, t, receiver, channel);
+    if (receiver != member)
+        check_finished(s, t, member, channel);
+    try_send(s, t, receiver, channel);
+    try_send(s, t, member, channel);
+}
+
+static void try_send(Sim *s, Task *t, gint64 member, gint64 channel)
+{
+    if (t->done)
+        return;
+    gint64 i = member * s->channels + channel;
+    gint64 start = ring_start(s, t, member);
+    gint64 pos = position(t, start, channel, member);
+    gint64 step = t->sends[i];
+    if (t->sending[i] || step >= total_sends(s, t, pos))
+        return;
+    gboolean ready = t->op == PARO_COLL_BROADCAST ? (pos == 0 || t->recvs[i] >= step + 1)
+                                                  : (step == 0 || t->recvs[i] >= step);
+    if (!ready)
+        return;
+    gint64 dst = member_at(t, start, channel, (pos + 1) % t->k);
+    double q = t->op == PARO_COLL_BROADCAST ? 1 : (double)steps_in(t, step);
+    double bytes = t->op == PARO_COLL_BROADCAST
+                       ? t->bytes / (double)(s->channels * s->pieces)
+                       : q * t->bytes / (double)(t->k * s->channels);
+    g_array_set_size(s->links, 0);
+    g_array_set_size(s->weights, 0);
+    ParoTime latency = paro_graph_route(s->graph, member, dst, s->links, s->weights);
+    Send *send = g_new(Send, 1);
+    *send = (Send){t, member, channel, dst};
+    t->sending[i] = TRUE;
+    paro_network_start(s->net, (const guint *)s->links->data, (const double *)s->weights->data,
+                       s->links->len, bytes, (ParoTime)(q * (double)latency), on_sent, send);
+}
+
+/* ---- tasks and the stage pipeline ---- */
+
+static Task *task_at(Sim *s, gint64 chunk, int stage)
+{
+    return &s->tasks[chunk * (gint64)s->stages->len + stage];
+}
+
+static void start_task(Sim *s, Task *t);
+
+static void finish_later(ParoEngine *engine, gpointer data)
+{
+    Task *t = data;
+    task_done(t->sim, t);
+}
+
+static void start_task(Sim *s, Task *t)
+{
+    t->started = TRUE;
+    if (t->pending == 0) {
+        /* Nothing to move (one member): done now, from the queue to bound recursion. */
+        paro_engine_schedule(s->engine, paro_engine_now(s->engine), 0, finish_later, t);
+        return;
+    }
+    for (gint64 member = 0; member < s->tracked; member++)
+        for (gint64 c = 0; c < s->channels; c++)
+            try_send(s, t, member, c);
+}
+
+static void maybe_start(Sim *s, gint64 chunk, int stage)
+{
+    if (chunk >= s->n_chunks || stage >= (int)s->stages->len)
+        return;
+    Task *t = task_at(s, chunk, stage);
+    if (t->started)
+        return;
+    if (stage > 0 && !task_at(s, chunk, stage - 1)->done)
+        return;
+    if (chunk > 0 && !task_at(s, chunk - 1, stage)->done)
+        return;
+    start_task(s, t);
+}
+
+static void task_done(Sim *s, Task *t)
+{
+    if (t->done)
+        return;
+    t->done = TRUE;
+    s->tasks_left--;
+    maybe_start(s, t->chunk, t->stage + 1);
+    maybe_start(s, t->chunk + 1, t->stage);
+}
+
+static void init_task(Sim *s, Task *t, int stage, gint64 chunk)
+{
+    const Stage *st = &g_array_index(s->stages, Stage, stage);
+    const ParoCollSpec *spec = s->spec;
+    t->sim = s;
+    t->stage = stage;
+    t->chunk = chunk;
+    t->op = st->op;
+    t->bytes = st->bytes / (double)s->n_chunks;
+    switch (st->scope) {
+    case PARO_SCOPE_GLOBAL:
+        t->k = spec->n;
+        t->stride = 1;
+        t->seg = MIN(spec->n, s->gpn);
+        break;
+    case PARO_SCOPE_INTRA:
+        t->k = spec->m;
+        t->stride = 1;
+        t->seg = MIN(spec->m, s->gpn);
+        break;
+    case PARO_SCOPE_INTER:
+        t->k = spec->n / spec->m;
+        t->stride = spec->m;
+        t->seg = spec->m < s->gpn ? MIN(s->gpn / spec->m, t->k) : 1;
+        break;
+    }
+    t->ring_len_steps = t->op == PARO_COLL_ALLREDUCE ? 2 * (t->k - 1) : t->k - 1;
+    t->macro_steps = MAX(1, MIN(t->ring_len_steps, spec->max_steps));
+    gint64 pairs = s->tracked * s->channels;
+    t->sends = g_new0(gint64, pairs);
+    t->recvs = g_new0(gint64, pairs);
+    t->sending = g_new0(gboolean, pairs);
+    t->pending = t->k <= 1 ? 0 : pairs;
+}
+
+static void build_stages(Sim *s)
+{
+    const ParoCollSpec *spec = s->spec;
+    double S = spec->size_bytes, Sm = S / (double)spec->m;
+    Stage add;
+#define STAGE(sc, o, b) (add = (Stage){sc, o, b}, g_array_append_val(s->stages, add))
+    if (spec->algorithm == PARO_ALGO_RING) {
+        STAGE(PARO_SCOPE_GLOBAL, spec->op, S);
+        return;
+    }
+    switch (spec->op) {
+    case PARO_COLL_ALLGATHER:
+        STAGE(PARO_SCOPE_INTER, PARO_COLL_ALLGATHER, Sm);
+        STAGE(PARO_SCOPE_INTRA, PARO_COLL_ALLGATHER, S);
+        break;
+    case PARO_COLL_REDUCESCATTER:
+        STAGE(PARO_SCOPE_INTRA, PARO_COLL_REDUCESCATTER, S);
+        STAGE(PARO_SCOPE_INTER, PARO_COLL_REDUCESCATTER, Sm);
+        break;
+    case PARO_COLL_ALLREDUCE:
+        STAGE(PARO_SCOPE_INTRA, PARO_COLL_REDUCESCATTER, S);
+        STAGE(PARO_SCOPE_INTER, PARO_COLL_ALLREDUCE, Sm);
+        STAGE(PARO_SCOPE_INTRA, PARO_COLL_ALLGATHER, S);
+        break;
+    case PARO_COLL_BROADCAST:
+        g_assert_not_reached(); /* refused by check_spec */
+    }
+#undef STAGE
+}
+
+static gboolean check_spec(const ParoGraph *g, const ParoCollSpec *spec, GError **error)
+{
+    gint64 gpn = paro_graph_gpus_per_node(g);
+    const char *why = NULL;
+    if (spec->n < 1 || spec->m < 1 || spec->n % spec->m != 0)
+        why = "the GPUs cannot be divided into groups of m";
+    else if (spec->n > gpn && spec->n % gpn != 0)
+        why = "GPUs beyond one node must fill whole nodes";
+    else if (spec->algorithm != PARO_ALGO_RING && !(gpn % spec->m == 0 || spec->m % gpn == 0))
+        why = "the group size must divide, or be a multiple of, the GPUs of a node";
+    else if (spec->op == PARO_COLL_BROADCAST && spec->algorithm != PARO_ALGO_RING)
+        why = "broadcast is simulated with the ring (chain) algorithm only";
+    else if (spec->op == PARO_COLL_BROADCAST && paro_graph_is_aggregated(g) && spec->n > gpn)
+        why = "a broadcast has a root, so it is not symmetric: use --explicit";
+    else if (spec->channels < 1 || spec->chunks < 1 || spec->max_steps < 1)
+        why = "channels, chunks and max_steps must be positive";
+    else if (!(spec->size_bytes >= 0) || !isfinite(spec->size_bytes))
+        why = "the size must be finite and not negative";
+    if (why != NULL) {
+        g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE,
+                    "%s %s over %" G_GINT64_FORMAT " GPUs (m = %" G_GINT64_FORMAT "): %s",
+                    paro_algorithm_names[spec->algorithm], paro_coll_kind_names[spec->op],
+                    spec->n, spec->m, why);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
+                            const ParoCollSpec *spec, ParoCollResult *out, GError **error)
+{
+    if (!check_spec(graph, spec, error))
+        return FALSE;
+    g_autoptr(ParoEngine) engine = paro_engine_new();
+    g_autoptr(ParoNetwork) net = paro_network_new(engine, fidelity, paro_graph_capacities(graph),
+                                                  paro_graph_n_links(graph));
+    Sim s = {0};
+    s.graph = graph;
+    s.engine = engine;
+    s.net = net;
+    s.spec = spec;
+    s.gpn = paro_graph_gpus_per_node(graph);
+    s.tracked = paro_graph_is_aggregated(graph) ? MIN(spec->n, s.gpn) : spec->n;
+    s.channels = spec->channels;
+    s.pieces = spec->chunks;
+    s.stages = g_array_new(FALSE, FALSE, sizeof(Stage));
+    s.links = g_array_new(FALSE, FALSE, sizeof(guint));
+    s.weights = g_array_new(FALSE, FALSE, sizeof(double));
+    build_stages(&s);
+    s.n_chunks = spec->algorithm == PARO_ALGO_HO_RING ? spec->chunks : 1;
+    gint64 n_tasks = s.n_chunks * (gint64)s.stages->len;
+    s.tasks = g_new0(Task, n_tasks);
+    s.tasks_left = n_tasks;
+    for (gint64 c = 0; c < s.n_chunks; c++)
+        for (guint st = 0; st < s.stages->len; st++)
+            init_task(&s, task_at(&s, c, (int)st), (int)st, c);
+    if (spec->size_bytes > 0)
+        maybe_start(&s, 0, 0);
+    else
+        s.tasks_left = 0;
+    paro_engine_run(engine, PARO_TIME_MAX);
+
+    gboolean ok = s.tasks_left == 0;
+    if (!ok)
+        g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_DEADLOCK,
+                    "%s %s: %" G_GINT64_FORMAT " ring phases never finished",
+                    paro_algorithm_names[spec->algorithm], paro_coll_kind_names[spec->op],
+                    s.tasks_left);
+    if (ok) {
+        *out = (ParoCollResult){0};
+        out->time = paro_engine_now(engine);
+        for (guint l = 0; l < paro_graph_n_links(graph); l++) {
+            double bytes = paro_network_carried(net, l) * paro_graph_link_instances(graph, l);
+            if (paro_graph_link_class(graph, l) == PARO_LINK_INTRA)
+                out->intra_bytes += bytes;
+            else
+                out->inter_bytes += bytes;
+        }
+        out->max_utilisation = paro_network_max_utilisation(net);
+        out->events = paro_engine_n_fired(engine);
+        out->solves = paro_network_n_solves(net);
+    }
+    for (gint64 i = 0; i < n_tasks; i++) {
+        g_free(s.tasks[i].sends);
+        g_free(s.tasks[i].recvs);
+        g_free(s.tasks[i].sending);
+    }
+    g_free(s.tasks);
+    g_array_unref(s.stages);
+    g_array_unref(s.links);
+    g_array_unref(s.weights);
+    return ok;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* Simulation of one collective on the cluster's links: the algorithm is expanded into
+ * ring phases (sets of concurrent NCCL-style rings with C channels), arranged as a
+ * pipeline of stages over chunks, each ring step a transfer on the flow-level network. */
+#pragma once
+
+#include <glib.h>
+
+#include "coll/collective.h"
+#include "net/network.h"
+#include "topo/graph.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+    ParoCollKind op;
+    ParoAlgorithm algorithm;
+    gint64 n;            /* GPUs taking part: ranks 0..n-1, node = rank / gpus_per_node */
+    gint64 m;            /* group size for hierarchical and ho-ring */
+    double size_bytes;   /* S, the whole array (nccl-tests convention) */
+    gint64 channels;     /* rings per ring phase */
+    gint64 chunks;       /* ho-ring pipeline chunks */
+    gint64 max_steps;    /* ring steps are merged into at most this many (see simulate.c) */
+} ParoCollSpec;
+
+typedef struct {
+    ParoTime time;        /* from the first transfer to the last */
+    double intra_bytes;   /* carried by intra-node links, whole cluster */
+    double inter_bytes;   /* carried by NIC and switch links, whole cluster */
+    double max_utilisation;
+    guint64 events;
+    guint64 solves;
+} ParoCollResult;
+
+/**
+ * paro_coll_simulate:
+ * @graph: links of the cluster (explicit or aggregated); @graph's capacities are used
+ * Errors: PARO_SIM_ERROR_INFEASIBLE (a shape the algorithm cannot take, or a collective
+ * that aggregation cannot fold), PARO_SIM_ERROR_DEADLOCK.
+ */
+gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
+                            const ParoCollSpec *spec, ParoCollResult *out, GError **error);
+
+G_END_DECLS

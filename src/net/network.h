@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* Flow-level network model. A transfer pays its route's latency, then moves its bytes at
+ * a rate shared max-min fairly with the other flows on its links, re-solved whenever a
+ * flow starts or ends (progressive filling). A flow may stand for several identical
+ * flows: its weight on a link is how many of them cross one instance of that link, which
+ * is how the aggregated (symmetric) mode keeps one representative of each flow class.
+ * The analytic fidelity ignores contention: latency + bytes / slowest link. */
+#pragma once
+
+#include <glib.h>
+
+#include "core/engine.h"
+
+G_BEGIN_DECLS
+
+typedef enum { PARO_NET_MAXMIN, PARO_NET_ANALYTIC } ParoNetFidelity;
+extern const char *const paro_net_fidelity_names[]; /* "maxmin", "analytic", NULL */
+
+typedef struct _ParoNetwork ParoNetwork;
+
+typedef void (*ParoFlowDone)(ParoNetwork *net, gpointer user_data);
+
+/**
+ * paro_network_new:
+ * @capacities: bytes/s of each link, one direction (copied)
+ * The network registers itself with @engine, which must outlive it.
+ */
+ParoNetwork *paro_network_new(ParoEngine *engine, ParoNetFidelity fidelity,
+                              const double *capacities, guint n_links);
+void paro_network_free(ParoNetwork *net);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoNetwork, paro_network_free)
+
+/**
+ * paro_network_start:
+ * @links, @weights: the route and each link's weight (copied); n_links may be 0
+ * @bytes: payload of one flow of the class
+ * @latency: paid before the bandwidth phase
+ * Starts a transfer now; @done runs at its completion.
+ */
+void paro_network_start(ParoNetwork *net, const guint *links, const double *weights,
+                        guint n_links, double bytes, ParoTime latency, ParoFlowDone done,
+                        gpointer user_data);
+
+/** paro_network_carried: bytes carried so far by one instance of @link. */
+double paro_network_carried(const ParoNetwork *net, guint link);
+
+/** paro_network_max_utilisation: the highest sum(weight*rate)/capacity seen on any link
+ * at any solve (1 at most, up to rounding); for conservation tests. */
+double paro_network_max_utilisation(const ParoNetwork *net);
+
+/** paro_network_n_solves: max-min solves so far (for benchmarks). */
+guint64 paro_network_n_solves(const ParoNetwork *net);
+
+ParoEngine *paro_network_get_engine(const ParoNetwork *net);
+
+G_END_DECLS

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/* Link layout, per instantiated node v (G GPUs, R NICs):
+ *   nvswitch: up(v,j) = base(v) + j, down(v,j) = base(v) + G + j
+ *   pcie:     the same ports, plus the host bridge base(v) + 2G shared by peer traffic
+ *   nvlink:   pair(v,i,j) = base(v) + i*G + j, each B'/(G-1): a GPU's links split evenly
+ *             over its peers (a fully connected node; Lassen's X-bus is not modelled)
+ *   NICs:     tx(v,r) = nic(v) + 2r, rx(v,r) = nic(v) + 2r + 1
+ * then per leaf l: up(l), down(l), of (nodes per leaf) x (node NIC bandwidth) /
+ * oversubscription. GPU j uses the NIC of its rail, r = j*R/G. Latency: the fabric's per
+ * intra-node route; NIC latency plus one switch latency per inter-node route, plus two
+ * more (spine and far leaf) when the route leaves the leaf. */
+#include "topo/graph.h"
+
+#include "core/error.h"
+
+struct _ParoGraph {
+    const ParoTopology *topo;
+    gboolean aggregated;
+    gint64 nodes;      /* taking part */
+    gint64 inst_nodes; /* instantiated */
+    gint64 leaves, inst_leaves, nodes_per_leaf;
+    guint fabric_per_node, per_node, leaf_base;
+    GArray *capacity;  /* double */
+    GArray *klass;     /* ParoLinkClass as int */
+    GArray *instances; /* double */
+};
+
+static void add_link(ParoGraph *g, double capacity, ParoLinkClass k, double instances)
+{
+    int kk = k;
+    g_array_append_val(g->capacity, capacity);
+    g_array_append_val(g->klass, kk);
+    g_array_append_val(g->instances, instances);
+}
+
+ParoGraph *paro_graph_new(const ParoTopology *t, gint64 nodes, gboolean aggregated,
+                          GError **error)
+{
+    g_return_val_if_fail(nodes >= 1, NULL);
+    gint64 G = t->gpus_per_node, R = t->nics.count;
+    gint64 npl = MIN(t->network.nodes_per_leaf, nodes);
+    gint64 leaves = (nodes + npl - 1) / npl;
+    if (aggregated && nodes % npl != 0) {
+        g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE,
+                    "%" G_GINT64_FORMAT " nodes do not fill leaves of %" G_GINT64_FORMAT
+                    ": the cluster is not symmetric; use --explicit",
+                    nodes, npl);
+        return NULL;
+    }
+    ParoGraph *g = g_new0(ParoGraph, 1);
+    g->topo = t;
+    g->aggregated = aggregated;
+    g->nodes = nodes;
+    g->inst_nodes = aggregated ? 1 : nodes;
+    g->leaves = leaves;
+    g->nodes_per_leaf = npl;
+    g->inst_leaves = leaves > 1 ? (aggregated ? 1 : leaves) : 0;
+    g->capacity = g_array_new(FALSE, FALSE, sizeof(double));
+    g->klass = g_array_new(FALSE, FALSE, sizeof(int));
+    g->instances = g_array_new(FALSE, FALSE, sizeof(double));
+    double node_instances = aggregated ? (double)nodes : 1;
+    double bw = t->fabric.bandwidth_Bps;
+    for (gint64 v = 0; v < g->inst_nodes; v++) {
+        guint before = g->capacity->len;
+        switch (t->fabric.kind) {
+        case PARO_FABRIC_NVLINK:
+            for (gint64 i = 0; i < G * G; i++)
+                add_link(g, G > 1 ? bw / (double)(G - 1) : bw, PARO_LINK_INTRA, node_instances);
+            break;
+        case PARO_FABRIC_PCIE:
+        case PARO_FABRIC_NVSWITCH:
+            for (gint64 i = 0; i < 2 * G; i++)
+                add_link(g, bw, PARO_LINK_INTRA, node_instances);
+            if (t->fabric.kind == PARO_FABRIC_PCIE)
+                add_link(g, bw, PARO_LINK_INTRA, node_instances);
+            break;
+        }
+        g->fabric_per_node = g->capacity->len - before;
+        for (gint64 r = 0; r < 2 * R; r++)
+            add_link(g, t->nics.bandwidth_Bps, PARO_LINK_INTER, node_instances);
+        g->per_node = g->capacity->len - before;
+    }
+    g->leaf_base = g->capacity->len;
+    double uplink = (double)npl * (double)R * t->nics.bandwidth_Bps / t->network.oversubscription;
+    for (gint64 l = 0; l < 2 * g->inst_leaves; l++)
+        add_link(g, uplink, PARO_LINK_INTER, aggregated ? (double)leaves : 1);
+    return g;
+}
+
+void paro_graph_free(ParoGraph *g)
+{
+    if (g == NULL)
+        return;
+    g_array_unref(g->capacity);
+    g_array_unref(g->klass);
+    g_array_unref(g->instances);
+    g_free(g);
+}
+
+guint paro_graph_n_links(const ParoGraph *g)
+{
+    return g->capacity->len;
+}
+
+const double *paro_graph_capacities(const ParoGraph *g)
+{
+    return (const double *)g->capacity->data;
+}
+
+ParoLinkClass paro_graph_link_class(const ParoGraph *g, guint link)
+{
+    return (ParoLinkClass)g_array_index(g->klass, int, link);
+}
+
+double paro_graph_link_instances(const ParoGraph *g, guint link)
+{
+    return g_array_index(g->instances, double, link);
+}
+
+gboolean paro_graph_is_aggregated(const ParoGraph *g)
+{
+    return g->aggregated;
+}
+
+gint64 paro_graph_gpus_per_node(const ParoGraph *g)
+{
+    return g->topo->gpus_per_node;
+}
+
+void paro_graph_scale_link(ParoGraph *g, guint link, double factor)
+{
+    g_return_if_fail(link < g->capacity->len && factor > 0);
+    g_array_index(g->capacity, double, link) *= factor;
+}
+
+static guint node_base(const ParoGraph *g, gint64 node)
+{
+    return (guint)((g->aggregated ? 0 : node) * g->per_node);
+}
+
+guint paro_graph_nic_tx(const ParoGraph *g, gint64 node, gint64 rail)
+{
+    return node_base(g, node) + g->fabric_per_node + (guint)(2 * rail);
+}
+
+static void push(GArray *links, GArray *weights, guint link, double weight)
+{
+    g_array_append_val(links, link);
+    g_array_append_val(weights, weight);
+}
+
+ParoTime paro_graph_route(const ParoGraph *g, gint64 src, gint64 dst, GArray *links,
+                          GArray *weights)
+{
+    const ParoTopology *t = g->topo;
+    gint64 G = t->gpus_per_node, R = t->nics.count;
+    gint64 sn = src / G, dn = dst / G, sj = src % G, dj = dst % G;
+    if (src == dst)
+        return 0;
+    if (sn == dn) {
+        guint b = node_base(g, sn);
+        if (t->fabric.kind == PARO_FABRIC_NVLINK) {
+            push(links, weights, b + (guint)(sj * G + dj), 1);
+        } else {
+            push(links, weights, b + (guint)sj, 1);
+            push(links, weights, b + (guint)(G + dj), 1);
+            if (t->fabric.kind == PARO_FABRIC_PCIE)
+                push(links, weights, b + (guint)(2 * G), 1);
+        }
+        return paro_time_from_s(t->fabric.latency_s);
+    }
+    push(links, weights, paro_graph_nic_tx(g, sn, sj * R / G), 1);
+    double latency = t->nics.latency_s + t->network.latency_s;
+    gint64 sl = sn / g->nodes_per_leaf, dl = dn / g->nodes_per_leaf;
+    if (sl != dl) {
+        double w = g->aggregated ? (double)g->nodes_per_leaf : 1;
+        push(links, weights, g->leaf_base + (guint)(2 * (g->aggregated ? 0 : sl)), w);
+        push(links, weights, g->leaf_base + (guint)(2 * (g->aggregated ? 0 : dl) + 1), w);
+        latency += 2 * t->network.latency_s;
+    }
+    push(links, weights, paro_graph_nic_tx(g, dn, dj * R / G) + 1, 1);
+    return paro_time_from_s(latency);
+}

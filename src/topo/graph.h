@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* The link graph of a cluster and the routes between GPUs. Links are one direction
+ * each: NVSwitch ports (GPU->switch, switch->GPU), NVLink pairs, PCIe ports and a host
+ * bridge, NIC transmit/receive per rail, leaf uplinks/downlinks to the spine. In the
+ * aggregated mode only node 0 and leaf 0 are instantiated: every route is folded onto
+ * them (node v -> 0), and a folded link's weight says how many real flows of the
+ * representative class cross one real instance of it (nodes per leaf, for leaf links). */
+#pragma once
+
+#include <glib.h>
+
+#include "core/time.h"
+#include "topo/topology.h"
+
+G_BEGIN_DECLS
+
+typedef enum { PARO_LINK_INTRA, PARO_LINK_INTER } ParoLinkClass;
+
+typedef struct _ParoGraph ParoGraph;
+
+/**
+ * paro_graph_new:
+ * @nodes: nodes taking part (<= the topology's)
+ * @aggregated: fold onto node 0 (needs a symmetric cluster: full leaves)
+ * Returns: (transfer full) (nullable); PARO_SIM_ERROR_INFEASIBLE when aggregation is
+ * asked of an asymmetric cluster.
+ */
+ParoGraph *paro_graph_new(const ParoTopology *topology, gint64 nodes, gboolean aggregated,
+                          GError **error);
+void paro_graph_free(ParoGraph *graph);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoGraph, paro_graph_free)
+
+guint paro_graph_n_links(const ParoGraph *g);
+const double *paro_graph_capacities(const ParoGraph *g);
+ParoLinkClass paro_graph_link_class(const ParoGraph *g, guint link);
+/** paro_graph_link_instances: real links one link of the graph stands for. */
+double paro_graph_link_instances(const ParoGraph *g, guint link);
+gboolean paro_graph_is_aggregated(const ParoGraph *g);
+gint64 paro_graph_gpus_per_node(const ParoGraph *g);
+
+/** paro_graph_scale_link: multiplies a link's capacity (explicit mode: a degraded NIC). */
+void paro_graph_scale_link(ParoGraph *g, guint link, double factor);
+
+/** paro_graph_nic_tx: the transmit link of rail @rail on @node (for tests). */
+guint paro_graph_nic_tx(const ParoGraph *g, gint64 node, gint64 rail);
+
+/**
+ * paro_graph_route:
+ * Appends the (folded) links from GPU rank @src to @dst and their weights; returns the
+ * route's latency.
+ */
+ParoTime paro_graph_route(const ParoGraph *g, gint64 src, gint64 dst, GArray *links,
+                          GArray *weights);
+
+G_END_DECLS
