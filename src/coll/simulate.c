@@ -24,8 +24,9 @@
  * Scale: ring steps beyond max_steps are merged into macro-steps that carry q steps'
  * bytes and q latencies, exact for rings whose steps are identical (which symmetric ones
  * are), so the cost of a phase is bounded whatever k. In the aggregated mode only the
- * members on node 0 send; a transfer into another node is delivered to the node-0 member
- * with the same local rank, which by symmetry is in the same state. */
+ * members in the representative unit (topo/graph.h) send; a transfer leaving it is
+ * delivered to the member of the unit in the same place, which by symmetry is in the same
+ * state. */
 #include "coll/simulate.h"
 
 #include <math.h>
@@ -63,11 +64,13 @@ struct _Sim {
     Task *tasks;     /* n_chunks x stages */
     gint64 tasks_left;
     GArray *links, *weights; /* route scratch */
+    double sent, received;   /* payload of the tracked members */
 };
 
 typedef struct {
     Task *task;
     gint64 member, channel, dst;
+    double bytes;
 } Send;
 
 /* ---- ring geometry of a scope ---- */
@@ -101,7 +104,7 @@ static gint64 member_at(const Task *t, gint64 start, gint64 channel, gint64 pos)
 
 static gint64 fold(const Sim *s, gint64 rank)
 {
-    return paro_graph_is_aggregated(s->graph) ? rank % s->gpn : rank;
+    return rank % paro_graph_instantiated_gpus(s->graph);
 }
 
 /* ---- sends ---- */
@@ -159,6 +162,7 @@ static void on_sent(ParoNetwork *net, gpointer data)
     gint64 receiver = fold(s, send->dst);
     t->recvs[receiver * s->channels + send->channel]++;
     gint64 member = send->member, channel = send->channel;
+    s->received += send->bytes;
     g_free(send);
     check_finished(s, t, receiver, channel);
     if (receiver != member)
@@ -190,7 +194,8 @@ static void try_send(Sim *s, Task *t, gint64 member, gint64 channel)
     g_array_set_size(s->weights, 0);
     ParoTime latency = paro_graph_route(s->graph, member, dst, s->links, s->weights);
     Send *send = g_new(Send, 1);
-    *send = (Send){t, member, channel, dst};
+    *send = (Send){t, member, channel, dst, bytes};
+    s->sent += bytes;
     t->sending[i] = TRUE;
     paro_network_start(s->net, (const guint *)s->links->data, (const double *)s->weights->data,
                        s->links->len, bytes, (ParoTime)(q * (double)latency), on_sent, send);
@@ -355,7 +360,7 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
     s.net = net;
     s.spec = spec;
     s.gpn = paro_graph_gpus_per_node(graph);
-    s.tracked = paro_graph_is_aggregated(graph) ? MIN(spec->n, s.gpn) : spec->n;
+    s.tracked = MIN(spec->n, paro_graph_instantiated_gpus(graph));
     s.channels = spec->channels;
     s.pieces = spec->chunks;
     s.stages = g_array_new(FALSE, FALSE, sizeof(Stage));
@@ -391,6 +396,10 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
             else
                 out->inter_bytes += bytes;
         }
+        /* The tracked members stand for all: one node's worth in the aggregated mode. */
+        double scale = paro_graph_is_aggregated(graph) ? (double)spec->n / (double)s.tracked : 1;
+        out->sent_bytes = s.sent * scale;
+        out->received_bytes = s.received * scale;
         out->max_utilisation = paro_network_max_utilisation(net);
         out->events = paro_engine_n_fired(engine);
         out->solves = paro_network_n_solves(net);

@@ -27,6 +27,8 @@ typedef struct {
     ParoTime time;        /* from the first transfer to the last */
     double intra_bytes;   /* carried by intra-node links, whole cluster */
     double inter_bytes;   /* carried by NIC and switch links, whole cluster */
+    double sent_bytes;    /* payload handed to the network, whole cluster */
+    double received_bytes; /* payload delivered, whole cluster */
     double max_utilisation;
     guint64 events;
     guint64 solves;

@@ -5,7 +5,7 @@
  *   nvlink:   pair(v,i,j) = base(v) + i*G + j, each B'/(G-1): a GPU's links split evenly
  *             over its peers (a fully connected node; Lassen's X-bus is not modelled)
  *   NICs:     tx(v,r) = nic(v) + 2r, rx(v,r) = nic(v) + 2r + 1
- * then per leaf l: up(l), down(l), of (nodes per leaf) x (node NIC bandwidth) /
+ * then per instantiated leaf l: up(l), down(l), of (nodes per leaf) x (node NIC bandwidth) /
  * oversubscription. GPU j uses the NIC of its rail, r = j*R/G. Latency: the fabric's per
  * intra-node route; NIC latency plus one switch latency per inter-node route, plus two
  * more (spine and far leaf) when the route leaves the leaf. */
@@ -58,7 +58,7 @@ ParoGraph *paro_graph_new(const ParoTopology *t, gint64 nodes, gboolean aggregat
     g->capacity = g_array_new(FALSE, FALSE, sizeof(double));
     g->klass = g_array_new(FALSE, FALSE, sizeof(int));
     g->instances = g_array_new(FALSE, FALSE, sizeof(double));
-    double node_instances = aggregated ? (double)nodes : 1;
+    double node_instances = aggregated ? (double)nodes / (double)g->inst_nodes : 1;
     double bw = t->fabric.bandwidth_Bps;
     for (gint64 v = 0; v < g->inst_nodes; v++) {
         guint before = g->capacity->len;
@@ -135,7 +135,12 @@ void paro_graph_scale_link(ParoGraph *g, guint link, double factor)
 
 static guint node_base(const ParoGraph *g, gint64 node)
 {
-    return (guint)((g->aggregated ? 0 : node) * g->per_node);
+    return (guint)((node % g->inst_nodes) * g->per_node);
+}
+
+gint64 paro_graph_instantiated_gpus(const ParoGraph *g)
+{
+    return g->inst_nodes * g->topo->gpus_per_node;
 }
 
 guint paro_graph_nic_tx(const ParoGraph *g, gint64 node, gint64 rail)
@@ -173,9 +178,19 @@ ParoTime paro_graph_route(const ParoGraph *g, gint64 src, gint64 dst, GArray *li
     double latency = t->nics.latency_s + t->network.latency_s;
     gint64 sl = sn / g->nodes_per_leaf, dl = dn / g->nodes_per_leaf;
     if (sl != dl) {
-        double w = g->aggregated ? (double)g->nodes_per_leaf : 1;
-        push(links, weights, g->leaf_base + (guint)(2 * (g->aggregated ? 0 : sl)), w);
-        push(links, weights, g->leaf_base + (guint)(2 * (g->aggregated ? 0 : dl) + 1), w);
+        push(links, weights, g->leaf_base + (guint)(2 * (sl % g->inst_leaves)), 1);
+        push(links, weights, g->leaf_base + (guint)(2 * (dl % g->inst_leaves) + 1), 1);
+        latency += 2 * t->network.latency_s;
+    } else if (g->aggregated && g->leaves > 1) {
+        /* Folded onto node 0, a hop of d nodes stands for the same hop from every node;
+         * of the npl nodes of a leaf, min(d, npl) cross into another leaf. Per uplink
+         * instance that is min(d, npl) flows of the class (weight), and a ring step waits
+         * for its slowest hop, so the crossing latency is paid (an upper bound where
+         * rings are not in lockstep). */
+        gint64 d = ((dn - sn) % g->nodes + g->nodes) % g->nodes;
+        double w = (double)MIN(d, g->nodes_per_leaf);
+        push(links, weights, g->leaf_base, w);
+        push(links, weights, g->leaf_base + 1, w);
         latency += 2 * t->network.latency_s;
     }
     push(links, weights, paro_graph_nic_tx(g, dn, dj * R / G) + 1, 1);

@@ -2,9 +2,9 @@
 /* The link graph of a cluster and the routes between GPUs. Links are one direction
  * each: NVSwitch ports (GPU->switch, switch->GPU), NVLink pairs, PCIe ports and a host
  * bridge, NIC transmit/receive per rail, leaf uplinks/downlinks to the spine. In the
- * aggregated mode only node 0 and leaf 0 are instantiated: every route is folded onto
- * them (node v -> 0), and a folded link's weight says how many real flows of the
- * representative class cross one real instance of it (nodes per leaf, for leaf links). */
+ * aggregated mode only node 0 (and leaf 0) is instantiated and every route is folded onto
+ * it (node v -> 0); each folded link stands for `instances` real ones, loaded alike by
+ * symmetry, and a route's weight on it counts the real flows of its class per instance. */
 #pragma once
 
 #include <glib.h>
@@ -37,6 +37,8 @@ ParoLinkClass paro_graph_link_class(const ParoGraph *g, guint link);
 double paro_graph_link_instances(const ParoGraph *g, guint link);
 gboolean paro_graph_is_aggregated(const ParoGraph *g);
 gint64 paro_graph_gpus_per_node(const ParoGraph *g);
+/** paro_graph_instantiated_gpus: GPUs of the representative unit (all, when explicit). */
+gint64 paro_graph_instantiated_gpus(const ParoGraph *g);
 
 /** paro_graph_scale_link: multiplies a link's capacity (explicit mode: a degraded NIC). */
 void paro_graph_scale_link(ParoGraph *g, guint link, double factor);

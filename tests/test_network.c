@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/* Max-min sharing on systems small enough to solve by hand, to the picosecond. */
+#include <glib.h>
+
+#include "check-main.h"
+#include "net/network.h"
+
+typedef struct {
+    ParoTime at[8];
+    int n;
+} Ends;
+
+static void ended(ParoNetwork *net, gpointer data)
+{
+    Ends *e = data;
+    e->at[e->n++] = paro_engine_now(paro_network_get_engine(net));
+}
+
+static const double one[] = {1, 1, 1};
+
+START_TEST(network_two_flows_share_one_link)
+{
+    /* System: one link of 1 GB/s; two flows of 1 GB start together.
+     * Expectation: each gets 0.5 GB/s and ends at exactly 2 s = 2e12 ps. */
+    g_autoptr(ParoEngine) e = paro_engine_new();
+    double cap[] = {1e9};
+    g_autoptr(ParoNetwork) net = paro_network_new(e, PARO_NET_MAXMIN, cap, 1);
+    Ends a = {0}, b = {0};
+    guint l0[] = {0};
+    paro_network_start(net, l0, one, 1, 1e9, 0, ended, &a);
+    paro_network_start(net, l0, one, 1, 1e9, 0, ended, &b);
+    paro_engine_run(e, PARO_TIME_MAX);
+    ck_assert_int_eq(a.at[0], 2000000000000);
+    ck_assert_int_eq(b.at[0], 2000000000000);
+    ck_assert_double_eq_tol(paro_network_carried(net, 0), 2e9, 1e-3);
+}
+END_TEST
+
+START_TEST(network_shared_bottleneck)
+{
+    /* System: L1 = 1 GB/s, L2 = 2 GB/s. Flow A (1 GB) on L1, B (1 GB) on L1 and L2,
+     * C (4 GB) on L2.
+     * Expectation by hand: L1 is the bottleneck, A = B = 0.5 GB/s; C takes the rest of L2,
+     * 1.5 GB/s. A and B end at 2 s; C has then moved 3 GB and runs alone at 2 GB/s for the
+     * last 1 GB: it ends at 2.5 s. */
+    g_autoptr(ParoEngine) e = paro_engine_new();
+    double cap[] = {1e9, 2e9};
+    g_autoptr(ParoNetwork) net = paro_network_new(e, PARO_NET_MAXMIN, cap, 2);
+    Ends a = {0}, b = {0}, c = {0};
+    guint la[] = {0}, lb[] = {0, 1}, lc[] = {1};
+    paro_network_start(net, la, one, 1, 1e9, 0, ended, &a);
+    paro_network_start(net, lb, one, 2, 1e9, 0, ended, &b);
+    paro_network_start(net, lc, one, 1, 4e9, 0, ended, &c);
+    paro_engine_run(e, PARO_TIME_MAX);
+    ck_assert_int_eq(a.at[0], 2000000000000);
+    ck_assert_int_eq(b.at[0], 2000000000000);
+    ck_assert_int_eq(c.at[0], 2500000000000);
+    ck_assert(paro_network_max_utilisation(net) <= 1 + 1e-12);
+}
+END_TEST
+
+START_TEST(network_latency_then_bandwidth)
+{
+    /* 1 MB over 1 GB/s after 5 us of latency: 5 us + 1 ms. A second flow starting later
+     * shares the link only from its own start. */
+    g_autoptr(ParoEngine) e = paro_engine_new();
+    double cap[] = {1e9};
+    g_autoptr(ParoNetwork) net = paro_network_new(e, PARO_NET_MAXMIN, cap, 1);
+    Ends a = {0};
+    guint l0[] = {0};
+    paro_network_start(net, l0, one, 1, 1e6, 5000000, ended, &a);
+    paro_engine_run(e, PARO_TIME_MAX);
+    ck_assert_int_eq(a.at[0], 5000000 + 1000000000);
+}
+END_TEST
+
+START_TEST(network_weights_count_identical_flows)
+{
+    /* A flow class standing for 4 flows on one 1 GB/s link gets 0.25 GB/s each. */
+    g_autoptr(ParoEngine) e = paro_engine_new();
+    double cap[] = {1e9};
+    g_autoptr(ParoNetwork) net = paro_network_new(e, PARO_NET_MAXMIN, cap, 1);
+    Ends a = {0};
+    guint l0[] = {0};
+    double w4[] = {4};
+    paro_network_start(net, l0, w4, 1, 1e9, 0, ended, &a);
+    paro_engine_run(e, PARO_TIME_MAX);
+    ck_assert_int_eq(a.at[0], 4000000000000);
+}
+END_TEST
+
+START_TEST(network_analytic_ignores_contention)
+{
+    /* The alpha-beta fidelity: latency + size/bandwidth for each flow, whatever else runs. */
+    g_autoptr(ParoEngine) e = paro_engine_new();
+    double cap[] = {1e9};
+    g_autoptr(ParoNetwork) net = paro_network_new(e, PARO_NET_ANALYTIC, cap, 1);
+    Ends a = {0}, b = {0};
+    guint l0[] = {0};
+    paro_network_start(net, l0, one, 1, 1e9, 7, ended, &a);
+    paro_network_start(net, l0, one, 1, 1e9, 7, ended, &b);
+    paro_engine_run(e, PARO_TIME_MAX);
+    ck_assert_int_eq(a.at[0], 1000000000007);
+    ck_assert_int_eq(b.at[0], 1000000000007);
+}
+END_TEST
+
+static Suite *network_suite(void)
+{
+    Suite *s = suite_create("network");
+    TCase *tc = tcase_create("maxmin");
+    tcase_add_test(tc, network_two_flows_share_one_link);
+    tcase_add_test(tc, network_shared_bottleneck);
+    tcase_add_test(tc, network_latency_then_bandwidth);
+    tcase_add_test(tc, network_weights_count_identical_flows);
+    tcase_add_test(tc, network_analytic_ignores_contention);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+PARO_CHECK_MAIN(network_suite)
