@@ -45,9 +45,20 @@ golden strategies-default.csv strategies "$scenario" --format csv
 golden strategies-65b-partial.txt strategies "$scenario" --set model=models/llama-65b.yaml \
     --set training.trainable.fraction=1/16 --set training.recompute=full \
     --set collectives.algorithm=ho-ring
+golden collective-allreduce-ring.txt collective --topology topologies/a100x8-200g.yaml \
+    --op allreduce --algo ring -b 1K -e 1G -f 32
+golden collective-allgather-ho-ring.csv collective --topology topologies/dgx-h100x8.yaml \
+    --op allgather --algo ho-ring -b 1M -e 1G -f 8 --format csv
+golden collective-reducescatter-explicit.json collective --topology topologies/lassen-v100x4.yaml \
+    --op reducescatter --algo hierarchical --gpus 32 -b 64M -e 64M --explicit --format json
 golden error-unknown-key.txt strategies tests/data/bad/scenario-unknown-key.yaml
 golden error-set.txt strategies "$scenario" --set training.accumulaton=8
 exit_code "help" 0 --help
+exit_code "collective help" 0 collective --help
+exit_code "collective without --op" 2 collective --topology topologies/a100x8-100g.yaml
+exit_code "collective bad size" 2 collective --topology topologies/a100x8-100g.yaml --op allreduce -b 1X
+exit_code "collective infeasible group" 1 collective --topology topologies/a100x8-100g.yaml \
+    --op allgather --algo hierarchical --group 3 --gpus 24
 exit_code "no command" 2
 exit_code "unknown command" 2 frobnicate
 exit_code "unknown option" 2 strategies --frob "$scenario"
