@@ -17,7 +17,7 @@ static void one(const ParoTopology *t, gint64 gpus, ParoAlgorithm algo, gboolean
     gint64 t0 = g_get_monotonic_time();
     g_autoptr(ParoGraph) g = paro_graph_new(t, nodes, aggregated, &error);
     ParoCollSpec spec = {PARO_COLL_ALLREDUCE, algo, gpus, t->gpus_per_node, 1073741824.0,
-                         MAX(1, t->nics.count), 8, 1024};
+                         MAX(1, t->nics.count), 8, 1024, 0};
     ParoCollResult r;
     if (g == NULL || !paro_coll_simulate(g, PARO_NET_MAXMIN, &spec, &r, &error)) {
         printf("%-12s %8" G_GINT64_FORMAT " %-10s error: %s\n", paro_algorithm_names[algo], gpus,

@@ -51,6 +51,8 @@ golden collective-allgather-ho-ring.csv collective --topology topologies/dgx-h10
     --op allgather --algo ho-ring -b 1M -e 1G -f 8 --format csv
 golden collective-reducescatter-explicit.json collective --topology topologies/lassen-v100x4.yaml \
     --op reducescatter --algo hierarchical --gpus 32 -b 64M -e 64M --explicit --format json
+golden collective-allreduce-tree.txt collective --topology topologies/a100x8-100g.yaml \
+    --op allreduce --algo tree -b 8 -e 64M -f 64
 golden error-unknown-key.txt strategies tests/data/bad/scenario-unknown-key.yaml
 golden error-set.txt strategies "$scenario" --set training.accumulaton=8
 exit_code "help" 0 --help

@@ -135,6 +135,21 @@ START_TEST(analytic_group_spanning_nodes)
 }
 END_TEST
 
+START_TEST(analytic_tree_allreduce)
+{
+    /* Expectation (analytic.c): 2*(ceil(log2 N)*alpha + (G-1)*alpha') + S/min(B', G*B);
+     * for 4 nodes of 8, 1 GB: 2*(2*9 + 7*3) us + 1e9/12.5e9 s. Other ops fall back to the
+     * ring, as NCCL runs them. */
+    ParoCommModel cm = cluster(PARO_ALGO_TREE, 1);
+    double want = 2 * (2 * 9e-6 + 7 * 3e-6) + 1e9 / 12.5e9;
+    ck_assert_double_eq_tol(paro_coll_closed_form_s(&cm, PARO_COLL_ALLREDUCE, PARO_SCOPE_GLOBAL, 1e9),
+                            want, want * 1e-12);
+    ParoCommModel ring = cluster(PARO_ALGO_RING, 1);
+    ck_assert_double_eq(paro_coll_closed_form_s(&cm, PARO_COLL_ALLGATHER, PARO_SCOPE_GLOBAL, 1e9),
+                        paro_coll_closed_form_s(&ring, PARO_COLL_ALLGATHER, PARO_SCOPE_GLOBAL, 1e9));
+}
+END_TEST
+
 static Suite *analytic_suite(void)
 {
     Suite *s = suite_create("analytic");
@@ -147,6 +162,7 @@ static Suite *analytic_suite(void)
     tcase_add_test(tc, analytic_traffic_hierarchical_accounting);
     tcase_add_test(tc, analytic_bus_factors);
     tcase_add_test(tc, analytic_group_spanning_nodes);
+    tcase_add_test(tc, analytic_tree_allreduce);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -242,6 +242,56 @@ START_TEST(collective_broadcast_chain)
 }
 END_TEST
 
+START_TEST(collective_tree_latency_and_traffic)
+{
+    /* System: 8 nodes x 8 GPUs, 100 Gb/s NIC each, alpha = 9 us, alpha' = 3 us.
+     * Expectation: an 8-byte AllReduce is latency-bound: the ring pays 2(n-1) = 126 hops
+     * of 9 us (1.13 ms) while the tree pays about 2*(log2(8)*9 + 7*3) = 96 us plus its
+     * P-1 = 7 pipeline chunks: the tree must be at least 5x faster. For 64 MB each tree
+     * edge carries its half up and down once: inter-node payload 2 trees x 2 x (N-1) x
+     * S/2 = 2(N-1)S, counted on the NIC's transmit and receive links: 4(N-1)S. */
+    g_autoptr(ParoTopology) t = cluster(8, 8, 300, 1, 100, 32, 1);
+    g_autoptr(ParoGraph) g = paro_graph_new(t, 8, FALSE, NULL);
+    ParoCollSpec tree = {PARO_COLL_ALLREDUCE, PARO_ALGO_TREE, 64, 8, 8, 1, 8, 1024};
+    ParoCollSpec ring = {PARO_COLL_ALLREDUCE, PARO_ALGO_RING, 64, 8, 8, 1, 8, 1024};
+    ParoCollResult rt, rr;
+    ck_assert(paro_coll_simulate(g, PARO_NET_MAXMIN, &tree, &rt, NULL));
+    ck_assert(paro_coll_simulate(g, PARO_NET_MAXMIN, &ring, &rr, NULL));
+    ck_assert_msg(paro_time_to_s(rr.time) > 5 * paro_time_to_s(rt.time), "ring %g tree %g",
+                  paro_time_to_s(rr.time), paro_time_to_s(rt.time));
+    tree.size_bytes = 64e6;
+    ck_assert(paro_coll_simulate(g, PARO_NET_MAXMIN, &tree, &rt, NULL));
+    ck_assert_double_eq_tol(rt.inter_bytes, 4 * 7 * 64e6, 1);
+    ck_assert(rt.max_utilisation <= 1 + 1e-9);
+}
+END_TEST
+
+START_TEST(collective_sendrecv)
+{
+    /* Every GPU sends S to the next: one step; within a node at the port bandwidth, and
+     * the node's exit GPU through the NIC: (alpha + S/B_nic) with one channel. */
+    g_autoptr(ParoTopology) t = cluster(4, 8, 300, 1, 100, 32, 1);
+    ParoCollResult r = run(t, TRUE, PARO_COLL_SENDRECV, PARO_ALGO_RING, 8, 125e6, 1, 1);
+    ck_assert_double_eq_tol(paro_time_to_s(r.time), 9e-6 + 125e6 / 12.5e9, 1e-9);
+    ck_assert_double_eq_tol(r.sent_bytes, 32 * 125e6, 1);
+}
+END_TEST
+
+START_TEST(collective_step_overhead)
+{
+    /* A fixed per-step cost adds once per ring step: 14 steps x 2 us on an 8-GPU
+     * AllReduce, exactly. */
+    g_autoptr(ParoTopology) t = cluster(1, 8, 100, 1, 100, 1, 1);
+    g_autoptr(ParoGraph) g = paro_graph_new(t, 1, FALSE, NULL);
+    ParoCollSpec spec = {PARO_COLL_ALLREDUCE, PARO_ALGO_RING, 8, 8, 8e6, 1, 1, 1024, 0};
+    ParoCollResult plain, slow;
+    ck_assert(paro_coll_simulate(g, PARO_NET_MAXMIN, &spec, &plain, NULL));
+    spec.step_overhead = 2000000;
+    ck_assert(paro_coll_simulate(g, PARO_NET_MAXMIN, &spec, &slow, NULL));
+    ck_assert_int_eq(slow.time - plain.time, 14 * 2000000);
+}
+END_TEST
+
 static Suite *collective_suite(void)
 {
     Suite *s = suite_create("collective");
@@ -257,6 +307,9 @@ static Suite *collective_suite(void)
     tcase_add_test(tc, collective_ho_ring_margin_grows_with_link_ratio);
     tcase_add_test(tc, collective_bad_shapes_are_errors);
     tcase_add_test(tc, collective_broadcast_chain);
+    tcase_add_test(tc, collective_tree_latency_and_traffic);
+    tcase_add_test(tc, collective_sendrecv);
+    tcase_add_test(tc, collective_step_overhead);
     suite_add_tcase(s, tc);
     return s;
 }

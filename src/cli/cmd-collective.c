@@ -22,7 +22,9 @@ static const char collective_help[] =
     "\n"
     "Algorithms: ring (NCCL rings, C channels over the NIC rails), hierarchical (intra,\n"
     "then m parallel inter-group rings, then intra, in sequence), ho-ring (the same,\n"
-    "cut into chunks that pipeline so intra and inter phases overlap).\n"
+    "cut into chunks that pipeline so intra and inter phases overlap), tree (NCCL's\n"
+    "double binary tree across nodes, AllReduce only; always explicit).\n"
+    "sendrecv: every GPU sends S to the next rank (busbw factor 1).\n"
     "\n"
     "Examples:\n"
     "  parosim collective --topology topologies/a100x8-200g.yaml --op allreduce \\\n"
@@ -163,23 +165,24 @@ int paro_cmd_collective(int argc, char **argv)
 {
     g_autofree char *topology_path = NULL, *op_name = NULL, *algo_name = NULL;
     g_autofree char *min_text = NULL, *max_text = NULL, *format_name = NULL, *net_name = NULL;
-    gint64 gpus = 0, group = 0, channels = 0, chunks = 8;
+    gint64 gpus = 0, group = 0, channels = 0, chunks = 0;
     double factor = 2;
     gboolean explicit_mode = FALSE;
     GOptionEntry entries[] = {
         {"topology", 't', 0, G_OPTION_ARG_FILENAME, &topology_path, "Cluster description",
          "T.yaml"},
         {"op", 'o', 0, G_OPTION_ARG_STRING, &op_name,
-         "allreduce, allgather, reducescatter or broadcast", "OP"},
-        {"algo", 'a', 0, G_OPTION_ARG_STRING, &algo_name, "ring (default), hierarchical or ho-ring",
-         "ALGO"},
+         "allreduce, allgather, reducescatter, broadcast or sendrecv", "OP"},
+        {"algo", 'a', 0, G_OPTION_ARG_STRING, &algo_name,
+         "ring (default), hierarchical, ho-ring or tree (allreduce)", "ALGO"},
         {"gpus", 'n', 0, G_OPTION_ARG_INT64, &gpus, "GPUs taking part (default: the whole topology)",
          "N"},
         {"group", 'm', 0, G_OPTION_ARG_INT64, &group, "Group size m (default: GPUs per node)", "M"},
-        {"channels", 'c', 0, G_OPTION_ARG_INT64, &channels, "Rings per phase (default: NICs per node)",
-         "C"},
+        {"channels", 'c', 0, G_OPTION_ARG_INT64, &channels,
+         "Rings per phase (default: the topology's nccl.channels, else NICs per node)", "C"},
         {"chunks", 0, 0, G_OPTION_ARG_INT64, &chunks,
-         "ho-ring chunks; pieces of a broadcast (default 8)", "P"},
+         "ho-ring chunks; pieces of a tree or broadcast (default: the topology's nccl.chunks)",
+         "P"},
         {"minbytes", 'b', 0, G_OPTION_ARG_STRING, &min_text, "Smallest size (default 8)", "MIN"},
         {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, &max_text, "Largest size (default 1G)", "MAX"},
         {"stepfactor", 'f', 0, G_OPTION_ARG_DOUBLE, &factor, "Size multiplier (default 2)", "F"},
@@ -210,9 +213,9 @@ int paro_cmd_collective(int argc, char **argv)
     else if (topology_path == NULL)
         usage = "--topology is required";
     else if (op < 0)
-        usage = "--op must be allreduce, allgather, reducescatter or broadcast";
+        usage = "--op must be allreduce, allgather, reducescatter, broadcast or sendrecv";
     else if (algo < 0)
-        usage = "--algo must be ring, hierarchical or ho-ring";
+        usage = "--algo must be ring, hierarchical, ho-ring or tree";
     else if (fidelity < 0)
         usage = "--network must be maxmin or analytic";
     else if (format < 0)
@@ -222,7 +225,7 @@ int paro_cmd_collective(int argc, char **argv)
         usage = "bad -b/-e: sizes like 8, 64K, 1M, 1G with MIN <= MAX";
     else if (!(factor > 1) && min_bytes != max_bytes)
         usage = "-f must be greater than 1";
-    else if (gpus < 0 || group < 0 || channels < 0 || chunks < 1)
+    else if (gpus < 0 || group < 0 || channels < 0 || chunks < 0)
         usage = "--gpus, --group, --channels and --chunks must be positive";
     if (usage != NULL) {
         g_printerr("parosim collective: %s\nTry 'parosim collective --help'.\n", usage);
@@ -239,11 +242,17 @@ int paro_cmd_collective(int argc, char **argv)
         .algorithm = (ParoAlgorithm)algo,
         .n = gpus ? gpus : paro_topology_n_gpus(topology),
         .m = group ? group : MIN(gpn, gpus ? gpus : gpn),
-        .channels = channels ? channels : MAX(1, topology->nics.count),
-        .chunks = chunks,
+        .channels = channels        ? channels
+                    : topology->nccl.channels ? topology->nccl.channels
+                                              : MAX(1, topology->nics.count),
+        .chunks = chunks ? chunks : topology->nccl.chunks,
         .max_steps = 1024,
+        .step_overhead = paro_time_from_s(topology->nccl.step_overhead_s),
     };
     gint64 nodes = (spec.n + gpn - 1) / gpn;
+    /* Trees and broadcasts have a root, so no node stands for the others. */
+    if (spec.algorithm == PARO_ALGO_TREE || spec.op == PARO_COLL_BROADCAST)
+        explicit_mode = TRUE;
     g_autoptr(ParoGraph) graph = paro_graph_new(topology, nodes, !explicit_mode && nodes > 1, &error);
     if (graph == NULL) {
         g_printerr("parosim collective: %s\n", error->message);

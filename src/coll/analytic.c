@@ -24,7 +24,9 @@
  *                 chunk), T = max(Ti, Ta) + min(Ti, Ta)/C, a two-stage pipeline. AllReduce
  *                 is a ho-ring ReduceScatter followed by a ho-ring AllGather (PaRO-CC).
  *                 As C grows T tends to max(Ti, Ta) (plus the growing latency); with C = 1
- *                 it equals the hierarchical sum. */
+ *                 it equals the hierarchical sum.
+ *   tree          AllReduce by NCCL's double binary tree (tree_allreduce_s below); the
+ *                 other collectives on the ring, as NCCL does. */
 #include "coll/analytic.h"
 
 #include <math.h>
@@ -39,6 +41,8 @@ double paro_coll_ring_s(const ParoCommModel *cm, ParoCollKind op, gint64 k, gint
                             : cm->intra_Bps;
     double lat = spans_nodes ? cm->inter_lat_s : cm->intra_lat_s;
     double steps = op == PARO_COLL_ALLREDUCE ? 2.0 * (double)(k - 1) : (double)(k - 1);
+    if (op == PARO_COLL_SENDRECV)
+        return lat + size_bytes / bw;
     double volume = op == PARO_COLL_BROADCAST ? size_bytes
                                               : paro_coll_bytes_sent(op, k, size_bytes);
     return steps * lat + volume / bw;
@@ -89,11 +93,31 @@ static double pipeline_s(double a, double b, gint64 chunks)
     return fmax(a, b) + fmin(a, b) / (double)MAX(chunks, 1);
 }
 
+/* Double binary tree AllReduce (NCCL): each of two trees over the nodes carries half the
+ * message, reduced up a chain inside each node and the tree, then broadcast back down,
+ * pipelined. Latency: 2*(ceil(log2 N)*alpha + (G-1)*alpha'); bandwidth: every node's NICs
+ * send and receive about S in each direction (S/2 per tree, up and down), so
+ * S/min(B', G*B), the same order as a ring's 2(n-1)/n*S over the node: trees win on
+ * latency, not bandwidth. */
+static double tree_allreduce_s(const ParoCommModel *cm, double size_bytes)
+{
+    gint64 gpn = MIN(cm->n, cm->gpus_per_node), nodes = cm->n / gpn;
+    double depth = nodes > 1 ? ceil(log2((double)nodes)) : 0;
+    double lat = 2.0 * (depth * cm->inter_lat_s + (double)(gpn - 1) * cm->intra_lat_s);
+    double bw = nodes > 1 ? fmin(cm->intra_Bps, (double)gpn * cm->inter_Bps) : cm->intra_Bps;
+    return lat + size_bytes / bw;
+}
+
 static double global_s(const ParoCommModel *cm, ParoCollKind op, double size_bytes)
 {
     double s_inter = size_bytes / (double)cm->m;
     gint64 c = cm->algorithm == PARO_ALGO_HO_RING ? MAX(cm->chunks, 1) : 1;
     switch (cm->algorithm) {
+    case PARO_ALGO_TREE:
+        if (op == PARO_COLL_ALLREDUCE)
+            return tree_allreduce_s(cm, size_bytes);
+        /* NCCL runs the other collectives on rings. */
+        return scope_ring_s(cm, op, PARO_SCOPE_GLOBAL, size_bytes);
     case PARO_ALGO_RING:
         return scope_ring_s(cm, op, PARO_SCOPE_GLOBAL, size_bytes);
     case PARO_ALGO_HIERARCHICAL:
@@ -115,6 +139,8 @@ static double global_s(const ParoCommModel *cm, ParoCollKind op, double size_byt
             return pipeline_s(rs_intra, rs_inter, c) + pipeline_s(ag_inter, ag_intra, c);
         return rs_intra + scope_ring_s(cm, PARO_COLL_ALLREDUCE, PARO_SCOPE_INTER, s_inter) +
                ag_intra;
+    case PARO_COLL_SENDRECV:
+        return scope_ring_s(cm, op, PARO_SCOPE_GLOBAL, size_bytes);
     case PARO_COLL_BROADCAST:
         /* Inter-group broadcast of the whole message, then intra-group. */
         return overlap ? pipeline_s(chunked_s(cm, op, PARO_SCOPE_INTER, size_bytes, c),
@@ -162,6 +188,7 @@ void paro_coll_traffic(const ParoCommModel *cm, ParoCollKind op, ParoScope scope
         *out_inter = paro_coll_bytes_sent(PARO_COLL_ALLREDUCE, g, s_inter);
         return;
     case PARO_COLL_BROADCAST:
+    case PARO_COLL_SENDRECV:
         *out_intra = paro_coll_bytes_sent(op, cm->m, size_bytes);
         *out_inter = paro_coll_bytes_sent(op, g, size_bytes);
         return;

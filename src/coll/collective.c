@@ -3,9 +3,9 @@
 #include "coll/collective.h"
 
 const char *const paro_coll_kind_names[] = {"allreduce", "allgather", "reducescatter",
-                                            "broadcast", NULL};
+                                            "broadcast", "sendrecv", NULL};
 const char *const paro_scope_names[] = {"intra", "inter", "global", NULL};
-const char *const paro_algorithm_names[] = {"ring", "hierarchical", "ho-ring", NULL};
+const char *const paro_algorithm_names[] = {"ring", "hierarchical", "ho-ring", "tree", NULL};
 
 double paro_coll_bus_factor(ParoCollKind kind, gint64 nranks)
 {
@@ -18,6 +18,7 @@ double paro_coll_bus_factor(ParoCollKind kind, gint64 nranks)
     case PARO_COLL_REDUCESCATTER:
         return (n - 1) / n;
     case PARO_COLL_BROADCAST:
+    case PARO_COLL_SENDRECV:
         return 1.0;
     }
     g_return_val_if_reached(0);
@@ -36,6 +37,8 @@ double paro_coll_bytes_sent(ParoCollKind kind, gint64 k, double size_bytes)
     case PARO_COLL_REDUCESCATTER:
     case PARO_COLL_BROADCAST:
         return (kd - 1) / kd * size_bytes;
+    case PARO_COLL_SENDRECV:
+        return size_bytes;
     }
     g_return_val_if_reached(0);
 }

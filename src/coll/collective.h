@@ -12,6 +12,7 @@ typedef enum {
     PARO_COLL_ALLGATHER,
     PARO_COLL_REDUCESCATTER,
     PARO_COLL_BROADCAST,
+    PARO_COLL_SENDRECV, /* every GPU sends S to the next and receives S from the previous */
 } ParoCollKind;
 
 /* Which GPUs take part, in PaRO's terms: the m GPUs of one group, the g = n/m GPUs with
@@ -27,16 +28,17 @@ typedef enum {
     PARO_ALGO_RING,
     PARO_ALGO_HIERARCHICAL,
     PARO_ALGO_HO_RING,
+    PARO_ALGO_TREE, /* NCCL's double binary tree across nodes (AllReduce; others: ring) */
 } ParoAlgorithm;
 
-extern const char *const paro_coll_kind_names[];  /* "allreduce", ..., NULL */
+extern const char *const paro_coll_kind_names[];  /* "allreduce", ..., "sendrecv", NULL */
 extern const char *const paro_scope_names[];      /* "intra", "inter", "global", NULL */
-extern const char *const paro_algorithm_names[];  /* "ring", "hierarchical", "ho-ring", NULL */
+extern const char *const paro_algorithm_names[];  /* "ring", ..., "tree", NULL */
 
 /**
  * paro_coll_bus_factor:
  * nccl-tests doc/PERFORMANCE.md: busbw = algbw x 2(n-1)/n for AllReduce, (n-1)/n for
- * AllGather and ReduceScatter (S = the whole array), 1 for Broadcast.
+ * AllGather and ReduceScatter (S = the whole array), 1 for Broadcast and SendRecv.
  */
 double paro_coll_bus_factor(ParoCollKind kind, gint64 nranks);
 

@@ -187,12 +187,13 @@ static void try_send(Sim *s, Task *t, gint64 member, gint64 channel)
         return;
     gint64 dst = member_at(t, start, channel, (pos + 1) % t->k);
     double q = t->op == PARO_COLL_BROADCAST ? 1 : (double)steps_in(t, step);
-    double bytes = t->op == PARO_COLL_BROADCAST
-                       ? t->bytes / (double)(s->channels * s->pieces)
-                       : q * t->bytes / (double)(t->k * s->channels);
+    double bytes = t->op == PARO_COLL_BROADCAST  ? t->bytes / (double)(s->channels * s->pieces)
+                   : t->op == PARO_COLL_SENDRECV ? t->bytes / (double)s->channels
+                                                 : q * t->bytes / (double)(t->k * s->channels);
     g_array_set_size(s->links, 0);
     g_array_set_size(s->weights, 0);
-    ParoTime latency = paro_graph_route(s->graph, member, dst, s->links, s->weights);
+    ParoTime latency = paro_graph_route(s->graph, member, dst, s->links, s->weights) +
+                       s->spec->step_overhead;
     Send *send = g_new(Send, 1);
     *send = (Send){t, member, channel, dst, bytes};
     s->sent += bytes;
@@ -279,7 +280,9 @@ static void init_task(Sim *s, Task *t, int stage, gint64 chunk)
         t->seg = spec->m < s->gpn ? MIN(s->gpn / spec->m, t->k) : 1;
         break;
     }
-    t->ring_len_steps = t->op == PARO_COLL_ALLREDUCE ? 2 * (t->k - 1) : t->k - 1;
+    t->ring_len_steps = t->op == PARO_COLL_ALLREDUCE  ? 2 * (t->k - 1)
+                        : t->op == PARO_COLL_SENDRECV ? 1
+                                                      : t->k - 1;
     t->macro_steps = MAX(1, MIN(t->ring_len_steps, spec->max_steps));
     gint64 pairs = s->tracked * s->channels;
     t->sends = g_new0(gint64, pairs);
@@ -313,6 +316,7 @@ static void build_stages(Sim *s)
         STAGE(PARO_SCOPE_INTRA, PARO_COLL_ALLGATHER, S);
         break;
     case PARO_COLL_BROADCAST:
+    case PARO_COLL_SENDRECV:
         g_assert_not_reached(); /* refused by check_spec */
     }
 #undef STAGE
@@ -328,8 +332,13 @@ static gboolean check_spec(const ParoGraph *g, const ParoCollSpec *spec, GError 
         why = "GPUs beyond one node must fill whole nodes";
     else if (spec->algorithm != PARO_ALGO_RING && !(gpn % spec->m == 0 || spec->m % gpn == 0))
         why = "the group size must divide, or be a multiple of, the GPUs of a node";
-    else if (spec->op == PARO_COLL_BROADCAST && spec->algorithm != PARO_ALGO_RING)
-        why = "broadcast is simulated with the ring (chain) algorithm only";
+    else if ((spec->op == PARO_COLL_BROADCAST || spec->op == PARO_COLL_SENDRECV) &&
+             spec->algorithm != PARO_ALGO_RING)
+        why = "broadcast and sendrecv are simulated with the ring (chain) algorithm only";
+    else if (spec->algorithm == PARO_ALGO_TREE && spec->op != PARO_COLL_ALLREDUCE)
+        why = "NCCL's trees do AllReduce only; use ring";
+    else if (spec->algorithm == PARO_ALGO_TREE && paro_graph_is_aggregated(g) && spec->n > gpn)
+        why = "a tree has a root and leaves, so it is not symmetric: use --explicit";
     else if (spec->op == PARO_COLL_BROADCAST && paro_graph_is_aggregated(g) && spec->n > gpn)
         why = "a broadcast has a root, so it is not symmetric: use --explicit";
     else if (spec->channels < 1 || spec->chunks < 1 || spec->max_steps < 1)
@@ -351,6 +360,8 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
 {
     if (!check_spec(graph, spec, error))
         return FALSE;
+    if (spec->algorithm == PARO_ALGO_TREE)
+        return paro_coll_simulate_tree(graph, fidelity, spec, out, error);
     g_autoptr(ParoEngine) engine = paro_engine_new();
     g_autoptr(ParoNetwork) net = paro_network_new(engine, fidelity, paro_graph_capacities(graph),
                                                   paro_graph_n_links(graph));

@@ -21,6 +21,7 @@ typedef struct {
     gint64 channels;     /* rings per ring phase */
     gint64 chunks;       /* ho-ring pipeline chunks */
     gint64 max_steps;    /* ring steps are merged into at most this many (see simulate.c) */
+    ParoTime step_overhead; /* added to the latency of every ring step or tree hop */
 } ParoCollSpec;
 
 typedef struct {
@@ -42,5 +43,9 @@ typedef struct {
  */
 gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
                             const ParoCollSpec *spec, ParoCollResult *out, GError **error);
+
+/* coll/tree.c: the double binary tree, called by paro_coll_simulate. */
+gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelity,
+                                 const ParoCollSpec *spec, ParoCollResult *out, GError **error);
 
 G_END_DECLS

@@ -158,7 +158,7 @@ static gboolean parse_parallelism(const ParoNode *node, gpointer ptr, gpointer r
 
 static const ParoField collectives_fields[] = {
     {"algorithm", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoScenario, algorithm), 0,
-     paro_algorithm_names, NULL, "global collectives: ring, hierarchical or ho-ring"},
+     paro_algorithm_names, NULL, "global collectives: ring, hierarchical, ho-ring or tree"},
     {"chunks", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, chunks), 0, NULL,
      NULL, "ho-ring pipeline chunks"},
 };

@@ -38,6 +38,11 @@ typedef struct {
         double oversubscription; /* leaf downlink:uplink ratio, >= 1 */
         double latency_s;        /* added per inter-node hop (switches) */
     } network;
+    struct {
+        gint64 channels;         /* rings per ring phase; 0: one per NIC */
+        gint64 chunks;           /* ho-ring chunks, tree and broadcast pieces */
+        double step_overhead_s;  /* fixed cost of each ring step or tree hop */
+    } nccl;
 } ParoTopology;
 
 void paro_topology_free(ParoTopology *topology);

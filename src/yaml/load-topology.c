@@ -73,6 +73,22 @@ static const ParoField network_fields[] = {
      "switch latency added to each inter-node hop"},
 };
 
+static const ParoField nccl_fields[] = {
+    {"channels", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoTopology, nccl.channels),
+     0, NULL, NULL, "rings per ring phase (default: NICs per node)"},
+    {"chunks", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoTopology, nccl.chunks), 0,
+     NULL, NULL, "ho-ring chunks, tree and broadcast pieces (default 8)"},
+    {"step_overhead", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
+     G_STRUCT_OFFSET(ParoTopology, nccl.step_overhead_s), PARO_QUANTITY_TIME, NULL, NULL,
+     "fixed cost of each ring step or tree hop, beyond the links' latency"},
+};
+
+static gboolean parse_nccl(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
+{
+    return paro_schema_apply(node, "nccl", nccl_fields, G_N_ELEMENTS(nccl_fields), record, NULL,
+                             NULL, error);
+}
+
 static gboolean parse_gpu(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
 {
     return paro_schema_apply(node, "gpu", gpu_fields, G_N_ELEMENTS(gpu_fields), record, NULL, NULL,
@@ -111,6 +127,7 @@ static const ParoField topology_fields[] = {
     {"gpu", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_gpu, "the GPU"},
     {"node", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_node, "one node"},
     {"network", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_network, "switches between nodes"},
+    {"nccl", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_nccl, "collective protocol parameters"},
 };
 
 ParoTopology *paro_topology_from_node(const ParoNode *root, GError **error)
@@ -120,6 +137,7 @@ ParoTopology *paro_topology_from_node(const ParoNode *root, GError **error)
     g_autoptr(ParoTopology) t = g_new0(ParoTopology, 1);
     t->network.nodes_per_leaf = G_MAXINT32;
     t->network.oversubscription = 1;
+    t->nccl.chunks = 8;
     if (!paro_schema_apply(root, "topology", topology_fields, G_N_ELEMENTS(topology_fields), t, t,
                            NULL, error))
         return NULL;

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/* NCCL's double binary tree AllReduce as a graph of transfers.
+ *
+ * Two binary trees over the N nodes each carry half of the message: tree 0 is the heap
+ * order (children of node v: 2v+1, 2v+2), tree 1 the same over the mirrored numbering
+ * v -> N-1-v, so most leaves of one tree are inner nodes of the other and every node
+ * sends and receives about the same in total. Inside a node the G GPUs form a chain
+ * starting at the tree's leader GPU (local 0 for tree 0, local G/2 for tree 1, so the
+ * two trees leave through different rails). Each half is cut into P chunks; per chunk:
+ *   reduce:    chain GPU G-1 -> ... -> leader, then leader -> parent's leader once the
+ *              chunk has arrived from the chain and from both children;
+ *   broadcast: root leader (after its reduce) -> children's leaders and down its chain;
+ *              every leader forwards when the chunk arrives.
+ * A link of the graph carries one chunk at a time: chunk c follows chunk c-1 on every
+ * edge, which pipelines the chunks through the tree. Expected time on uniform links:
+ * about (2*(depth + G - 1) + P - 1) * (alpha + S/(2*P*B)). */
+#include "coll/simulate.h"
+
+#include "core/error.h"
+
+typedef struct _Tree Tree;
+
+typedef struct {
+    Tree *tree;
+    gint64 src, dst;
+    double bytes;
+    int waiting;      /* dependencies not yet met */
+    GArray *followers; /* guint indices of transfers waiting on this one */
+} Xfer;
+
+struct _Tree {
+    const ParoGraph *graph;
+    ParoNetwork *net;
+    GArray *xfers; /* Xfer */
+    GArray *links, *weights;
+    gint64 left;
+    double sent;
+    ParoTime step_overhead;
+};
+
+static guint add_xfer(Tree *t, gint64 src, gint64 dst, double bytes)
+{
+    Xfer x = {t, src, dst, bytes, 0, g_array_new(FALSE, FALSE, sizeof(guint))};
+    g_array_append_val(t->xfers, x);
+    return t->xfers->len - 1;
+}
+
+/* @later waits for @first. G_MAXUINT stands for "nothing". */
+static void depend(Tree *t, guint later, guint first)
+{
+    if (first == G_MAXUINT)
+        return;
+    g_array_append_val(g_array_index(t->xfers, Xfer, first).followers, later);
+    g_array_index(t->xfers, Xfer, later).waiting++;
+}
+
+static void launch(Tree *t, guint i);
+
+typedef struct {
+    Tree *tree;
+    guint index;
+} Handle;
+
+static void finished(ParoNetwork *net, gpointer data)
+{
+    Handle *h = data;
+    Tree *t = h->tree;
+    guint index = h->index;
+    g_free(h);
+    t->left--;
+    Xfer *x = &g_array_index(t->xfers, Xfer, index);
+    for (guint k = 0; k < x->followers->len; k++) {
+        guint f = g_array_index(x->followers, guint, k);
+        Xfer *y = &g_array_index(t->xfers, Xfer, f);
+        if (--y->waiting == 0)
+            launch(t, f);
+    }
+}
+
+static void launch(Tree *t, guint i)
+{
+    Xfer *x = &g_array_index(t->xfers, Xfer, i);
+    g_array_set_size(t->links, 0);
+    g_array_set_size(t->weights, 0);
+    ParoTime latency = paro_graph_route(t->graph, x->src, x->dst, t->links, t->weights) +
+                       t->step_overhead;
+    Handle *h = g_new(Handle, 1);
+    *h = (Handle){t, i};
+    t->sent += x->bytes;
+    paro_network_start(t->net, (const guint *)t->links->data, (const double *)t->weights->data,
+                       t->links->len, x->bytes, latency, finished, h);
+}
+
+/* Node of tree @which at position @pos, and back. */
+static gint64 node_of(gint64 which, gint64 pos, gint64 nodes)
+{
+    return which == 0 ? pos : nodes - 1 - pos;
+}
+
+gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelity,
+                                 const ParoCollSpec *spec, ParoCollResult *out, GError **error)
+{
+    gint64 G = MIN(spec->n, paro_graph_gpus_per_node(graph)), N = spec->n / G;
+    gint64 P = spec->chunks;
+    g_autoptr(ParoEngine) engine = paro_engine_new();
+    g_autoptr(ParoNetwork) net = paro_network_new(engine, fidelity, paro_graph_capacities(graph),
+                                                  paro_graph_n_links(graph));
+    Tree t = {graph, net, g_array_new(FALSE, FALSE, sizeof(Xfer)),
+              g_array_new(FALSE, FALSE, sizeof(guint)), g_array_new(FALSE, FALSE, sizeof(double)),
+              0, 0, spec->step_overhead};
+    double chunk = spec->size_bytes / (2.0 * (double)P);
+    /* Per (tree, chunk): the transfer that delivers the chunk's reduction to each node's
+     * leader from its chain (chain_up), from the leader up (up), from the parent down
+     * (down), and down the chain; prev_* hold chunk c-1's transfer on the same edge. */
+    gint64 slots = 2 * N * G;
+    guint *prev_chain_up = g_new(guint, slots), *prev_chain_down = g_new(guint, slots);
+    guint *prev_up = g_new(guint, 2 * N), *prev_down = g_new(guint, 2 * N * 2);
+    for (gint64 i = 0; i < slots; i++)
+        prev_chain_up[i] = prev_chain_down[i] = G_MAXUINT;
+    for (gint64 i = 0; i < 2 * N; i++)
+        prev_up[i] = G_MAXUINT;
+    for (gint64 i = 0; i < 4 * N; i++)
+        prev_down[i] = G_MAXUINT;
+    guint *up = g_new(guint, N), *reduced = g_new(guint, N), *down = g_new(guint, N);
+    for (gint64 c = 0; c < P; c++) {
+        for (gint64 which = 0; which < 2; which++) {
+            gint64 leader_local = which == 0 ? 0 : G / 2;
+            /* Reduce: chains, then the tree from the leaves up (reverse heap order). */
+            for (gint64 pos = N - 1; pos >= 0; pos--) {
+                gint64 v = node_of(which, pos, N);
+                guint last = G_MAXUINT;
+                for (gint64 h = G - 1; h >= 1; h--) { /* chain hop h -> h-1 (in leader order) */
+                    gint64 src = v * G + (leader_local + h) % G;
+                    gint64 dst = v * G + (leader_local + h - 1) % G;
+                    guint x = add_xfer(&t, src, dst, chunk);
+                    depend(&t, x, last);
+                    depend(&t, x, prev_chain_up[(which * N + v) * G + h]);
+                    prev_chain_up[(which * N + v) * G + h] = x;
+                    last = x;
+                }
+                reduced[pos] = last; /* the chain's arrival at the leader (or nothing) */
+                up[pos] = G_MAXUINT;
+                if (pos > 0) {
+                    gint64 parent = node_of(which, (pos - 1) / 2, N);
+                    guint x = add_xfer(&t, v * G + leader_local, parent * G + leader_local, chunk);
+                    depend(&t, x, last);
+                    for (gint64 child = 2 * pos + 1; child <= 2 * pos + 2 && child < N; child++)
+                        depend(&t, x, up[child]);
+                    depend(&t, x, prev_up[which * N + v]);
+                    prev_up[which * N + v] = x;
+                    up[pos] = x;
+                }
+            }
+            /* Broadcast: from the root down, in heap order. */
+            for (gint64 pos = 0; pos < N; pos++) {
+                gint64 v = node_of(which, pos, N);
+                /* What the leader waits for before forwarding: its parent's send, or, at
+                 * the root, the whole reduction (its chain and both children). */
+                GArray *ready = g_array_new(FALSE, FALSE, sizeof(guint));
+                if (pos == 0) {
+                    g_array_append_val(ready, reduced[0]);
+                    for (gint64 child = 1; child <= 2 && child < N; child++)
+                        g_array_append_val(ready, up[child]);
+                } else {
+                    g_array_append_val(ready, down[pos]);
+                }
+                for (gint64 k = 0; k < 2; k++) {
+                    gint64 child = 2 * pos + 1 + k;
+                    if (child >= N)
+                        continue;
+                    gint64 cv = node_of(which, child, N);
+                    guint x = add_xfer(&t, v * G + leader_local, cv * G + leader_local, chunk);
+                    for (guint r = 0; r < ready->len; r++)
+                        depend(&t, x, g_array_index(ready, guint, r));
+                    depend(&t, x, prev_down[(which * N + v) * 2 + k]);
+                    prev_down[(which * N + v) * 2 + k] = x;
+                    down[child] = x;
+                }
+                guint last = G_MAXUINT;
+                for (gint64 h = 0; h + 1 < G; h++) {
+                    gint64 src = v * G + (leader_local + h) % G;
+                    gint64 dst = v * G + (leader_local + h + 1) % G;
+                    guint x = add_xfer(&t, src, dst, chunk);
+                    if (h == 0)
+                        for (guint r = 0; r < ready->len; r++)
+                            depend(&t, x, g_array_index(ready, guint, r));
+                    depend(&t, x, last);
+                    depend(&t, x, prev_chain_down[(which * N + v) * G + h]);
+                    prev_chain_down[(which * N + v) * G + h] = x;
+                    last = x;
+                }
+                g_array_unref(ready);
+            }
+        }
+    }
+    g_free(prev_chain_up);
+    g_free(prev_chain_down);
+    g_free(prev_up);
+    g_free(prev_down);
+    g_free(up);
+    g_free(reduced);
+    g_free(down);
+
+    t.left = t.xfers->len;
+    if (spec->size_bytes > 0)
+        for (guint i = 0; i < t.xfers->len; i++)
+            if (g_array_index(t.xfers, Xfer, i).waiting == 0)
+                launch(&t, i);
+    paro_engine_run(engine, PARO_TIME_MAX);
+    gboolean ok = spec->size_bytes <= 0 || t.left == 0;
+    if (!ok)
+        g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_DEADLOCK,
+                    "tree allreduce: %" G_GINT64_FORMAT " transfers never ran", t.left);
+    else {
+        *out = (ParoCollResult){0};
+        out->time = paro_engine_now(engine);
+        for (guint l = 0; l < paro_graph_n_links(graph); l++) {
+            double bytes = paro_network_carried(net, l) * paro_graph_link_instances(graph, l);
+            if (paro_graph_link_class(graph, l) == PARO_LINK_INTRA)
+                out->intra_bytes += bytes;
+            else
+                out->inter_bytes += bytes;
+        }
+        out->sent_bytes = out->received_bytes = t.sent; /* every transfer delivers */
+        out->max_utilisation = paro_network_max_utilisation(net);
+        out->events = paro_engine_n_fired(engine);
+        out->solves = paro_network_n_solves(net);
+    }
+    for (guint i = 0; i < t.xfers->len; i++)
+        g_array_unref(g_array_index(t.xfers, Xfer, i).followers);
+    g_array_unref(t.xfers);
+    g_array_unref(t.links);
+    g_array_unref(t.weights);
+    return ok;
+}
