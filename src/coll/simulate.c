@@ -355,6 +355,26 @@ static gboolean check_spec(const ParoGraph *g, const ParoCollSpec *spec, GError 
     return TRUE;
 }
 
+void paro_coll_result_fill(ParoCollResult *out, const ParoGraph *graph, const ParoNetwork *net,
+                           double sent, double received)
+{
+    ParoEngine *engine = paro_network_get_engine(net);
+    *out = (ParoCollResult){0};
+    out->time = paro_engine_now(engine);
+    for (guint l = 0; l < paro_graph_n_links(graph); l++) {
+        double bytes = paro_network_carried(net, l) * paro_graph_link_instances(graph, l);
+        if (paro_graph_link_class(graph, l) == PARO_LINK_INTRA)
+            out->intra_bytes += bytes;
+        else
+            out->inter_bytes += bytes;
+    }
+    out->sent_bytes = sent;
+    out->received_bytes = received;
+    out->max_utilisation = paro_network_max_utilisation(net);
+    out->events = paro_engine_n_fired(engine);
+    out->solves = paro_network_n_solves(net);
+}
+
 gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
                             const ParoCollSpec *spec, ParoCollResult *out, GError **error)
 {
@@ -398,22 +418,9 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
                     paro_algorithm_names[spec->algorithm], paro_coll_kind_names[spec->op],
                     s.tasks_left);
     if (ok) {
-        *out = (ParoCollResult){0};
-        out->time = paro_engine_now(engine);
-        for (guint l = 0; l < paro_graph_n_links(graph); l++) {
-            double bytes = paro_network_carried(net, l) * paro_graph_link_instances(graph, l);
-            if (paro_graph_link_class(graph, l) == PARO_LINK_INTRA)
-                out->intra_bytes += bytes;
-            else
-                out->inter_bytes += bytes;
-        }
         /* The tracked members stand for all: one node's worth in the aggregated mode. */
         double scale = paro_graph_is_aggregated(graph) ? (double)spec->n / (double)s.tracked : 1;
-        out->sent_bytes = s.sent * scale;
-        out->received_bytes = s.received * scale;
-        out->max_utilisation = paro_network_max_utilisation(net);
-        out->events = paro_engine_n_fired(engine);
-        out->solves = paro_network_n_solves(net);
+        paro_coll_result_fill(out, graph, net, s.sent * scale, s.received * scale);
     }
     for (gint64 i = 0; i < n_tasks; i++) {
         g_free(s.tasks[i].sends);

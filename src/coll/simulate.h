@@ -44,6 +44,10 @@ typedef struct {
 gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
                             const ParoCollSpec *spec, ParoCollResult *out, GError **error);
 
+/* For the algorithm files: the result of a finished run (link bytes, counters). */
+void paro_coll_result_fill(ParoCollResult *out, const ParoGraph *graph, const ParoNetwork *net,
+                           double sent, double received);
+
 /* coll/tree.c: the double binary tree, called by paro_coll_simulate. */
 gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelity,
                                  const ParoCollSpec *spec, ParoCollResult *out, GError **error);

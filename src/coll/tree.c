@@ -211,21 +211,8 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
     if (!ok)
         g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_DEADLOCK,
                     "tree allreduce: %" G_GINT64_FORMAT " transfers never ran", t.left);
-    else {
-        *out = (ParoCollResult){0};
-        out->time = paro_engine_now(engine);
-        for (guint l = 0; l < paro_graph_n_links(graph); l++) {
-            double bytes = paro_network_carried(net, l) * paro_graph_link_instances(graph, l);
-            if (paro_graph_link_class(graph, l) == PARO_LINK_INTRA)
-                out->intra_bytes += bytes;
-            else
-                out->inter_bytes += bytes;
-        }
-        out->sent_bytes = out->received_bytes = t.sent; /* every transfer delivers */
-        out->max_utilisation = paro_network_max_utilisation(net);
-        out->events = paro_engine_n_fired(engine);
-        out->solves = paro_network_n_solves(net);
-    }
+    else
+        paro_coll_result_fill(out, graph, net, t.sent, t.sent); /* every transfer delivers */
     for (guint i = 0; i < t.xfers->len; i++)
         g_array_unref(g_array_index(t.xfers, Xfer, i).followers);
     g_array_unref(t.xfers);

@@ -115,6 +115,23 @@ static ParoTime duration_ps(double bytes, double rate)
     return paro_time_from_s(bytes / rate);
 }
 
+/* Sums, per link, the weights of the unfrozen flows crossing it. */
+static void count_weights(ParoNetwork *net)
+{
+    GPtrArray *active = net->active;
+    for (guint i = 0; i < active->len; i++) {
+        Flow *f = g_ptr_array_index(active, i);
+        for (guint k = 0; k < f->n_links; k++)
+            net->weight_sum[f->links[k]] = 0;
+    }
+    for (guint i = 0; i < active->len; i++) {
+        Flow *f = g_ptr_array_index(active, i);
+        if (!f->frozen)
+            for (guint k = 0; k < f->n_links; k++)
+                net->weight_sum[f->links[k]] += f->weights[k];
+    }
+}
+
 static void solve(ParoNetwork *net, ParoTime now)
 {
     GPtrArray *active = net->active;
@@ -123,10 +140,8 @@ static void solve(ParoNetwork *net, ParoTime now)
         Flow *f = g_ptr_array_index(active, i);
         f->rate = 0;
         f->frozen = FALSE;
-        for (guint k = 0; k < f->n_links; k++) {
+        for (guint k = 0; k < f->n_links; k++)
             net->residual[f->links[k]] = net->capacity[f->links[k]];
-            net->weight_sum[f->links[k]] = 0;
-        }
     }
     guint unfrozen = 0;
     for (guint i = 0; i < active->len; i++) {
@@ -134,12 +149,11 @@ static void solve(ParoNetwork *net, ParoTime now)
         if (f->n_links == 0) {
             f->frozen = TRUE; /* a local copy: no link limits it */
             f->rate = INFINITY;
-            continue;
+        } else {
+            unfrozen++;
         }
-        unfrozen++;
-        for (guint k = 0; k < f->n_links; k++)
-            net->weight_sum[f->links[k]] += f->weights[k];
     }
+    count_weights(net);
     while (unfrozen > 0) {
         double s = INFINITY;
         for (guint i = 0; i < active->len; i++) {
@@ -183,21 +197,8 @@ static void solve(ParoNetwork *net, ParoTime now)
                 unfrozen--;
             }
         }
-        /* Weight sums count unfrozen flows only: recount without the newly frozen. */
-        if (newly_frozen > 0) {
-            for (guint i = 0; i < active->len; i++) {
-                Flow *f = g_ptr_array_index(active, i);
-                for (guint k = 0; k < f->n_links; k++)
-                    net->weight_sum[f->links[k]] = 0;
-            }
-            for (guint i = 0; i < active->len; i++) {
-                Flow *f = g_ptr_array_index(active, i);
-                if (!f->frozen)
-                    for (guint k = 0; k < f->n_links; k++)
-                        net->weight_sum[f->links[k]] += f->weights[k];
-            }
-        }
         g_assert(newly_frozen > 0);
+        count_weights(net); /* weight sums count unfrozen flows only */
     }
     /* Utilisation check for the conservation tests, and each flow's predicted end. */
     for (guint i = 0; i < active->len; i++) {
