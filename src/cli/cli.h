@@ -24,5 +24,6 @@ int paro_cli_parse_format(const char *name);
 
 int paro_cmd_strategies(int argc, char **argv);
 int paro_cmd_collective(int argc, char **argv);
+int paro_cmd_run(int argc, char **argv);
 
 G_END_DECLS

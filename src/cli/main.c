@@ -14,6 +14,8 @@ typedef struct {
 } Command;
 
 static const Command commands[] = {
+    {"run", paro_cmd_run,
+     "simulate one training step for every strategy; rank by step time (the main job)"},
     {"strategies", paro_cmd_strategies,
      "memory, traffic and closed-form step time of every sharding strategy, ranked"},
     {"collective", paro_cmd_collective,
@@ -35,6 +37,7 @@ static void usage(FILE *to)
         fprintf(to, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(to, "\n"
                 "Example:\n"
+                "  parosim run scenarios/llama-7b_a100x8-100g_n32.yaml\n"
                 "  parosim strategies scenarios/llama-7b_a100x8-100g_n32.yaml\n"
                 "\n"
                 "'parosim COMMAND --help' explains a command. Inputs: models/, topologies/,\n"

@@ -22,7 +22,8 @@
  *   ho-ring       the same two parts cut into C chunks that pipeline over the two link
  *                 classes: with part times Ti, Ta (each paying its latency C times, once per
  *                 chunk), T = max(Ti, Ta) + min(Ti, Ta)/C, a two-stage pipeline. AllReduce
- *                 is a ho-ring ReduceScatter followed by a ho-ring AllGather (PaRO-CC).
+ *                 pipelines three stages per chunk, intra ReduceScatter, inter AllReduce,
+ *                 intra AllGather: T = (sum)/C + (C-1)/C * max, as coll/simulate.c runs it.
  *                 As C grows T tends to max(Ti, Ta) (plus the growing latency); with C = 1
  *                 it equals the hierarchical sum.
  *   tree          AllReduce by NCCL's double binary tree (tree_allreduce_s below); the
@@ -88,9 +89,13 @@ static double chunked_s(const ParoCommModel *cm, ParoCollKind op, ParoScope scop
     return (double)chunks * scope_ring_s(cm, op, scope, size_bytes / (double)chunks);
 }
 
-static double pipeline_s(double a, double b, gint64 chunks)
+/* Stages of total times a, b, c (c = 0 for two stages) over C chunks: the first chunk
+ * crosses every stage, then the slowest stage sets the pace:
+ * (a + b + c)/C + (C-1)/C * max(a, b, c); for two stages, max + min/C. */
+static double pipeline_s(double a, double b, double c, gint64 chunks)
 {
-    return fmax(a, b) + fmin(a, b) / (double)MAX(chunks, 1);
+    double n = (double)MAX(chunks, 1);
+    return (a + b + c) / n + (n - 1) / n * fmax(a, fmax(b, c));
 }
 
 /* Double binary tree AllReduce (NCCL): each of two trees over the nodes carries half the
@@ -131,12 +136,14 @@ static double global_s(const ParoCommModel *cm, ParoCollKind op, double size_byt
     gboolean overlap = cm->algorithm == PARO_ALGO_HO_RING;
     switch (op) {
     case PARO_COLL_ALLGATHER:
-        return overlap ? pipeline_s(ag_inter, ag_intra, c) : ag_inter + ag_intra;
+        return overlap ? pipeline_s(ag_inter, ag_intra, 0, c) : ag_inter + ag_intra;
     case PARO_COLL_REDUCESCATTER:
-        return overlap ? pipeline_s(rs_intra, rs_inter, c) : rs_intra + rs_inter;
+        return overlap ? pipeline_s(rs_intra, rs_inter, 0, c) : rs_intra + rs_inter;
     case PARO_COLL_ALLREDUCE:
         if (overlap)
-            return pipeline_s(rs_intra, rs_inter, c) + pipeline_s(ag_inter, ag_intra, c);
+            return pipeline_s(rs_intra,
+                              chunked_s(cm, PARO_COLL_ALLREDUCE, PARO_SCOPE_INTER, s_inter, c),
+                              ag_intra, c);
         return rs_intra + scope_ring_s(cm, PARO_COLL_ALLREDUCE, PARO_SCOPE_INTER, s_inter) +
                ag_intra;
     case PARO_COLL_SENDRECV:
@@ -144,7 +151,7 @@ static double global_s(const ParoCommModel *cm, ParoCollKind op, double size_byt
     case PARO_COLL_BROADCAST:
         /* Inter-group broadcast of the whole message, then intra-group. */
         return overlap ? pipeline_s(chunked_s(cm, op, PARO_SCOPE_INTER, size_bytes, c),
-                                    chunked_s(cm, op, PARO_SCOPE_INTRA, size_bytes, c), c)
+                                    chunked_s(cm, op, PARO_SCOPE_INTRA, size_bytes, c), 0, c)
                        : scope_ring_s(cm, op, PARO_SCOPE_INTER, size_bytes) +
                              scope_ring_s(cm, op, PARO_SCOPE_INTRA, size_bytes);
     }

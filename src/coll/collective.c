@@ -4,7 +4,7 @@
 
 const char *const paro_coll_kind_names[] = {"allreduce", "allgather", "reducescatter",
                                             "broadcast", "sendrecv", NULL};
-const char *const paro_scope_names[] = {"intra", "inter", "global", NULL};
+const char *const paro_scope_names[] = {"global", "intra", "inter", NULL};
 const char *const paro_algorithm_names[] = {"ring", "hierarchical", "ho-ring", "tree", NULL};
 
 double paro_coll_bus_factor(ParoCollKind kind, gint64 nranks)

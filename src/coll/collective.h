@@ -18,9 +18,9 @@ typedef enum {
 /* Which GPUs take part, in PaRO's terms: the m GPUs of one group, the g = n/m GPUs with
  * the same local rank (one per group), or all n. */
 typedef enum {
+    PARO_SCOPE_GLOBAL, /* first, so a zeroed spec means "all GPUs" */
     PARO_SCOPE_INTRA,
     PARO_SCOPE_INTER,
-    PARO_SCOPE_GLOBAL,
 } ParoScope;
 
 /* How a global collective is carried out (see analytic.c for the closed forms). */
@@ -32,7 +32,7 @@ typedef enum {
 } ParoAlgorithm;
 
 extern const char *const paro_coll_kind_names[];  /* "allreduce", ..., "sendrecv", NULL */
-extern const char *const paro_scope_names[];      /* "intra", "inter", "global", NULL */
+extern const char *const paro_scope_names[];      /* "global", "intra", "inter", NULL */
 extern const char *const paro_algorithm_names[];  /* "ring", ..., "tree", NULL */
 
 /**

@@ -297,6 +297,10 @@ static void build_stages(Sim *s)
     double S = spec->size_bytes, Sm = S / (double)spec->m;
     Stage add;
 #define STAGE(sc, o, b) (add = (Stage){sc, o, b}, g_array_append_val(s->stages, add))
+    if (spec->scope != PARO_SCOPE_GLOBAL) {
+        STAGE(spec->scope, spec->op, S); /* S is the array of one ring */
+        return;
+    }
     if (spec->algorithm == PARO_ALGO_RING) {
         STAGE(PARO_SCOPE_GLOBAL, spec->op, S);
         return;
@@ -330,14 +334,17 @@ static gboolean check_spec(const ParoGraph *g, const ParoCollSpec *spec, GError 
         why = "the GPUs cannot be divided into groups of m";
     else if (spec->n > gpn && spec->n % gpn != 0)
         why = "GPUs beyond one node must fill whole nodes";
-    else if (spec->algorithm != PARO_ALGO_RING && !(gpn % spec->m == 0 || spec->m % gpn == 0))
+    else if ((spec->algorithm != PARO_ALGO_RING || spec->scope != PARO_SCOPE_GLOBAL) &&
+             !(gpn % spec->m == 0 || spec->m % gpn == 0))
         why = "the group size must divide, or be a multiple of, the GPUs of a node";
     else if ((spec->op == PARO_COLL_BROADCAST || spec->op == PARO_COLL_SENDRECV) &&
              spec->algorithm != PARO_ALGO_RING)
         why = "broadcast and sendrecv are simulated with the ring (chain) algorithm only";
-    else if (spec->algorithm == PARO_ALGO_TREE && spec->op != PARO_COLL_ALLREDUCE)
+    else if (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL &&
+             spec->op != PARO_COLL_ALLREDUCE)
         why = "NCCL's trees do AllReduce only; use ring";
-    else if (spec->algorithm == PARO_ALGO_TREE && paro_graph_is_aggregated(g) && spec->n > gpn)
+    else if (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL &&
+             paro_graph_is_aggregated(g) && spec->n > gpn)
         why = "a tree has a root and leaves, so it is not symmetric: use --explicit";
     else if (spec->op == PARO_COLL_BROADCAST && paro_graph_is_aggregated(g) && spec->n > gpn)
         why = "a broadcast has a root, so it is not symmetric: use --explicit";
@@ -380,7 +387,7 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
 {
     if (!check_spec(graph, spec, error))
         return FALSE;
-    if (spec->algorithm == PARO_ALGO_TREE)
+    if (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL)
         return paro_coll_simulate_tree(graph, fidelity, spec, out, error);
     g_autoptr(ParoEngine) engine = paro_engine_new();
     g_autoptr(ParoNetwork) net = paro_network_new(engine, fidelity, paro_graph_capacities(graph),
@@ -398,7 +405,9 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
     s.links = g_array_new(FALSE, FALSE, sizeof(guint));
     s.weights = g_array_new(FALSE, FALSE, sizeof(double));
     build_stages(&s);
-    s.n_chunks = spec->algorithm == PARO_ALGO_HO_RING ? spec->chunks : 1;
+    s.n_chunks = spec->algorithm == PARO_ALGO_HO_RING && spec->scope == PARO_SCOPE_GLOBAL
+                     ? spec->chunks
+                     : 1;
     gint64 n_tasks = s.n_chunks * (gint64)s.stages->len;
     s.tasks = g_new0(Task, n_tasks);
     s.tasks_left = n_tasks;

@@ -14,7 +14,7 @@ G_BEGIN_DECLS
 
 typedef struct {
     ParoCollKind op;
-    ParoAlgorithm algorithm;
+    ParoAlgorithm algorithm; /* for global collectives */
     gint64 n;            /* GPUs taking part: ranks 0..n-1, node = rank / gpus_per_node */
     gint64 m;            /* group size for hierarchical and ho-ring */
     double size_bytes;   /* S, the whole array (nccl-tests convention) */
@@ -22,6 +22,8 @@ typedef struct {
     gint64 chunks;       /* ho-ring pipeline chunks */
     gint64 max_steps;    /* ring steps are merged into at most this many (see simulate.c) */
     ParoTime step_overhead; /* added to the latency of every ring step or tree hop */
+    ParoScope scope;     /* GLOBAL (0, the default): over all n; INTRA / INTER: every group's
+                          * (or every local rank's) ring at once, as in data-parallel training */
 } ParoCollSpec;
 
 typedef struct {

@@ -42,7 +42,7 @@ static char *aliases_joined(const ParoStrategy *s, const char *sep)
     return g_strjoinv(sep, (char **)s->aliases);
 }
 
-static void header(const ParoGuideline *g, GString *out)
+void paro_report_strategies_header(const ParoGuideline *g, GString *out)
 {
     const ParoScenario *s = g->scenario;
     const ParoTopology *t = s->topology;
@@ -81,7 +81,7 @@ static void header(const ParoGuideline *g, GString *out)
 
 static void table(const ParoGuideline *g, GString *out)
 {
-    header(g, out);
+    paro_report_strategies_header(g, out);
     g_string_append(out, "#rank strategy          aliases            params   grads   optim  states"
                          "   activ   total  fits    intra    inter  compute     comm     step   "
                          "serial  marks\n");

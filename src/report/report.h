@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "scenario/guideline.h"
+#include "step/step.h"
 
 G_BEGIN_DECLS
 
@@ -15,6 +16,17 @@ extern const char *const paro_format_names[]; /* "table", "json", "csv", NULL */
 
 /** paro_report_strategies: appends the guideline report in @format to @out. */
 void paro_report_strategies(const ParoGuideline *g, ParoFormat format, GString *out);
+
+/** paro_report_strategies_header: the '#' lines giving every resolved parameter. */
+void paro_report_strategies_header(const ParoGuideline *g, GString *out);
+
+/** paro_report_run: the training-step report of @n results in rank order. */
+void paro_report_run(const ParoGuideline *g, const ParoStepResult *rows, guint n, ParoFormat format,
+                     GString *out);
+
+/** paro_report_trace: tasks and memory of the results that kept a trace; TSV, or Chrome
+ * trace JSON when @chrome. */
+void paro_report_trace(const ParoStepResult *rows, guint n, gboolean chrome, GString *out);
 
 /** paro_report_json_string: appends @text as a JSON string literal. */
 void paro_report_json_string(GString *out, const char *text);

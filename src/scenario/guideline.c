@@ -2,8 +2,9 @@
 /* The PaRO guideline, generalised: every strategy's memory, traffic and closed-form time.
  *
  * t_comm = (t_param + t_gradient)*A + t_syncg + t_syncp  (PaRO, formula 2), each collective
- * at its alpha-beta cost (coll/analytic.c). t_comp = A * FLOPs(micro-step) / (peak * eff) +
- * the optimizer's bytes / HBM bandwidth, where mixed-precision Adam reads the fp32 master,
+ * at its alpha-beta cost (coll/analytic.c). t_comp = A * (the layers' forward and backward
+ * times, model/compute.c: FLOPs at peak x efficiency plus elementwise bytes at HBM
+ * bandwidth) + the optimizer's bytes / HBM bandwidth, where mixed-precision Adam reads the fp32 master,
  * both moments and the gradient and writes master, moments and the 16-bit parameter:
  * (2K + b_g + b_p) bytes per parameter it owns. T = max(t_comp, t_comm) (full overlap) is
  * the step time the ranking uses; t_comp + t_comm is the serial bound.
@@ -42,6 +43,19 @@ ParoCommModel paro_guideline_comm_model(const ParoScenario *s)
         .inter_lat_s = paro_topology_inter_latency_s(t),
         .algorithm = s->algorithm,
         .chunks = s->chunks,
+    };
+}
+
+ParoComputeSetup paro_guideline_compute_setup(const ParoScenario *s)
+{
+    double trainable, params = paro_model_params(s->model, &s->training.trainable, &trainable);
+    return (ParoComputeSetup){
+        .rate_flops = s->topology->gpu.peak_flops * s->training.efficiency,
+        .hbm_Bps = s->topology->gpu.hbm_Bps,
+        .batch = s->training.micro_batch,
+        .seq = s->training.sequence,
+        .trainable_share = trainable / params,
+        .recompute = s->training.recompute,
     };
 }
 
@@ -140,7 +154,7 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     double owned = z->trainable / paro_strategy_divisor(st->os, z->n, z->m);
     double optimizer_bytes = (2.0 * z->optim_bytes + z->grad_bytes + z->param_bytes) * owned;
     r->t_optimizer = optimizer_bytes / s->topology->gpu.hbm_Bps;
-    r->t_compute = A * g->flops_per_micro_step / g->achieved_flops + r->t_optimizer;
+    r->t_compute = A * g->micro_step_s + r->t_optimizer;
     r->t_step = fmax(r->t_compute, r->t_comm);
     r->t_serial = r->t_compute + r->t_comm;
 }
@@ -156,6 +170,12 @@ ParoGuideline *paro_guideline_evaluate(const ParoScenario *s)
         paro_model_step_flops(s->model, s->training.micro_batch, s->training.sequence,
                               g->sizes.trainable / g->sizes.params, s->training.recompute);
     g->achieved_flops = s->topology->gpu.peak_flops * s->training.efficiency;
+    ParoComputeSetup setup = paro_guideline_compute_setup(s);
+    g_autoptr(GArray) layers = paro_compute_layers(s->model, &setup);
+    for (guint l = 0; l < layers->len; l++) {
+        const ParoLayerCost *lc = &g_array_index(layers, ParoLayerCost, l);
+        g->micro_step_s += lc->forward_s + lc->backward_s;
+    }
 
     guint n = paro_strategy_n_all();
     g->results = g_array_sized_new(FALSE, TRUE, sizeof(ParoStrategyResult), n);

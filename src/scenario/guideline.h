@@ -5,6 +5,7 @@
 #pragma once
 
 #include "coll/analytic.h"
+#include "model/compute.h"
 #include "scenario/scenario.h"
 #include "strategy/strategy.h"
 
@@ -38,6 +39,7 @@ typedef struct {
     ParoStateSizes sizes;
     ParoCommModel comm;
     double flops_per_micro_step;  /* per GPU */
+    double micro_step_s;          /* forward + backward of all layers, per GPU */
     double achieved_flops;        /* peak x efficiency */
     GArray *results;              /* ParoStrategyResult, in rank order */
 } ParoGuideline;
@@ -47,6 +49,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoGuideline, paro_guideline_free)
 
 /** paro_guideline_comm_model: the alpha-beta parameters of a scenario's cluster. */
 ParoCommModel paro_guideline_comm_model(const ParoScenario *s);
+
+/** paro_guideline_compute_setup: the compute model's inputs for a scenario. */
+ParoComputeSetup paro_guideline_compute_setup(const ParoScenario *s);
 
 /** paro_guideline_state_sizes: n, m, Psi, Psi', b_p, b_g, K of a scenario. */
 ParoStateSizes paro_guideline_state_sizes(const ParoScenario *s);

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "net/network.h"
 #include "yaml/loaders.h"
 #include "yaml/override.h"
 #include "yaml/schema.h"
@@ -135,6 +136,12 @@ static const ParoField training_fields[] = {
     {"memory_overhead", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoTraining, memory_overhead), PARO_QUANTITY_BYTES, NULL, NULL,
      "per-GPU memory outside the model: CUDA context, allocator, NCCL buffers"},
+    {"overlap", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoTraining, overlap), 0, NULL, NULL,
+     "compute and communication on separate streams (false: all in sequence)"},
+    {"prefetch", PARO_FIELD_INT, PARO_FIELD_NONNEG, G_STRUCT_OFFSET(ParoTraining, prefetch), 0,
+     NULL, NULL, "layers whose parameters are gathered ahead of use"},
+    {"bucket", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG, G_STRUCT_OFFSET(ParoTraining, bucket_bytes),
+     PARO_QUANTITY_BYTES, NULL, NULL, "gradient reduce-scatter bucket size"},
 };
 
 static gboolean parse_training(const ParoNode *node, gpointer ptr, gpointer user_data,
@@ -161,6 +168,8 @@ static const ParoField collectives_fields[] = {
      paro_algorithm_names, NULL, "global collectives: ring, hierarchical, ho-ring or tree"},
     {"chunks", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, chunks), 0, NULL,
      NULL, "ho-ring pipeline chunks"},
+    {"network", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoScenario, network), 0,
+     paro_net_fidelity_names, NULL, "maxmin (link sharing) or analytic (alpha-beta)"},
 };
 
 static gboolean parse_collectives(const ParoNode *node, gpointer ptr, gpointer record,
@@ -321,6 +330,9 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
         .recompute = PARO_RECOMPUTE_NONE,
         .efficiency = 0.5,
         .memory_overhead = 0,
+        .overlap = TRUE,
+        .prefetch = 1,
+        .bucket_bytes = 25.0 * 1048576.0,
     };
     s->algorithm = PARO_ALGO_RING;
     s->chunks = 8;

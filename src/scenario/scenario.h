@@ -25,6 +25,9 @@ typedef struct {
     int recompute;           /* ParoRecompute */
     double efficiency;       /* achieved share of peak FLOP/s */
     double memory_overhead;  /* bytes per GPU outside the model (CUDA context, allocator) */
+    gboolean overlap;        /* compute and communication on separate streams */
+    gint64 prefetch;         /* layers gathered ahead of use */
+    double bucket_bytes;     /* gradient reduce-scatter bucket */
 } ParoTraining;
 
 typedef struct {
@@ -37,6 +40,7 @@ typedef struct {
     gint64 group;        /* m: GPUs per PaRO group */
     int algorithm;       /* ParoAlgorithm for global collectives */
     gint64 chunks;       /* ho-ring chunks */
+    int network;         /* ParoNetFidelity of the training-step simulation */
 } ParoScenario;
 
 void paro_scenario_free(ParoScenario *scenario);

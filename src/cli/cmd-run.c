@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/* `parosim run`: the main job. Simulates one global training step of the scenario for
+ * every strategy asked for and ranks them by simulated step time among those that fit. */
+#include "cli/cli.h"
+
+#include <string.h>
+
+#include "report/report.h"
+
+static const char run_help[] =
+    "Simulates one global training step of a scenario for each strategy: per-layer\n"
+    "forward and backward compute, parameter AllGathers prefetched ahead of use,\n"
+    "gradient ReduceScatters in buckets, A micro-steps, then gradient sync, optimizer\n"
+    "and parameter sync, on a compute stream and intra-/inter-group communication\n"
+    "streams, each collective simulated on the cluster's links; a memory ledger follows\n"
+    "the same events. Prints, ranked by step time among the strategies that fit: step\n"
+    "time, the closed-form guideline beside it, compute, exposed communication,\n"
+    "samples/s, tokens/s, TFLOP/s per GPU, MFU, and peak memory.\n"
+    "\n"
+    "Examples:\n"
+    "  parosim run scenarios/llama-7b_a100x8-100g_n32.yaml\n"
+    "  parosim run scenarios/llama-7b_a100x8-100g_n32.yaml --strategies zero-3,IIG,NIG \\\n"
+    "      --set collectives.algorithm=ho-ring --trace step.json\n"
+    "  parosim run SCENARIO.yaml --set training.overlap=false --format csv";
+
+/* Parses "all" or a comma-separated list of names and aliases, in the order given. */
+static GPtrArray *parse_strategies(const char *text)
+{
+    GPtrArray *list = g_ptr_array_new();
+    if (text == NULL || strcmp(text, "all") == 0) {
+        for (guint i = 0; i < paro_strategy_n_all(); i++)
+            g_ptr_array_add(list, (gpointer)paro_strategy_get(i));
+        return list;
+    }
+    g_auto(GStrv) names = g_strsplit(text, ",", -1);
+    for (int i = 0; names[i]; i++) {
+        const ParoStrategy *s = paro_strategy_lookup(g_strstrip(names[i]));
+        if (s == NULL) {
+            g_printerr("parosim run: unknown strategy '%s' (a triple such as NIG, or ddp, "
+                       "zero-1, zero-2, zero-3, fsdp-full, mics, fsdp-hybrid, "
+                       "fsdp-hybrid-zero2, zero++, or all)\n",
+                       names[i]);
+            g_ptr_array_free(list, TRUE);
+            return NULL;
+        }
+        gboolean seen = FALSE;
+        for (guint k = 0; k < list->len; k++)
+            seen |= g_ptr_array_index(list, k) == s;
+        if (!seen)
+            g_ptr_array_add(list, (gpointer)s);
+    }
+    return list;
+}
+
+static int compare_rank(gconstpointer pa, gconstpointer pb)
+{
+    const ParoStepResult *a = pa, *b = pb;
+    if (a->fits != b->fits)
+        return a->fits ? -1 : 1;
+    if (a->step != b->step)
+        return a->step < b->step ? -1 : 1;
+    if (a->peak_bytes != b->peak_bytes)
+        return a->peak_bytes < b->peak_bytes ? -1 : 1;
+    return strcmp(a->strategy->name, b->strategy->name);
+}
+
+/* Writes @text to @path through a temporary file and a rename, so an interrupted run
+ * never leaves a truncated file. */
+static gboolean write_atomically(const char *path, const GString *text, GError **error)
+{
+    return g_file_set_contents(path, text->str, (gssize)text->len, error);
+}
+
+int paro_cmd_run(int argc, char **argv)
+{
+    g_auto(GStrv) sets = NULL;
+    g_autofree char *format_name = NULL, *strategies_text = NULL, *trace_path = NULL;
+    GOptionEntry entries[] = {
+        {"strategies", 0, 0, G_OPTION_ARG_STRING, &strategies_text,
+         "all (default) or a comma-separated list: NIG,zero-3,mics", "LIST"},
+        {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+         "Override a scenario value by its dotted path (repeatable)", "KEY=VALUE"},
+        {"format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "table (default), json or csv",
+         "FORMAT"},
+        {"trace", 't', 0, G_OPTION_ARG_FILENAME, &trace_path,
+         "Write the timeline (tasks on streams, memory over time): TSV, or Chrome trace JSON "
+         "when FILE ends in .json (open it in Perfetto)",
+         "FILE"},
+        {NULL},
+    };
+    g_autoptr(GOptionContext) ctx = g_option_context_new("SCENARIO.yaml");
+    g_option_context_set_summary(ctx, run_help);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_autoptr(GError) error = NULL;
+    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+        g_printerr("parosim run: %s\nTry 'parosim run --help'.\n", error->message);
+        return PARO_EXIT_USAGE;
+    }
+    if (argc != 2) {
+        g_printerr("parosim run: expected one SCENARIO.yaml\nTry 'parosim run --help'.\n");
+        return PARO_EXIT_USAGE;
+    }
+    int format = paro_cli_parse_format(format_name ? format_name : "table");
+    if (format < 0)
+        return PARO_EXIT_USAGE;
+    g_autoptr(GPtrArray) chosen = parse_strategies(strategies_text);
+    if (chosen == NULL)
+        return PARO_EXIT_USAGE;
+
+    g_autoptr(ParoScenario) scenario = paro_scenario_load(argv[1], (const char *const *)sets, &error);
+    if (scenario == NULL) {
+        paro_cli_report_error(error, (const char *const *)sets);
+        return PARO_EXIT_ERROR;
+    }
+    g_autoptr(ParoGuideline) guideline = paro_guideline_evaluate(scenario);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(scenario, &error);
+    g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(ParoStepResult));
+    g_array_set_clear_func(rows, (GDestroyNotify)paro_step_result_clear);
+    for (guint i = 0; i < chosen->len; i++) {
+        ParoStepResult r;
+        if (!paro_step_simulate(guideline, g_ptr_array_index(chosen, i), cache,
+                                trace_path != NULL, &r, &error)) {
+            g_printerr("parosim run: error: %s\n", error->message);
+            return PARO_EXIT_ERROR;
+        }
+        g_array_append_val(rows, r);
+    }
+    g_array_sort(rows, compare_rank);
+    for (guint i = 0; i < rows->len; i++)
+        g_array_index(rows, ParoStepResult, i).rank = (int)i + 1;
+    if (trace_path != NULL) {
+        g_autoptr(GString) trace = g_string_new(NULL);
+        paro_report_trace((const ParoStepResult *)rows->data, rows->len,
+                          g_str_has_suffix(trace_path, ".json"), trace);
+        if (!write_atomically(trace_path, trace, &error)) {
+            g_printerr("parosim run: error: %s\n", error->message);
+            return PARO_EXIT_ERROR;
+        }
+    }
+    g_autoptr(GString) out = g_string_new(NULL);
+    paro_report_run(guideline, (const ParoStepResult *)rows->data, rows->len, (ParoFormat)format,
+                    out);
+    return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
+}

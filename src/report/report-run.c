@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/* The `parosim run` report (table, JSON, CSV) and the step trace (TSV, or Chrome trace
+ * JSON, which Perfetto opens). */
+#include "report/report.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/units.h"
+#include "net/network.h"
+
+static const char *stream_name(guint streams)
+{
+    if (streams & PARO_STREAM_COMPUTE)
+        return "compute";
+    if ((streams & PARO_STREAM_INTRA) && (streams & PARO_STREAM_INTER))
+        return "global";
+    return streams & PARO_STREAM_INTRA ? "intra" : "inter";
+}
+
+static void fixed(GString *out, const char *format, double value, int width)
+{
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    g_string_append_printf(out, " %*s", width, g_ascii_formatd(buf, sizeof buf, format, value));
+}
+
+static void table(const ParoGuideline *g, const ParoStepResult *rows, guint n, GString *out)
+{
+    GString *head = g_string_new(NULL);
+    paro_report_strategies_header(g, head);
+    /* The guideline header names itself; this report is the simulation's. */
+    char *first_nl = strchr(head->str, '\n');
+    g_string_append_printf(out, "# parosim %s run: simulated training step%s", PARO_VERSION,
+                           first_nl ? first_nl : "\n");
+    g_string_free(head, TRUE);
+    const ParoTraining *tr = &g->scenario->training;
+    g_string_append_printf(out,
+                           "# step: overlap %s  prefetch %" G_GINT64_FORMAT "  bucket %.4g MB  network %s\n",
+                           tr->overlap ? "on" : "off", tr->prefetch, tr->bucket_bytes / 1e6,
+                           paro_net_fidelity_names[g->scenario->network]);
+    g_string_append(out, "#rank strategy          aliases               step  guideline    compute"
+                         "    exposed   samples/s    tokens/s  TFLOP/s    MFU     peak  fits\n");
+    g_string_append(out, "#                                              (s)        (s)        (s)"
+                         "        (s)                           (/GPU)            (GB)\n");
+    for (guint i = 0; i < n; i++) {
+        const ParoStepResult *r = &rows[i];
+        g_autofree char *aliases = g_strjoinv(",", (char **)r->strategy->aliases);
+        g_string_append_printf(out, "%5d %-17s %-17s", r->rank, r->strategy->name,
+                               aliases[0] ? aliases : "-");
+        fixed(out, "%.3f", paro_time_to_s(r->step), 9);
+        fixed(out, "%.3f", r->guideline_s, 10);
+        fixed(out, "%.3f", r->compute_s, 10);
+        fixed(out, "%.3f", r->exposed_comm_s, 10);
+        fixed(out, "%.1f", r->samples_per_s, 11);
+        fixed(out, "%.0f", r->tokens_per_s, 11);
+        fixed(out, "%.1f", r->tflops_per_gpu, 8);
+        fixed(out, "%.3f", r->mfu, 6);
+        fixed(out, "%.2f", r->peak_bytes / 1e9, 8);
+        g_string_append_printf(out, "  %s\n", r->fits ? "yes" : "OOM");
+    }
+    if (n > 0 && rows[0].fits) {
+        char step[G_ASCII_DTOSTR_BUF_SIZE], mem[G_ASCII_DTOSTR_BUF_SIZE];
+        g_string_append_printf(out, "# best: %s  step %s s  peak %s GB per GPU\n",
+                               rows[0].strategy->name,
+                               g_ascii_formatd(step, sizeof step, "%.4g", paro_time_to_s(rows[0].step)),
+                               g_ascii_formatd(mem, sizeof mem, "%.4g", rows[0].peak_bytes / 1e9));
+    } else {
+        g_string_append(out, "# best: none fits in GPU memory\n");
+    }
+}
+
+static void num_field(GString *out, const char *key, double value, gboolean last)
+{
+    g_string_append_printf(out, "\"%s\": ", key);
+    paro_report_number(out, value);
+    if (!last)
+        g_string_append(out, ", ");
+}
+
+static void json(const ParoGuideline *g, const ParoStepResult *rows, guint n, GString *out)
+{
+    const ParoScenario *s = g->scenario;
+    g_string_append(out, "{\n  \"parosim\": ");
+    paro_report_json_string(out, PARO_VERSION);
+    g_string_append(out, ",\n  \"scenario\": ");
+    paro_report_json_string(out, s->name);
+    g_string_append_printf(out, ",\n  \"n\": %" G_GINT64_FORMAT ",\n  \"m\": %" G_GINT64_FORMAT,
+                           g->sizes.n, g->sizes.m);
+    g_string_append(out, ",\n  \"params\": ");
+    paro_report_number(out, g->sizes.params);
+    g_string_append(out, ",\n  \"trainable_params\": ");
+    paro_report_number(out, g->sizes.trainable);
+    g_string_append(out, ",\n  \"gpu_memory\": ");
+    paro_report_number(out, s->topology->gpu.memory_bytes);
+    g_string_append(out, ",\n  \"strategies\": [\n");
+    for (guint i = 0; i < n; i++) {
+        const ParoStepResult *r = &rows[i];
+        g_string_append(out, "    {\"name\": ");
+        paro_report_json_string(out, r->strategy->name);
+        g_string_append(out, ", \"aliases\": [");
+        for (int k = 0; r->strategy->aliases[k]; k++) {
+            if (k)
+                g_string_append(out, ", ");
+            paro_report_json_string(out, r->strategy->aliases[k]);
+        }
+        g_string_append_printf(out, "], \"rank\": %d, \"fits\": %s,\n     \"time\": {", r->rank,
+                               r->fits ? "true" : "false");
+        num_field(out, "step", paro_time_to_s(r->step), FALSE);
+        num_field(out, "guideline", r->guideline_s, FALSE);
+        num_field(out, "compute", r->compute_s, FALSE);
+        num_field(out, "comm", r->comm_s, FALSE);
+        num_field(out, "exposed_comm", r->exposed_comm_s, TRUE);
+        g_string_append(out, "},\n     \"throughput\": {");
+        num_field(out, "samples_per_s", r->samples_per_s, FALSE);
+        num_field(out, "tokens_per_s", r->tokens_per_s, FALSE);
+        num_field(out, "tflops_per_gpu", r->tflops_per_gpu, FALSE);
+        num_field(out, "mfu", r->mfu, TRUE);
+        g_string_append(out, "},\n     \"memory\": {");
+        num_field(out, "peak", round(r->peak_bytes), FALSE);
+        for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
+            num_field(out, paro_mem_category_names[c], round(r->at_peak.bytes[c]),
+                      c + 1 == PARO_MEM_N_CATEGORIES);
+        g_string_append_printf(out, "}}%s\n", i + 1 < n ? "," : "");
+    }
+    g_string_append(out, "  ]\n}\n");
+}
+
+static void csv(const ParoStepResult *rows, guint n, GString *out)
+{
+    g_string_append(out, "rank,name,aliases,fits,time_step,time_guideline,time_compute,time_comm,"
+                         "time_exposed_comm,samples_per_s,tokens_per_s,tflops_per_gpu,mfu,mem_peak");
+    for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
+        g_string_append_printf(out, ",mem_%s", paro_mem_category_names[c]);
+    g_string_append_c(out, '\n');
+    for (guint i = 0; i < n; i++) {
+        const ParoStepResult *r = &rows[i];
+        g_autofree char *aliases = g_strjoinv(";", (char **)r->strategy->aliases);
+        g_string_append_printf(out, "%d,%s,%s,%s", r->rank, r->strategy->name, aliases,
+                               r->fits ? "true" : "false");
+        const double v[] = {paro_time_to_s(r->step), r->guideline_s, r->compute_s, r->comm_s,
+                            r->exposed_comm_s, r->samples_per_s, r->tokens_per_s,
+                            r->tflops_per_gpu, r->mfu, round(r->peak_bytes)};
+        for (guint k = 0; k < G_N_ELEMENTS(v); k++) {
+            g_string_append_c(out, ',');
+            paro_report_number(out, v[k]);
+        }
+        for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++) {
+            g_string_append_c(out, ',');
+            paro_report_number(out, round(r->at_peak.bytes[c]));
+        }
+        g_string_append_c(out, '\n');
+    }
+}
+
+void paro_report_run(const ParoGuideline *g, const ParoStepResult *rows, guint n, ParoFormat format,
+                     GString *out)
+{
+    switch (format) {
+    case PARO_FORMAT_TABLE:
+        table(g, rows, n, out);
+        return;
+    case PARO_FORMAT_JSON:
+        json(g, rows, n, out);
+        return;
+    case PARO_FORMAT_CSV:
+        csv(rows, n, out);
+        return;
+    }
+}
+
+void paro_report_trace(const ParoStepResult *rows, guint n, gboolean chrome, GString *out)
+{
+    if (chrome)
+        g_string_append(out, "{\"traceEvents\": [\n");
+    else
+        g_string_append(out, "# parosim trace: tasks (seconds) and memory (bytes) per strategy\n"
+                             "# task\tstrategy\tstream\tname\tmicro\tlayer\tstart\tend\n"
+                             "# memory\tstrategy\ttime\tparams\tgrads\toptimizer\tactivations"
+                             "\tgathered\tbuckets\toverhead\ttotal\n");
+    gboolean first = TRUE;
+    for (guint i = 0; i < n; i++) {
+        const ParoStepResult *r = &rows[i];
+        if (r->trace == NULL)
+            continue;
+        for (guint k = 0; k < r->trace->len; k++) {
+            const ParoTraceTask *t = &g_array_index(r->trace, ParoTraceTask, k);
+            char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
+            if (chrome) {
+                g_string_append_printf(out,
+                                       "%s{\"name\": \"%s\", \"ph\": \"X\", \"pid\": \"%s\", \"tid\": \"%s\", "
+                                       "\"ts\": %s, \"dur\": %s, \"args\": {\"micro\": %d, \"layer\": %d}}",
+                                       first ? "" : ",\n", t->name, r->strategy->name,
+                                       stream_name(t->streams),
+                                       g_ascii_formatd(a, sizeof a, "%.6f", paro_time_to_s(t->start) * 1e6),
+                                       g_ascii_formatd(b, sizeof b, "%.6f",
+                                                       paro_time_to_s(t->end - t->start) * 1e6),
+                                       t->micro, t->layer);
+                first = FALSE;
+            } else {
+                g_string_append_printf(out, "task\t%s\t%s\t%s\t%d\t%d\t%s\t", r->strategy->name,
+                                       stream_name(t->streams), t->name, t->micro, t->layer,
+                                       g_ascii_formatd(a, sizeof a, "%.9f", paro_time_to_s(t->start)));
+                g_string_append_printf(out, "%s\n",
+                                       g_ascii_formatd(b, sizeof b, "%.9f", paro_time_to_s(t->end)));
+            }
+        }
+        for (guint k = 0; r->memory && k < r->memory->len; k++) {
+            const ParoMemSample *m = &g_array_index(r->memory, ParoMemSample, k);
+            double total = 0;
+            char a[G_ASCII_DTOSTR_BUF_SIZE];
+            if (chrome) {
+                g_string_append_printf(out, ",\n{\"name\": \"memory\", \"ph\": \"C\", \"pid\": \"%s\", \"ts\": %s, \"args\": {",
+                                       r->strategy->name,
+                                       g_ascii_formatd(a, sizeof a, "%.6f", paro_time_to_s(m->time) * 1e6));
+                for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
+                    g_string_append_printf(out, "%s\"%s\": %.0f", c ? ", " : "",
+                                           paro_mem_category_names[c], m->bytes[c]);
+                g_string_append(out, "}}");
+                first = FALSE;
+                continue;
+            }
+            g_string_append_printf(out, "memory\t%s\t%s", r->strategy->name,
+                                   g_ascii_formatd(a, sizeof a, "%.9f", paro_time_to_s(m->time)));
+            for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++) {
+                g_string_append_printf(out, "\t%.0f", m->bytes[c]);
+                total += m->bytes[c];
+            }
+            g_string_append_printf(out, "\t%.0f\n", total);
+        }
+    }
+    if (chrome)
+        g_string_append(out, "\n]}\n");
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* Simulation of one global training step of a scenario under one strategy, for a
+ * representative GPU (every GPU of a data-parallel group does the same): a task graph of
+ * per-layer forward and backward compute, parameter gathers issued ahead of use,
+ * gradient reduce-scatters in buckets, A micro-steps, then the gradient sync, the
+ * optimizer and the parameter sync, on a compute stream and intra- and inter-group
+ * communication streams; each collective's duration comes from simulating it on the
+ * cluster's links (coll/simulate.c), and a memory ledger follows the same events. */
+#pragma once
+
+#include "mem/memory.h"
+#include "scenario/guideline.h"
+
+G_BEGIN_DECLS
+
+/* Durations of collectives, simulated once per (op, scope, size) and shared by every
+ * strategy of a scenario. */
+typedef struct _ParoCollCache ParoCollCache;
+
+ParoCollCache *paro_coll_cache_new(const ParoScenario *scenario, GError **error);
+void paro_coll_cache_free(ParoCollCache *cache);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoCollCache, paro_coll_cache_free)
+
+/** paro_coll_cache_time: simulated duration of one collective as the scenario runs it. */
+gboolean paro_coll_cache_time(ParoCollCache *cache, ParoCollKind op, ParoScope scope,
+                              double size_bytes, ParoTime *out, GError **error);
+
+enum { PARO_STREAM_COMPUTE = 1, PARO_STREAM_INTRA = 2, PARO_STREAM_INTER = 4 };
+
+typedef struct {
+    const char *name;   /* "forward", "backward", "allgather", ... (static) */
+    guint streams;      /* PARO_STREAM_* bits */
+    gint micro, layer;  /* -1 when not per micro-step or per layer */
+    ParoTime start, end;
+} ParoTraceTask;
+
+typedef struct {
+    const ParoStrategy *strategy;
+    ParoTime step;
+    double compute_s;       /* busy time of the compute stream */
+    double comm_s;          /* busy time of communication, both streams, not overlapped */
+    double intra_busy_s;    /* busy time of the intra-group stream (global ones included) */
+    double inter_busy_s;    /* busy time of the inter-group stream (global ones included) */
+    double exposed_comm_s;  /* step - compute: what communication adds */
+    double samples_per_s, tokens_per_s;
+    double tflops_per_gpu;  /* model FLOPs (no recomputation) per second */
+    double mfu;             /* tflops_per_gpu / peak */
+    double peak_bytes;
+    ParoMemSample at_peak;
+    gboolean fits;
+    double guideline_s;     /* the closed-form T beside it */
+    int rank;
+    GArray *trace;          /* ParoTraceTask, or NULL */
+    GArray *memory;         /* ParoMemSample, or NULL */
+} ParoStepResult;
+
+void paro_step_result_clear(ParoStepResult *r);
+
+/**
+ * paro_step_simulate:
+ * @guideline: the scenario's closed-form evaluation (for its sizes and the T beside)
+ * @keep_trace: record tasks and the memory timeline in @out
+ */
+gboolean paro_step_simulate(const ParoGuideline *guideline, const ParoStrategy *strategy,
+                            ParoCollCache *cache, gboolean keep_trace, ParoStepResult *out,
+                            GError **error);
+
+G_END_DECLS
