@@ -39,7 +39,7 @@ fi
 meson compile -C "$build" >/dev/null
 
 if [ "$what" = run ]; then
-    "$build/src/parosim" strategies scenarios/llama-7b_a100x8-100g_n32.yaml
+    "$build/src/parosim" run scenarios/llama-7b_a100x8-100g_n32.yaml
 else
     meson test -C "$build" --print-errorlogs
 fi

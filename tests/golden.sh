@@ -39,6 +39,9 @@ exit_code() { # description, expected code, then the parosim arguments
     if [ "$got" = "$want" ]; then ok "$what exits $want"; else not_ok "$what exits $got, want $want"; fi
 }
 
+golden run-default.txt run "$scenario"
+golden run-default.json run "$scenario" --format json --strategies zero-2,zero-3,NIG,IIG
+golden run-ho-ring.csv run "$scenario" --format csv --set collectives.algorithm=ho-ring
 golden strategies-default.txt strategies "$scenario"
 golden strategies-default.json strategies "$scenario" --format json
 golden strategies-default.csv strategies "$scenario" --format csv
@@ -56,6 +59,8 @@ golden collective-allreduce-tree.txt collective --topology topologies/a100x8-100
 golden error-unknown-key.txt strategies tests/data/bad/scenario-unknown-key.yaml
 golden error-set.txt strategies "$scenario" --set training.accumulaton=8
 exit_code "help" 0 --help
+exit_code "run help" 0 run --help
+exit_code "run unknown strategy" 2 run "$scenario" --strategies zero-4
 exit_code "collective help" 0 collective --help
 exit_code "collective without --op" 2 collective --topology topologies/a100x8-100g.yaml
 exit_code "collective bad size" 2 collective --topology topologies/a100x8-100g.yaml --op allreduce -b 1X
@@ -73,6 +78,22 @@ if [ -z "$("$parosim" strategies tests/data/bad/scenario-bad-unit.yaml 2>/dev/nu
 else
     not_ok "stdout written on error"
 fi
+# The trace: TSV with a header, Chrome JSON that parses.
+trace=$(mktemp -d)
+if "$parosim" run "$scenario" --strategies IIG --trace "$trace/t.tsv" >/dev/null &&
+    grep -q "^task	IIG	compute	forward	0	0	" "$trace/t.tsv" &&
+    grep -q "^memory	IIG	" "$trace/t.tsv"; then
+    ok "trace TSV"
+else
+    not_ok "trace TSV"
+fi
+if "$parosim" run "$scenario" --strategies IIG,zero-3 --trace "$trace/t.json" >/dev/null &&
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d['traceEvents']) > 1000" "$trace/t.json"; then
+    ok "trace Chrome JSON"
+else
+    not_ok "trace Chrome JSON"
+fi
+rm -rf "$trace"
 # Determinism: two runs, identical bytes.
 a=$("$parosim" strategies "$scenario" --format json)
 b=$("$parosim" strategies "$scenario" --format json)

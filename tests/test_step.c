@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/* Oracles for the training-step simulation (step/step.c) against the closed form, the
+ * bounds of overlap, the memory formulas, and the PaRO paper's partial-training ranking. */
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "check-main.h"
+#include "step/step.h"
+
+static ParoScenario *load(const char *const *sets)
+{
+    g_autofree char *path = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
+    g_autoptr(GError) error = NULL;
+    ParoScenario *s = paro_scenario_load(path, sets, &error);
+    if (s == NULL)
+        g_error("%s", error->message);
+    return s;
+}
+
+static const ParoStrategyResult *guideline_of(const ParoGuideline *g, const ParoStrategy *st)
+{
+    for (guint i = 0; i < g->results->len; i++)
+        if (g_array_index(g->results, ParoStrategyResult, i).strategy == st)
+            return &g_array_index(g->results, ParoStrategyResult, i);
+    return NULL;
+}
+
+static const char *const no_latency[] = {
+    "training.overlap=false",          "topology.node.fabric.latency=0",
+    "topology.node.nics.latency=0",    "topology.network.latency=0",
+    "training.trainable.fraction=1/4", "training.accumulation=3",
+    NULL, NULL, /* algorithm, filled by the loop */
+};
+
+START_TEST(step_without_overlap_equals_closed_form)
+{
+    /* System: the default scenario with overlap off and zero latencies, Psi' = Psi/4,
+     * A = 3, global collectives by ring and by hierarchical.
+     * Expectation: every task runs in sequence, so the step is the sum of compute and of
+     * every collective; with no latency, the per-layer collectives add up to the whole-
+     * model ones of the guideline, and each simulated collective equals its alpha-beta
+     * form (coll tests): step = t_comp + t_comm of the guideline, for all 29 entries.
+     * Tolerance: 1e-6 relative (each task rounds up to the picosecond). */
+    const char *algos[] = {"collectives.algorithm=ring", "collectives.algorithm=hierarchical"};
+    for (guint a = 0; a < G_N_ELEMENTS(algos); a++) {
+        const char *sets[G_N_ELEMENTS(no_latency)];
+        memcpy(sets, no_latency, sizeof sets);
+        sets[6] = algos[a];
+        g_autoptr(ParoScenario) s = load(sets);
+        g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+        g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+        for (guint i = 0; i < paro_strategy_n_all(); i++) {
+            const ParoStrategy *st = paro_strategy_get(i);
+            ParoStepResult r;
+            g_autoptr(GError) error = NULL;
+            ck_assert_msg(paro_step_simulate(g, st, cache, FALSE, &r, &error), "%s",
+                          error ? error->message : "");
+            double want = guideline_of(g, st)->t_serial, got = paro_time_to_s(r.step);
+            ck_assert_msg(fabs(got - want) <= 1e-6 * want, "%s %s: simulated %.9g, closed form %.9g",
+                          algos[a], st->name, got, want);
+        }
+    }
+}
+END_TEST
+
+START_TEST(step_with_overlap_within_bounds)
+{
+    /* Expectation: overlapping can hide communication but not compute, nor make one stream
+     * do two things at once: max(compute, busiest communication stream) <= step <=
+     * compute + communication. Every strategy, ring and ho-ring. */
+    const char *algos[][2] = {{"collectives.algorithm=ring", NULL},
+                              {"collectives.algorithm=ho-ring", NULL}};
+    for (guint a = 0; a < G_N_ELEMENTS(algos); a++) {
+        g_autoptr(ParoScenario) s = load(algos[a]);
+        g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+        g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+        for (guint i = 0; i < paro_strategy_n_all(); i++) {
+            ParoStepResult r;
+            ck_assert(paro_step_simulate(g, paro_strategy_get(i), cache, FALSE, &r, NULL));
+            double step = paro_time_to_s(r.step);
+            double lower = fmax(r.compute_s, fmax(r.intra_busy_s, r.inter_busy_s));
+            ck_assert_msg(step >= lower * (1 - 1e-9) && step <= (r.compute_s + r.comm_s) * (1 + 1e-9),
+                          "%s: step %g, bounds %g .. %g", paro_strategy_get(i)->name, step, lower,
+                          r.compute_s + r.comm_s);
+        }
+    }
+}
+END_TEST
+
+START_TEST(step_memory_model_states_and_activations)
+{
+    /* System: a small GPT-style model (h = 1024, a = 16, f = 4h, plain MLP, 4 layers),
+     * micro-batch 2 of 512 tokens, no recomputation, DDP on the default cluster.
+     * Expectation: DDP gathers nothing and buckets nothing, so the peak is model states
+     * (16 bytes per parameter) + overhead + all layers' activations at the end of the
+     * forward: 4 * s*b*h*(34 + 5*a*s/h) = 4 * 512*2*1024*(34 + 40) = 310,378,496 bytes
+     * (Korthikanti et al. 2022, eq. 1). */
+    const char *sets[] = {"model.architecture.hidden=1024", "model.architecture.heads=16",
+                          "model.architecture.ffn=4096",   "model.architecture.layers=4",
+                          "model.architecture.mlp=plain",  "training.micro_batch=2",
+                          NULL};
+    g_autoptr(ParoScenario) s = load(sets);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+    ParoStepResult r;
+    const ParoStrategy *ddp = paro_strategy_lookup("ddp");
+    ck_assert(paro_step_simulate(g, ddp, cache, FALSE, &r, NULL));
+    const ParoStrategyResult *cf = guideline_of(g, ddp);
+    double states = r.at_peak.bytes[PARO_MEM_PARAMS] + r.at_peak.bytes[PARO_MEM_GRADS] +
+                    r.at_peak.bytes[PARO_MEM_OPTIMIZER];
+    ck_assert_double_eq_tol(states, cf->mem_model_states, 1);
+    ck_assert_double_eq_tol(states, 16.0 * g->sizes.params, 1);
+    ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_ACTIVATIONS], 310378496.0, 1);
+    ck_assert_double_eq_tol(r.peak_bytes, states + 2.0 * 1073741824.0 + 310378496.0, 1);
+}
+END_TEST
+
+START_TEST(step_out_of_memory)
+{
+    /* LLaMA-65B under DDP needs 16 bytes x 65.3e9 = 1.04 TB per GPU: out of memory on
+     * 80 GiB; ZeRO-3 over 32 GPUs (32.6 GB of states) with full recomputation fits. */
+    g_autofree char *model = paro_test_path("models/llama-65b.yaml");
+    g_autofree char *swap = g_strdup_printf("model=%s", model);
+    const char *sets[] = {swap, "training.recompute=full", "training.accumulation=2", NULL};
+    g_autoptr(ParoScenario) s = load(sets);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+    ParoStepResult ddp, zero3;
+    ck_assert(paro_step_simulate(g, paro_strategy_lookup("ddp"), cache, FALSE, &ddp, NULL));
+    ck_assert(paro_step_simulate(g, paro_strategy_lookup("zero-3"), cache, FALSE, &zero3, NULL));
+    ck_assert(!ddp.fits);
+    ck_assert(ddp.peak_bytes > 1e12);
+    ck_assert(zero3.fits);
+}
+END_TEST
+
+START_TEST(step_partial_training_ranking)
+{
+    /* System: LLaMA-65B, Psi' = Psi/16, 32 A100-80GB in groups of 8, full recomputation
+     * (PaRO section 4: partial training of 65B).
+     * Expectation (PaRO's argument for partial training, section 3.1 and the ING
+     * discussion in DeepSpeed issue 5607): with few trainable parameters the
+     * parameters dominate memory, so the strategies that replicate them (DDP, ZeRO-1,
+     * ZeRO-2) run out of memory; the ones that split parameters inside the group and keep
+     * the small gradients unpartitioned or group-local (ING, IIG) fit and beat ZeRO-3,
+     * whose per-layer gathers cross the slow inter-node links every micro-step. */
+    g_autofree char *model = paro_test_path("models/llama-65b.yaml");
+    g_autofree char *swap = g_strdup_printf("model=%s", model);
+    const char *sets[] = {swap, "training.trainable.fraction=1/16", "training.recompute=full",
+                          "training.accumulation=4", NULL};
+    g_autoptr(ParoScenario) s = load(sets);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+    ParoStepResult r[6];
+    const char *names[] = {"ddp", "zero-1", "zero-2", "zero-3", "ING", "IIG"};
+    for (int i = 0; i < 6; i++)
+        ck_assert(paro_step_simulate(g, paro_strategy_lookup(names[i]), cache, FALSE, &r[i], NULL));
+    ck_assert(!r[0].fits && !r[1].fits && !r[2].fits);
+    ck_assert(r[3].fits && r[4].fits && r[5].fits);
+    ck_assert(r[4].step < r[3].step);
+    ck_assert(r[5].step < r[3].step);
+}
+END_TEST
+
+START_TEST(step_trace_is_consistent)
+{
+    /* Tasks never overlap on one stream, and the memory timeline ends where it began
+     * (everything transient is freed by the end of the step). */
+    g_autoptr(ParoScenario) s = load(NULL);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+    ParoStepResult r;
+    ck_assert(paro_step_simulate(g, paro_strategy_lookup("IIG"), cache, TRUE, &r, NULL));
+    ParoTime busy_until[3] = {0, 0, 0};
+    for (guint i = 0; i < r.trace->len; i++) {
+        const ParoTraceTask *t = &g_array_index(r.trace, ParoTraceTask, i);
+        ck_assert(t->end >= t->start);
+        for (int q = 0; q < 3; q++)
+            if (t->streams & (1u << q)) {
+                ck_assert_msg(t->start >= busy_until[q], "task %u overlaps on stream %d", i, q);
+                busy_until[q] = t->end;
+            }
+    }
+    const ParoMemSample *first = &g_array_index(r.memory, ParoMemSample, 3);
+    const ParoMemSample *last = &g_array_index(r.memory, ParoMemSample, r.memory->len - 1);
+    for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
+        ck_assert_double_eq_tol(last->bytes[c], first->bytes[c], 16);
+    paro_step_result_clear(&r);
+}
+END_TEST
+
+static Suite *step_suite(void)
+{
+    Suite *s = suite_create("step");
+    TCase *tc = tcase_create("simulate");
+    tcase_set_timeout(tc, 240);
+    tcase_add_test(tc, step_without_overlap_equals_closed_form);
+    tcase_add_test(tc, step_with_overlap_within_bounds);
+    tcase_add_test(tc, step_memory_model_states_and_activations);
+    tcase_add_test(tc, step_out_of_memory);
+    tcase_add_test(tc, step_partial_training_ranking);
+    tcase_add_test(tc, step_trace_is_consistent);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+PARO_CHECK_MAIN(step_suite)
