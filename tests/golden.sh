@@ -42,6 +42,8 @@ exit_code() { # description, expected code, then the parosim arguments
 golden run-default.txt run "$scenario"
 golden run-default.json run "$scenario" --format json --strategies zero-2,zero-3,NIG,IIG
 golden run-ho-ring.csv run "$scenario" --format csv --set collectives.algorithm=ho-ring
+golden run-calibrated.txt run scenarios/llama-7b_dgx-h100x8_n32-calibrated.yaml \
+    --strategies zero-1,zero-2,zero-3,NIG,IIG,mics
 golden strategies-default.txt strategies "$scenario"
 golden strategies-default.json strategies "$scenario" --format json
 golden strategies-default.csv strategies "$scenario" --format csv

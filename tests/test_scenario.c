@@ -161,6 +161,24 @@ START_TEST(scenario_paro_ranking_partial_training)
 }
 END_TEST
 
+START_TEST(scenario_calibration_replaces_peak_times_efficiency)
+{
+    /* The calibrated scenario takes the measured H100 figures of validation/fits:
+     * 750.8 TFLOP/s and 2777 GB/s, whatever the topology's peak and the efficiency say. */
+    g_autofree char *path = paro_test_path("scenarios/llama-7b_dgx-h100x8_n32-calibrated.yaml");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoScenario) s = paro_scenario_load(path, NULL, &error);
+    ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+    ck_assert(s->calibration.present);
+    ParoComputeSetup c = paro_guideline_compute_setup(s);
+    ck_assert_double_eq_tol(c.rate_flops, 750.8e12, 1);
+    ck_assert_double_eq_tol(c.hbm_Bps, 2777e9, 1);
+    g_autoptr(ParoScenario) plain = load(NULL, NULL);
+    ParoComputeSetup p = paro_guideline_compute_setup(plain);
+    ck_assert_double_eq_tol(p.rate_flops, 312e12 * 0.5, 1);
+}
+END_TEST
+
 static Suite *scenario_suite(void)
 {
     Suite *s = suite_create("scenario");
@@ -171,6 +189,7 @@ static Suite *scenario_suite(void)
     tcase_add_loop_test(tc, scenario_set_errors_are_located, 0, G_N_ELEMENTS(bad_sets));
     tcase_add_test(tc, scenario_guideline_invariants);
     tcase_add_test(tc, scenario_paro_ranking_partial_training);
+    tcase_add_test(tc, scenario_calibration_replaces_peak_times_efficiency);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -69,10 +69,17 @@ void paro_report_strategies_header(const ParoGuideline *g, GString *out)
     g_string_append_printf(out,
                            "# training: micro_batch %" G_GINT64_FORMAT "  sequence %" G_GINT64_FORMAT
                            "  accumulation A %" G_GINT64_FORMAT "  precision %s  K %g  recompute %s"
-                           "  compute %s (efficiency %g)\n",
+                           "  compute %s",
                            tr->micro_batch, tr->sequence, tr->accumulation,
                            paro_precision_names[tr->precision], tr->optimizer_bytes,
-                           paro_recompute_names[tr->recompute], rate, tr->efficiency);
+                           paro_recompute_names[tr->recompute], rate);
+    if (s->calibration.present)
+        g_string_append(out, " (calibrated)\n");
+    else
+        g_string_append_printf(out, " (efficiency %g)\n", tr->efficiency);
+    if (s->calibration.present)
+        g_string_append_printf(out, "# calibration: %s (%s): compute rate and HBM bandwidth measured\n",
+                               s->calibration.device, s->calibration.path);
     g_string_append_printf(out, "# global collectives: %s", paro_algorithm_names[s->algorithm]);
     if (s->algorithm == PARO_ALGO_HO_RING)
         g_string_append_printf(out, " (%" G_GINT64_FORMAT " chunks)", s->chunks);

@@ -49,9 +49,10 @@ ParoCommModel paro_guideline_comm_model(const ParoScenario *s)
 ParoComputeSetup paro_guideline_compute_setup(const ParoScenario *s)
 {
     double trainable, params = paro_model_params(s->model, &s->training.trainable, &trainable);
+    const ParoCalibration *c = &s->calibration;
     return (ParoComputeSetup){
-        .rate_flops = s->topology->gpu.peak_flops * s->training.efficiency,
-        .hbm_Bps = s->topology->gpu.hbm_Bps,
+        .rate_flops = c->present ? c->matmul_flops : s->topology->gpu.peak_flops * s->training.efficiency,
+        .hbm_Bps = c->present ? c->hbm_Bps : s->topology->gpu.hbm_Bps,
         .batch = s->training.micro_batch,
         .seq = s->training.sequence,
         .trainable_share = trainable / params,
@@ -153,7 +154,7 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     r->t_comm = r->t_param + r->t_gradient + r->t_sync_grad + r->t_sync_param;
     double owned = z->trainable / paro_strategy_divisor(st->os, z->n, z->m);
     double optimizer_bytes = (2.0 * z->optim_bytes + z->grad_bytes + z->param_bytes) * owned;
-    r->t_optimizer = optimizer_bytes / s->topology->gpu.hbm_Bps;
+    r->t_optimizer = optimizer_bytes / paro_guideline_compute_setup(s).hbm_Bps;
     r->t_compute = A * g->micro_step_s + r->t_optimizer;
     r->t_step = fmax(r->t_compute, r->t_comm);
     r->t_serial = r->t_compute + r->t_comm;
@@ -169,8 +170,8 @@ ParoGuideline *paro_guideline_evaluate(const ParoScenario *s)
     g->flops_per_micro_step =
         paro_model_step_flops(s->model, s->training.micro_batch, s->training.sequence,
                               g->sizes.trainable / g->sizes.params, s->training.recompute);
-    g->achieved_flops = s->topology->gpu.peak_flops * s->training.efficiency;
     ParoComputeSetup setup = paro_guideline_compute_setup(s);
+    g->achieved_flops = setup.rate_flops;
     g_autoptr(GArray) layers = paro_compute_layers(s->model, &setup);
     for (guint l = 0; l < layers->len; l++) {
         const ParoLayerCost *lc = &g_array_index(layers, ParoLayerCost, l);

@@ -27,6 +27,8 @@ void paro_scenario_free(ParoScenario *s)
     g_free(s->path);
     g_free(s->name);
     g_free(s->description);
+    g_free(s->calibration.device);
+    g_free(s->calibration.path);
     paro_model_free(s->model);
     paro_topology_free(s->topology);
     g_free(s);
@@ -194,6 +196,45 @@ static gboolean parse_topology(const ParoNode *node, gpointer ptr, gpointer reco
     return *out != NULL;
 }
 
+static const ParoField calibration_compute_fields[] = {
+    {"matmul_rate", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoCalibration, matmul_flops), PARO_QUANTITY_FLOP_RATE, NULL, NULL,
+     "achieved dense 16-bit GEMM rate on the model's layer shapes"},
+    {"hbm_bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoCalibration, hbm_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
+     "achieved HBM bandwidth (bytes read + written) of an optimizer-like kernel"},
+};
+
+static gboolean parse_calibration_compute(const ParoNode *node, gpointer ptr, gpointer record,
+                                          GError **error)
+{
+    return paro_schema_apply(node, "compute", calibration_compute_fields,
+                             G_N_ELEMENTS(calibration_compute_fields), ptr, NULL, NULL, error);
+}
+
+static const ParoField calibration_fields[] = {
+    {"kind", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "calibration"},
+    {"schema", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "1"},
+    {"device", PARO_FIELD_STRING, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoCalibration, device), 0,
+     NULL, NULL, "the GPU measured"},
+    {"description", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "free text: date, versions, logs"},
+    {"compute", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_calibration_compute,
+     "measured compute figures"},
+};
+
+static gboolean parse_calibration(const ParoNode *node, gpointer ptr, gpointer record,
+                                  GError **error)
+{
+    ParoCalibration *c = ptr;
+    if (!paro_schema_check_header(node, "calibration", error) ||
+        !paro_schema_apply(node, "calibration", calibration_fields,
+                           G_N_ELEMENTS(calibration_fields), c, NULL, NULL, error))
+        return FALSE;
+    c->present = TRUE;
+    c->path = g_strdup(node->source);
+    return TRUE;
+}
+
 static const ParoField scenario_fields[] = {
     {"kind", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "scenario"},
     {"schema", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "1"},
@@ -210,6 +251,8 @@ static const ParoField scenario_fields[] = {
      parse_training, "batch, accumulation, precision, trainable share"},
     {"collectives", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_collectives,
      "algorithm for global collectives"},
+    {"calibration", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoScenario, calibration), 0, NULL,
+     parse_calibration, "calibration file: measured compute rates replacing peak x efficiency"},
 };
 
 /* Replaces a scalar `model:` or `topology:` reference by the tree of the file it names. */
@@ -245,7 +288,8 @@ static gboolean resolve_reference(ParoNode *root, const char *key, GError **erro
 static gboolean is_reference_override(const ParoOverride *o)
 {
     return o->path[1] == NULL &&
-           (strcmp(o->path[0], "model") == 0 || strcmp(o->path[0], "topology") == 0);
+           (strcmp(o->path[0], "model") == 0 || strcmp(o->path[0], "topology") == 0 ||
+            strcmp(o->path[0], "calibration") == 0);
 }
 
 static gboolean check_scenario(ParoScenario *s, const ParoNode *root, GError **error)
@@ -311,7 +355,8 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
         if (is_reference_override(o) && !paro_override_apply(root, o, 0, error))
             return NULL;
     }
-    if (!resolve_reference(root, "model", error) || !resolve_reference(root, "topology", error))
+    if (!resolve_reference(root, "model", error) || !resolve_reference(root, "topology", error) ||
+        !resolve_reference(root, "calibration", error))
         return NULL;
     for (guint i = 0; i < parsed->len; i++) {
         const ParoOverride *o = g_ptr_array_index(parsed, i);

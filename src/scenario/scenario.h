@@ -30,6 +30,15 @@ typedef struct {
     double bucket_bytes;     /* gradient reduce-scatter bucket */
 } ParoTraining;
 
+/* Measured compute figures of a GPU (`kind: calibration`), replacing peak x efficiency. */
+typedef struct {
+    gboolean present;
+    char *device;
+    char *path;
+    double matmul_flops;  /* achieved dense 16-bit rate on the model's layer GEMMs */
+    double hbm_Bps;       /* achieved HBM bandwidth of an optimizer-like kernel */
+} ParoCalibration;
+
 typedef struct {
     char *path;          /* the scenario file */
     char *name;
@@ -41,6 +50,7 @@ typedef struct {
     int algorithm;       /* ParoAlgorithm for global collectives */
     gint64 chunks;       /* ho-ring chunks */
     int network;         /* ParoNetFidelity of the training-step simulation */
+    ParoCalibration calibration;
 } ParoScenario;
 
 void paro_scenario_free(ParoScenario *scenario);

@@ -316,7 +316,8 @@ static gboolean build(Builder *b, const ParoStrategy *st, GArray *layers)
     }
     double owned = z->trainable / paro_strategy_divisor(st->os, z->n, z->m);
     double optimizer_s =
-        (2.0 * z->optim_bytes + z->grad_bytes + z->param_bytes) * owned / sc->topology->gpu.hbm_Bps;
+        (2.0 * z->optim_bytes + z->grad_bytes + z->param_bytes) * owned /
+        paro_guideline_compute_setup(sc).hbm_Bps;
     guint opt = add_task(s, "optimizer", PARO_STREAM_COMPUTE, -1, -1, paro_time_from_s(optimizer_s));
     depend(s, opt, previous);
     for (guint r = 0; r < last_reductions->len; r++)
