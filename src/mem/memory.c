@@ -2,8 +2,9 @@
 /* The ledger. A negative balance is a bookkeeping error of the caller and asserts. */
 #include "mem/memory.h"
 
-const char *const paro_mem_category_names[] = {"params",   "grads",   "optimizer", "activations",
-                                               "gathered", "buckets", "overhead",  NULL};
+const char *const paro_mem_category_names[] = {
+    "params", "grads", "optimizer", "activations", "gathered", "buckets", "comm_buffers",
+    "workspace", "overhead", NULL};
 
 struct _ParoMemLedger {
     ParoMemSample now;

@@ -176,7 +176,7 @@ void paro_report_trace(const ParoStepResult *rows, guint n, gboolean chrome, GSt
         g_string_append(out, "# parosim trace: tasks (seconds) and memory (bytes) per strategy\n"
                              "# task\tstrategy\tstream\tname\tmicro\tlayer\tstart\tend\n"
                              "# memory\tstrategy\ttime\tparams\tgrads\toptimizer\tactivations"
-                             "\tgathered\tbuckets\toverhead\ttotal\n");
+                             "\tgathered\tbuckets\tcomm_buffers\tworkspace\toverhead\ttotal\n");
     gboolean first = TRUE;
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];

@@ -191,6 +191,8 @@ static void json(const ParoGuideline *g, GString *out)
         json_field(out, "model_states", round(r->mem_model_states), FALSE);
         json_field(out, "activations", round(r->mem_activations), FALSE);
         json_field(out, "buffers", round(r->mem_buffers), FALSE);
+        json_field(out, "comm_buffers", round(r->mem_comm_buffers), FALSE);
+        json_field(out, "workspace", round(r->mem_workspace), FALSE);
         json_field(out, "overhead", round(r->mem_overhead), FALSE);
         json_field(out, "total", round(r->mem_total), TRUE);
         g_string_append(out, "},\n     \"traffic\": {");
@@ -217,7 +219,7 @@ static void json(const ParoGuideline *g, GString *out)
 static void csv(const ParoGuideline *g, GString *out)
 {
     g_string_append(out, "rank,name,aliases,mem_params,mem_grads,mem_optimizer,mem_model_states,"
-                         "mem_activations,mem_buffers,mem_overhead,mem_total,traffic_intra,"
+                         "mem_activations,mem_buffers,mem_comm_buffers,mem_workspace,mem_overhead,mem_total,traffic_intra,"
                          "traffic_inter,time_compute,time_optimizer,time_comm,time_step,"
                          "time_serial,time_param,time_gradient,time_sync_grad,time_sync_param,"
                          "fits,dominated,effective\n");
@@ -228,6 +230,7 @@ static void csv(const ParoGuideline *g, GString *out)
         const double values[] = {round(r->mem_params),      round(r->mem_grads),
                                  round(r->mem_optimizer),   round(r->mem_model_states),
                                  round(r->mem_activations), round(r->mem_buffers),
+                                 round(r->mem_comm_buffers), round(r->mem_workspace),
                                  round(r->mem_overhead),    round(r->mem_total),
                                  round(r->traffic_intra),   round(r->traffic_inter),
                                  r->t_compute,              r->t_optimizer,

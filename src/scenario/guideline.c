@@ -10,7 +10,7 @@
  * the step time the ranking uses; t_comp + t_comm is the serial bound.
  *
  * Memory: model states (strategy.c) + activations of one micro-batch over all layers +
- * transient buffers + the scenario's fixed overhead. Buffers, an estimate the training-
+ * transient buffers + NCCL's buffers + cuBLAS's workspace + the scenario's fixed overhead. Buffers, an estimate the training-
  * step simulation refines: a strategy that gathers parameters holds two gathered layers
  * (the one in use and the prefetched one); one that reduces gradients holds one layer's
  * full gradient before its reduce-scatter.
@@ -44,6 +44,19 @@ ParoCommModel paro_guideline_comm_model(const ParoScenario *s)
         .algorithm = s->algorithm,
         .chunks = s->chunks,
     };
+}
+
+double paro_guideline_comm_buffers(const ParoScenario *s, const ParoStrategy *st)
+{
+    ParoStateSizes z = paro_guideline_state_sizes(s);
+    g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
+    paro_strategy_collectives(st, &z, calls);
+    gboolean used[3] = {FALSE, FALSE, FALSE};
+    for (guint i = 0; i < calls->len; i++)
+        used[g_array_index(calls, ParoCollCall, i).scope] = TRUE;
+    const ParoTopology *t = s->topology;
+    double channels = (double)(t->nccl.channels ? t->nccl.channels : MAX(1, t->nics.count));
+    return (double)(used[0] + used[1] + used[2]) * 2.0 * channels * 4.0 * 1048576.0;
 }
 
 ParoComputeSetup paro_guideline_compute_setup(const ParoScenario *s)
@@ -121,8 +134,11 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     gboolean gathers = st->p != PARO_PART_N || st->kind == PARO_STRATEGY_FSDP_HSZ;
     r->mem_buffers = (gathers ? 2.0 * z->param_bytes * layer : 0) +
                      (st->g != PARO_PART_N ? z->grad_bytes * layer * z->trainable / z->params : 0);
+    r->mem_comm_buffers = paro_guideline_comm_buffers(s, st);
+    r->mem_workspace = PARO_CUBLAS_WORKSPACE_BYTES;
     r->mem_overhead = s->training.memory_overhead;
-    r->mem_total = r->mem_model_states + r->mem_activations + r->mem_buffers + r->mem_overhead;
+    r->mem_total = r->mem_model_states + r->mem_activations + r->mem_buffers +
+                   r->mem_comm_buffers + r->mem_workspace + r->mem_overhead;
     r->fits = r->mem_total <= s->topology->gpu.memory_bytes;
 
     g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));

@@ -18,6 +18,8 @@ typedef struct {
     double mem_params, mem_grads, mem_optimizer, mem_model_states;
     double mem_activations; /* one micro-batch, all layers (Korthikanti) */
     double mem_buffers;     /* gathered parameters (2 layers) and one layer's gradients */
+    double mem_comm_buffers; /* NCCL connection buffers of the communicators used */
+    double mem_workspace;   /* cuBLAS workspace */
     double mem_overhead;    /* the scenario's memory_overhead */
     double mem_total;
     /* bytes each GPU sends per global step */
@@ -46,6 +48,17 @@ typedef struct {
 
 void paro_guideline_free(ParoGuideline *g);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoGuideline, paro_guideline_free)
+
+/**
+ * paro_guideline_comm_buffers:
+ * NCCL's buffers for @strategy: 2 connections (send, receive) x channels x 4 MiB
+ * (NCCL_BUFFSIZE's default) for each communicator the strategy uses (intra-group,
+ * inter-group, global).
+ */
+double paro_guideline_comm_buffers(const ParoScenario *s, const ParoStrategy *strategy);
+
+/* cuBLAS's default workspace on Hopper (32 MiB; 4 MiB before). */
+#define PARO_CUBLAS_WORKSPACE_BYTES (32.0 * 1048576.0)
 
 /** paro_guideline_comm_model: the alpha-beta parameters of a scenario's cluster. */
 ParoCommModel paro_guideline_comm_model(const ParoScenario *s);

@@ -359,6 +359,8 @@ gboolean paro_step_simulate(const ParoGuideline *g, const ParoStrategy *st, Paro
     paro_mem_ledger_change(ledger, 0, PARO_MEM_PARAMS, states.params);
     paro_mem_ledger_change(ledger, 0, PARO_MEM_GRADS, states.grads);
     paro_mem_ledger_change(ledger, 0, PARO_MEM_OPTIMIZER, states.optimizer);
+    paro_mem_ledger_change(ledger, 0, PARO_MEM_COMM_BUFFERS, paro_guideline_comm_buffers(sc, st));
+    paro_mem_ledger_change(ledger, 0, PARO_MEM_WORKSPACE, PARO_CUBLAS_WORKSPACE_BYTES);
     paro_mem_ledger_change(ledger, 0, PARO_MEM_OVERHEAD, sc->training.memory_overhead);
     if (ok) {
         s.left = s.tasks->len;
