@@ -14,7 +14,12 @@ G_BEGIN_DECLS
 
 /** paro_cli_report_error: prints @error; for a located config error also the source line
  * and a caret under the column. @set_args are the --set arguments, for "--set[i]" labels. */
-void paro_cli_report_error(const GError *error, const char *const *set_args);
+void paro_cli_report_error(const GError *error, const char *const *set_args,
+                           const char *const *vary_args);
+
+/** paro_cli_parse_strategies: "all" or a comma-separated list of names and aliases;
+ * NULL (and a usage message naming @command) for an unknown one. (transfer container) */
+GPtrArray *paro_cli_parse_strategies(const char *text, const char *command);
 
 /** paro_cli_write: writes @text to stdout in one piece; FALSE (and a message) on failure. */
 gboolean paro_cli_write(const GString *text);
@@ -25,5 +30,6 @@ int paro_cli_parse_format(const char *name);
 int paro_cmd_strategies(int argc, char **argv);
 int paro_cmd_collective(int argc, char **argv);
 int paro_cmd_run(int argc, char **argv);
+int paro_cmd_sweep(int argc, char **argv);
 
 G_END_DECLS

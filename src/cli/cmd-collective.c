@@ -233,7 +233,7 @@ int paro_cmd_collective(int argc, char **argv)
     }
     g_autoptr(ParoTopology) topology = paro_topology_load(topology_path, &error);
     if (topology == NULL) {
-        paro_cli_report_error(error, NULL);
+        paro_cli_report_error(error, NULL, NULL);
         return PARO_EXIT_ERROR;
     }
     gint64 gpn = topology->gpus_per_node;

@@ -23,47 +23,6 @@ static const char run_help[] =
     "      --set collectives.algorithm=ho-ring --trace step.json\n"
     "  parosim run SCENARIO.yaml --set training.overlap=false --format csv";
 
-/* Parses "all" or a comma-separated list of names and aliases, in the order given. */
-static GPtrArray *parse_strategies(const char *text)
-{
-    GPtrArray *list = g_ptr_array_new();
-    if (text == NULL || strcmp(text, "all") == 0) {
-        for (guint i = 0; i < paro_strategy_n_all(); i++)
-            g_ptr_array_add(list, (gpointer)paro_strategy_get(i));
-        return list;
-    }
-    g_auto(GStrv) names = g_strsplit(text, ",", -1);
-    for (int i = 0; names[i]; i++) {
-        const ParoStrategy *s = paro_strategy_lookup(g_strstrip(names[i]));
-        if (s == NULL) {
-            g_printerr("parosim run: unknown strategy '%s' (a triple such as NIG, or ddp, "
-                       "zero-1, zero-2, zero-3, fsdp-full, mics, fsdp-hybrid, "
-                       "fsdp-hybrid-zero2, zero++, or all)\n",
-                       names[i]);
-            g_ptr_array_free(list, TRUE);
-            return NULL;
-        }
-        gboolean seen = FALSE;
-        for (guint k = 0; k < list->len; k++)
-            seen |= g_ptr_array_index(list, k) == s;
-        if (!seen)
-            g_ptr_array_add(list, (gpointer)s);
-    }
-    return list;
-}
-
-static int compare_rank(gconstpointer pa, gconstpointer pb)
-{
-    const ParoStepResult *a = pa, *b = pb;
-    if (a->fits != b->fits)
-        return a->fits ? -1 : 1;
-    if (a->step != b->step)
-        return a->step < b->step ? -1 : 1;
-    if (a->peak_bytes != b->peak_bytes)
-        return a->peak_bytes < b->peak_bytes ? -1 : 1;
-    return strcmp(a->strategy->name, b->strategy->name);
-}
-
 /* Writes @text to @path through a temporary file and a rename, so an interrupted run
  * never leaves a truncated file. */
 static gboolean write_atomically(const char *path, const GString *text, GError **error)
@@ -103,13 +62,13 @@ int paro_cmd_run(int argc, char **argv)
     int format = paro_cli_parse_format(format_name ? format_name : "table");
     if (format < 0)
         return PARO_EXIT_USAGE;
-    g_autoptr(GPtrArray) chosen = parse_strategies(strategies_text);
+    g_autoptr(GPtrArray) chosen = paro_cli_parse_strategies(strategies_text, "run");
     if (chosen == NULL)
         return PARO_EXIT_USAGE;
 
     g_autoptr(ParoScenario) scenario = paro_scenario_load(argv[1], (const char *const *)sets, &error);
     if (scenario == NULL) {
-        paro_cli_report_error(error, (const char *const *)sets);
+        paro_cli_report_error(error, (const char *const *)sets, NULL);
         return PARO_EXIT_ERROR;
     }
     g_autoptr(ParoGuideline) guideline = paro_guideline_evaluate(scenario);
@@ -125,7 +84,7 @@ int paro_cmd_run(int argc, char **argv)
         }
         g_array_append_val(rows, r);
     }
-    g_array_sort(rows, compare_rank);
+    g_array_sort(rows, paro_step_result_compare);
     for (guint i = 0; i < rows->len; i++)
         g_array_index(rows, ParoStepResult, i).rank = (int)i + 1;
     if (trace_path != NULL) {

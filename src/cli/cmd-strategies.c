@@ -55,7 +55,7 @@ int paro_cmd_strategies(int argc, char **argv)
     g_autoptr(ParoScenario) scenario =
         paro_scenario_load(argv[1], (const char *const *)sets, &error);
     if (scenario == NULL) {
-        paro_cli_report_error(error, (const char *const *)sets);
+        paro_cli_report_error(error, (const char *const *)sets, NULL);
         return PARO_EXIT_ERROR;
     }
     g_autoptr(ParoGuideline) guideline = paro_guideline_evaluate(scenario);

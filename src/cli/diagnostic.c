@@ -7,14 +7,21 @@
 
 #include "core/error.h"
 #include "report/report.h"
+#include "strategy/strategy.h"
 
-static char *source_line(const char *file, int line, const char *const *set_args)
+static char *source_line(const char *file, int line, const char *const *set_args,
+                         const char *const *vary_args)
 {
     int index;
-    if (sscanf(file, "--set[%d]", &index) == 1) {
-        if (set_args == NULL || index < 1 || (guint)index > g_strv_length((char **)set_args))
+    const char *const *args = NULL;
+    if (sscanf(file, "--set[%d]", &index) == 1)
+        args = set_args;
+    else if (sscanf(file, "--vary[%d]", &index) == 1)
+        args = vary_args;
+    if (g_str_has_prefix(file, "--")) {
+        if (args == NULL || index < 1 || (guint)index > g_strv_length((char **)args))
             return NULL;
-        return g_strdup(set_args[index - 1]);
+        return g_strdup(args[index - 1]);
     }
     g_autofree char *contents = NULL;
     if (!g_file_get_contents(file, &contents, NULL, NULL))
@@ -31,13 +38,14 @@ static char *source_line(const char *file, int line, const char *const *set_args
     return g_strndup(p, end ? (gsize)(end - p) : strlen(p));
 }
 
-void paro_cli_report_error(const GError *error, const char *const *set_args)
+void paro_cli_report_error(const GError *error, const char *const *set_args,
+                           const char *const *vary_args)
 {
     g_printerr("parosim: error: %s\n", error->message);
     const ParoConfigErrorPrivate *loc = paro_config_error_get_location(error);
     if (loc == NULL || loc->file == NULL || loc->line <= 0 || loc->column <= 0)
         return;
-    g_autofree char *text = source_line(loc->file, loc->line, set_args);
+    g_autofree char *text = source_line(loc->file, loc->line, set_args, vary_args);
     if (text == NULL || strlen(text) > 400)
         return;
     g_printerr("%5d | %s\n      | ", loc->line, text);
@@ -53,6 +61,34 @@ gboolean paro_cli_write(const GString *text)
         return FALSE;
     }
     return TRUE;
+}
+
+GPtrArray *paro_cli_parse_strategies(const char *text, const char *command)
+{
+    GPtrArray *list = g_ptr_array_new();
+    if (text == NULL || strcmp(text, "all") == 0) {
+        for (guint i = 0; i < paro_strategy_n_all(); i++)
+            g_ptr_array_add(list, (gpointer)paro_strategy_get(i));
+        return list;
+    }
+    g_auto(GStrv) names = g_strsplit(text, ",", -1);
+    for (int i = 0; names[i]; i++) {
+        const ParoStrategy *s = paro_strategy_lookup(g_strstrip(names[i]));
+        if (s == NULL) {
+            g_printerr("parosim %s: unknown strategy '%s' (a triple such as NIG, or ddp, "
+                       "zero-1, zero-2, zero-3, fsdp-full, mics, fsdp-hybrid, "
+                       "fsdp-hybrid-zero2, zero++, or all)\n",
+                       command, names[i]);
+            g_ptr_array_free(list, TRUE);
+            return NULL;
+        }
+        gboolean seen = FALSE;
+        for (guint k = 0; k < list->len; k++)
+            seen |= g_ptr_array_index(list, k) == s;
+        if (!seen)
+            g_ptr_array_add(list, (gpointer)s);
+    }
+    return list;
 }
 
 int paro_cli_parse_format(const char *name)

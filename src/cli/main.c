@@ -16,6 +16,8 @@ typedef struct {
 static const Command commands[] = {
     {"run", paro_cmd_run,
      "simulate one training step for every strategy; rank by step time (the main job)"},
+    {"sweep", paro_cmd_sweep,
+     "run the main job over a cartesian product of varied values, in parallel"},
     {"strategies", paro_cmd_strategies,
      "memory, traffic and closed-form step time of every sharding strategy, ranked"},
     {"collective", paro_cmd_collective,

@@ -1,23 +1,45 @@
 /* SPDX-License-Identifier: MIT */
 /* The collective-duration cache of a scenario: one link graph (folded when the cluster
  * is symmetric, explicit otherwise or for trees) and a lookup table keyed by operation,
- * scope and exact size. The table is only looked up, never iterated. */
+ * scope and exact size (entries hold their key and value). The table is only looked up, never iterated. */
 #include "step/step.h"
 
+#include <string.h>
+
 #include "coll/simulate.h"
+
+typedef struct {
+    int op, scope;
+    double size;
+    ParoTime time;
+} Entry;
 
 struct _ParoCollCache {
     const ParoScenario *scenario;
     ParoGraph *folded;   /* NULL when the cluster cannot be folded */
     ParoGraph *explicit_graph; /* made on first need */
-    GHashTable *times;   /* "op/scope/size" -> ParoTime* */
+    GHashTable *times;   /* Entry (key and value) */
 };
+
+static guint entry_hash(gconstpointer p)
+{
+    const Entry *e = p;
+    guint64 bits;
+    memcpy(&bits, &e->size, sizeof bits);
+    return (guint)(bits ^ (bits >> 29) ^ ((guint64)e->op << 7) ^ ((guint64)e->scope << 11));
+}
+
+static gboolean entry_equal(gconstpointer a, gconstpointer b)
+{
+    const Entry *x = a, *y = b;
+    return x->op == y->op && x->scope == y->scope && x->size == y->size;
+}
 
 ParoCollCache *paro_coll_cache_new(const ParoScenario *s, GError **error)
 {
     ParoCollCache *c = g_new0(ParoCollCache, 1);
     c->scenario = s;
-    c->times = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    c->times = g_hash_table_new_full(entry_hash, entry_equal, g_free, NULL);
     if (s->topology->nodes > 1)
         c->folded = paro_graph_new(s->topology, s->topology->nodes, TRUE, NULL);
     return c;
@@ -33,13 +55,28 @@ void paro_coll_cache_free(ParoCollCache *c)
     g_free(c);
 }
 
+char *paro_coll_cache_context(const ParoScenario *s)
+{
+    const ParoTopology *t = s->topology;
+    return g_strdup_printf("%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " m%" G_GINT64_FORMAT
+                           " f%d %a %a n%" G_GINT64_FORMAT " %a %a l%" G_GINT64_FORMAT
+                           " %a %a c%" G_GINT64_FORMAT " k%" G_GINT64_FORMAT " %a a%d p%" G_GINT64_FORMAT
+                           " w%d",
+                           t->nodes, t->gpus_per_node, s->group, t->fabric.kind,
+                           t->fabric.bandwidth_Bps, t->fabric.latency_s, t->nics.count,
+                           t->nics.bandwidth_Bps, t->nics.latency_s, t->network.nodes_per_leaf,
+                           t->network.oversubscription, t->network.latency_s, t->nccl.channels,
+                           t->nccl.chunks, t->nccl.step_overhead_s, s->algorithm, s->chunks,
+                           s->network);
+}
+
 gboolean paro_coll_cache_time(ParoCollCache *c, ParoCollKind op, ParoScope scope,
                               double size_bytes, ParoTime *out, GError **error)
 {
-    g_autofree char *key = g_strdup_printf("%d/%d/%a", op, scope, size_bytes);
-    ParoTime *hit = g_hash_table_lookup(c->times, key);
+    Entry probe = {op, scope, size_bytes, 0};
+    const Entry *hit = g_hash_table_lookup(c->times, &probe);
     if (hit) {
-        *out = *hit;
+        *out = hit->time;
         return TRUE;
     }
     const ParoScenario *s = c->scenario;
@@ -71,9 +108,9 @@ gboolean paro_coll_cache_time(ParoCollCache *c, ParoCollKind op, ParoScope scope
     ParoCollResult r;
     if (!paro_coll_simulate(g, (ParoNetFidelity)s->network, &spec, &r, error))
         return FALSE;
-    ParoTime *value = g_new(ParoTime, 1);
-    *value = r.time;
-    g_hash_table_insert(c->times, g_steal_pointer(&key), value);
+    Entry *entry = g_new(Entry, 1);
+    *entry = (Entry){op, scope, size_bytes, r.time};
+    g_hash_table_add(c->times, entry);
     *out = r.time;
     return TRUE;
 }

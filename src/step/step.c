@@ -27,6 +27,7 @@
 #include "step/step.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "core/engine.h"
 #include "core/error.h"
@@ -48,7 +49,7 @@ typedef struct {
     gint micro, layer;
     ParoTime duration;
     int waiting;
-    GArray *followers; /* guint */
+    guint first_edge; /* index into Sched.edges of the first follower; G_MAXUINT: none */
     MemAction on_start[MAX_ACTIONS], on_end[MAX_ACTIONS];
     int n_start, n_end;
     gboolean started, done;
@@ -56,13 +57,20 @@ typedef struct {
 } Task;
 
 typedef struct {
+    guint to;   /* the follower */
+    guint next; /* next edge of the same task, G_MAXUINT at the end */
+} Edge;
+
+typedef struct {
     ParoEngine *engine;
     ParoMemLedger *ledger;
     GArray *tasks;      /* Task */
+    GArray *edges;      /* Edge: all dependencies, one array for the whole step */
     GArray *queues[3];  /* guint task indices per stream, program order */
     guint heads[3];
     guint left;
     double compute_s, comm_s, intra_s, inter_s;
+    struct _Ending *endings; /* one per task, made once the graph is built */
 } Sched;
 
 static int stream_index(guint bit)
@@ -73,8 +81,7 @@ static int stream_index(guint bit)
 static guint add_task(Sched *s, const char *name, guint streams, gint micro, gint layer,
                       ParoTime duration)
 {
-    Task t = {name, streams, micro, layer, duration, 0, NULL, {{0}}, {{0}}, 0, 0, FALSE, FALSE, 0, 0};
-    t.followers = g_array_new(FALSE, FALSE, sizeof(guint));
+    Task t = {name, streams, micro, layer, duration, 0, G_MAXUINT, {{0}}, {{0}}, 0, 0, FALSE, FALSE, 0, 0};
     g_array_append_val(s->tasks, t);
     guint index = s->tasks->len - 1;
     for (guint bit = 1; bit <= 4; bit <<= 1)
@@ -92,7 +99,9 @@ static void depend(Sched *s, guint later, guint first)
 {
     if (first == G_MAXUINT)
         return;
-    g_array_append_val(task(s, first)->followers, later);
+    Edge e = {later, task(s, first)->first_edge};
+    g_array_append_val(s->edges, e);
+    task(s, first)->first_edge = s->edges->len - 1;
     task(s, later)->waiting++;
 }
 
@@ -112,7 +121,8 @@ static void on_end(Sched *s, guint t, ParoMemCategory c, double delta)
 
 static void try_start(Sched *s);
 
-typedef struct {
+/* The engine passes one pointer: a task's ending names its scheduler and index. */
+typedef struct _Ending {
     Sched *sched;
     guint index;
 } Ending;
@@ -130,10 +140,9 @@ static void end_task(ParoEngine *engine, gpointer data)
     for (guint bit = 1; bit <= 4; bit <<= 1)
         if (t->streams & bit)
             s->heads[stream_index(bit)]++;
-    for (guint k = 0; k < t->followers->len; k++)
-        task(s, g_array_index(t->followers, guint, k))->waiting--;
+    for (guint k = t->first_edge; k != G_MAXUINT; k = g_array_index(s->edges, Edge, k).next)
+        task(s, g_array_index(s->edges, Edge, k).to)->waiting--;
     s->left--;
-    g_free(e);
     try_start(s);
 }
 
@@ -175,7 +184,7 @@ static void try_start(Sched *s)
             s->intra_s += d;
         if (t->streams & PARO_STREAM_INTER)
             s->inter_s += d;
-        Ending *e = g_new(Ending, 1);
+        Ending *e = &s->endings[index];
         *e = (Ending){s, index};
         paro_engine_schedule(s->engine, now + t->duration, 0, end_task, e);
     }
@@ -334,6 +343,18 @@ static gboolean build(Builder *b, const ParoStrategy *st, GArray *layers)
     return !b->failed;
 }
 
+int paro_step_result_compare(gconstpointer pa, gconstpointer pb)
+{
+    const ParoStepResult *a = pa, *b = pb;
+    if (a->fits != b->fits)
+        return a->fits ? -1 : 1;
+    if (a->step != b->step)
+        return a->step < b->step ? -1 : 1;
+    if (a->peak_bytes != b->peak_bytes)
+        return a->peak_bytes < b->peak_bytes ? -1 : 1;
+    return strcmp(a->strategy->name, b->strategy->name);
+}
+
 void paro_step_result_clear(ParoStepResult *r)
 {
     g_clear_pointer(&r->trace, g_array_unref);
@@ -349,7 +370,8 @@ gboolean paro_step_simulate(const ParoGuideline *g, const ParoStrategy *st, Paro
     g_autoptr(GArray) layers = paro_compute_layers(sc->model, &setup);
     g_autoptr(ParoEngine) engine = paro_engine_new();
     g_autoptr(ParoMemLedger) ledger = paro_mem_ledger_new(keep_trace);
-    Sched s = {engine, ledger, g_array_new(FALSE, FALSE, sizeof(Task)), {NULL}, {0}, 0, 0, 0, 0, 0};
+    Sched s = {engine, ledger, g_array_new(FALSE, FALSE, sizeof(Task)),
+               g_array_new(FALSE, FALSE, sizeof(Edge)), {NULL}, {0}, 0, 0, 0, 0, 0, NULL};
     for (int q = 0; q < 3; q++)
         s.queues[q] = g_array_new(FALSE, FALSE, sizeof(guint));
     Builder b = {g, cache, &s, sc->training.overlap, error, FALSE};
@@ -364,6 +386,7 @@ gboolean paro_step_simulate(const ParoGuideline *g, const ParoStrategy *st, Paro
     paro_mem_ledger_change(ledger, 0, PARO_MEM_OVERHEAD, sc->training.memory_overhead);
     if (ok) {
         s.left = s.tasks->len;
+        s.endings = g_new(Ending, s.tasks->len);
         try_start(&s);
         paro_engine_run(engine, PARO_TIME_MAX);
         if (s.left != 0) {
@@ -411,8 +434,8 @@ gboolean paro_step_simulate(const ParoGuideline *g, const ParoStrategy *st, Paro
             g_array_append_vals(out->memory, tl->data, tl->len);
         }
     }
-    for (guint i = 0; i < s.tasks->len; i++)
-        g_array_unref(task(&s, i)->followers);
+    g_free(s.endings);
+    g_array_unref(s.edges);
     g_array_unref(s.tasks);
     for (int q = 0; q < 3; q++)
         g_array_unref(s.queues[q]);

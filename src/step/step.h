@@ -21,6 +21,10 @@ ParoCollCache *paro_coll_cache_new(const ParoScenario *scenario, GError **error)
 void paro_coll_cache_free(ParoCollCache *cache);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoCollCache, paro_coll_cache_free)
 
+/** paro_coll_cache_context: (transfer full) a text that differs whenever two scenarios'
+ * collectives could take different times (cluster, group, algorithm, network). */
+char *paro_coll_cache_context(const ParoScenario *scenario);
+
 /** paro_coll_cache_time: simulated duration of one collective as the scenario runs it. */
 gboolean paro_coll_cache_time(ParoCollCache *cache, ParoCollKind op, ParoScope scope,
                               double size_bytes, ParoTime *out, GError **error);
@@ -55,6 +59,9 @@ typedef struct {
 } ParoStepResult;
 
 void paro_step_result_clear(ParoStepResult *r);
+
+/** paro_step_result_compare: rank order: fits first, then step time, peak memory, name. */
+int paro_step_result_compare(gconstpointer a, gconstpointer b);
 
 /**
  * paro_step_simulate:

@@ -25,7 +25,9 @@ static ParoNode *node_new(ParoNodeKind kind, const char *source, int line, int c
 {
     ParoNode *node = g_new0(ParoNode, 1);
     node->kind = kind;
-    node->source = g_ref_string_new_intern(source ? source : "<data>");
+    /* Not interned: GLib 2.74 races between releasing the last reference to an
+     * interned string and interning it again from another thread (sweeps). */
+    node->source = g_ref_string_new(source ? source : "<data>");
     node->line = line;
     node->column = column;
     if (kind == PARO_NODE_MAPPING)

@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/* Sweep axes, the cartesian product, and the worker threads. Each point loads its own
+ * scenario (the fixed --set overrides, then one override per axis) and runs every chosen
+ * strategy; a worker keeps its collective cache while consecutive points share the
+ * cluster and collective settings. Results land in the point's slot, so the output order
+ * never depends on the threads. */
+#include "sweep/sweep.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/units.h"
+
+#define MAX_AXIS_VALUES 1000000
+
+void paro_sweep_axis_free(ParoSweepAxis *a)
+{
+    if (a == NULL)
+        return;
+    g_free(a->label);
+    g_free(a->arg);
+    g_free(a->path);
+    g_ptr_array_unref(a->values);
+    g_array_unref(a->value_columns);
+    g_free(a);
+}
+
+static void add_value(ParoSweepAxis *a, char *value, int column)
+{
+    g_ptr_array_add(a->values, value);
+    g_array_append_val(a->value_columns, column);
+}
+
+static char *format_number(double v, gboolean integral)
+{
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    if (integral)
+        return g_strdup_printf("%.0f", v);
+    return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.10g", v));
+}
+
+/* "A..B*F", "A..B+S" or "A..B" starting at @text (column @column of the argument). */
+static gboolean parse_range(ParoSweepAxis *a, const char *text, int column, GError **error)
+{
+    const char *dots = strstr(text, "..");
+    g_autofree char *lo_text = g_strndup(text, dots - text);
+    const char *rest = dots + 2;
+    const char *op = strpbrk(rest, "*+");
+    g_autofree char *hi_text = op ? g_strndup(rest, op - rest) : g_strdup(rest);
+    double lo, hi, step = 1;
+    char kind = op ? *op : '+';
+    GError *local = NULL;
+    if (!paro_units_parse_number(lo_text, FALSE, &lo, &local) ||
+        !paro_units_parse_number(hi_text, FALSE, &hi, &local) ||
+        (op && !paro_units_parse_number(op + 1, FALSE, &step, &local))) {
+        paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, a->label, 1, column,
+                              "bad range '%s' (%s); write A..B, A..B+STEP or A..B*FACTOR", text,
+                              local->message);
+        g_error_free(local);
+        return FALSE;
+    }
+    gboolean ok = hi >= lo && (kind == '+' ? step > 0 : step > 1 && lo > 0);
+    if (!ok) {
+        paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, a->label, 1, column,
+                              "empty or endless range '%s' (need A <= B, STEP > 0, FACTOR > 1 "
+                              "and A > 0 for a factor)",
+                              text);
+        return FALSE;
+    }
+    gboolean integral = lo == floor(lo) && step == floor(step);
+    for (guint i = 0;; i++) {
+        double v = kind == '+' ? lo + (double)i * step : lo * pow(step, (double)i);
+        if (v > hi * (1 + 1e-12) + 1e-12)
+            break;
+        if (a->values->len >= MAX_AXIS_VALUES) {
+            paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, a->label, 1, column,
+                                  "range '%s' has more than %d values", text, MAX_AXIS_VALUES);
+            return FALSE;
+        }
+        add_value(a, format_number(v, integral), column);
+    }
+    return TRUE;
+}
+
+ParoSweepAxis *paro_sweep_axis_parse(const char *arg, int index, GError **error)
+{
+    g_autoptr(ParoSweepAxis) a = g_new0(ParoSweepAxis, 1);
+    a->label = g_strdup_printf("--vary[%d]", index);
+    a->arg = g_strdup(arg);
+    a->values = g_ptr_array_new_with_free_func(g_free);
+    a->value_columns = g_array_new(FALSE, FALSE, sizeof(int));
+    const char *eq = strchr(arg, '=');
+    if (eq == NULL || eq == arg) {
+        paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, a->label, 1,
+                              eq ? 1 : (int)strlen(arg) + 1,
+                              "expected PATH=V1,V2,... or PATH=A..B*F, e.g. topology.nodes=2..64*2");
+        return NULL;
+    }
+    a->path = g_strndup(arg, eq - arg);
+    const char *start = eq + 1;
+    for (;;) {
+        const char *comma = strchr(start, ',');
+        g_autofree char *item = comma ? g_strndup(start, comma - start) : g_strdup(start);
+        int column = (int)(start - arg) + 1;
+        if (item[0] == '\0') {
+            paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, a->label, 1, column,
+                                  "empty value in '%s'", arg);
+            return NULL;
+        }
+        if (strstr(item, "..") != NULL) {
+            if (!parse_range(a, item, column, error))
+                return NULL;
+        } else {
+            add_value(a, g_steal_pointer(&item), column);
+        }
+        if (comma == NULL)
+            break;
+        start = comma + 1;
+    }
+    return g_steal_pointer(&a);
+}
+
+guint64 paro_sweep_n_points(GPtrArray *axes)
+{
+    guint64 n = 1;
+    for (guint i = 0; i < axes->len; i++) {
+        const ParoSweepAxis *a = g_ptr_array_index(axes, i);
+        n *= a->values->len;
+        if (n > 1000000000)
+            return 0;
+    }
+    return n;
+}
+
+/* ---- running ---- */
+
+typedef struct {
+    const char *path;
+    const char *const *sets;
+    guint n_sets;
+    GPtrArray *axes;
+    GPtrArray *strategies;
+    GPtrArray *points;
+    GMutex lock;
+    GError *error;       /* first failure, by point order */
+    guint64 error_point;
+    guint64 done, total;
+    ParoSweepProgress progress;
+    gpointer progress_data;
+    GPrivate *cache_key;
+} Run;
+
+static void point_free(ParoSweepPoint *p)
+{
+    if (p == NULL)
+        return;
+    g_ptr_array_unref(p->values);
+    if (p->results)
+        g_array_unref(p->results);
+    paro_guideline_free(p->guideline);
+    paro_scenario_free(p->scenario);
+    g_free(p);
+}
+
+/* An error in one of the axis overrides ("--set[k]", k > n_sets) is re-located in the
+ * --vary argument the user wrote; others are kept as they are. */
+static GError *relocate(const Run *run, const guint *choice, GError *e)
+{
+    const ParoConfigErrorPrivate *loc = paro_config_error_get_location(e);
+    int k;
+    if (loc == NULL || loc->file == NULL || sscanf(loc->file, "--set[%d]", &k) != 1 ||
+        k <= (int)run->n_sets)
+        return e;
+    guint axis = (guint)k - run->n_sets - 1;
+    const ParoSweepAxis *a = g_ptr_array_index(run->axes, axis);
+    int path_len = (int)strlen(a->path);
+    int column = loc->column;
+    if (column > path_len + 1) /* inside the value */
+        column = g_array_index(a->value_columns, int, choice[axis]) + (column - path_len - 2);
+    const char *text = strstr(e->message, ": ");
+    GError *out = NULL;
+    paro_config_error_set(&out, e->code, a->label, 1, column, "%s", text ? text + 2 : e->message);
+    g_error_free(e);
+    return out;
+}
+
+static void decompose(const Run *run, guint64 point, guint *choice)
+{
+    for (gint i = (gint)run->axes->len - 1; i >= 0; i--) {
+        const ParoSweepAxis *a = g_ptr_array_index(run->axes, i);
+        choice[i] = (guint)(point % a->values->len);
+        point /= a->values->len;
+    }
+}
+
+static ParoScenario *load_point(const Run *run, const guint *choice, GError **error)
+{
+    guint n_axes = run->axes->len;
+    g_autoptr(GPtrArray) overrides = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < run->n_sets; i++)
+        g_ptr_array_add(overrides, g_strdup(run->sets[i]));
+    for (guint i = 0; i < n_axes; i++) {
+        const ParoSweepAxis *a = g_ptr_array_index(run->axes, i);
+        g_ptr_array_add(overrides, g_strdup_printf("%s=%s", a->path,
+                                                   (const char *)g_ptr_array_index(a->values, choice[i])));
+    }
+    g_ptr_array_add(overrides, NULL);
+    GError *local = NULL;
+    ParoScenario *s = paro_scenario_load(run->path, (const char *const *)overrides->pdata, &local);
+    if (s == NULL)
+        g_propagate_error(error, relocate(run, choice, local));
+    return s;
+}
+
+typedef struct {
+    ParoCollCache *cache;
+    char *context;
+} WorkerCache;
+
+static void worker_cache_free(gpointer data)
+{
+    WorkerCache *w = data;
+    paro_coll_cache_free(w->cache);
+    g_free(w->context);
+    g_free(w);
+}
+
+static void fail(Run *run, guint64 point, GError *e)
+{
+    g_mutex_lock(&run->lock);
+    if (run->error == NULL || point < run->error_point) {
+        g_clear_error(&run->error);
+        run->error = e;
+        run->error_point = point;
+    } else {
+        g_error_free(e);
+    }
+    g_mutex_unlock(&run->lock);
+}
+
+static void work(gpointer data, gpointer user_data)
+{
+    Run *run = user_data;
+    guint64 point = GPOINTER_TO_SIZE(data) - 1;
+    guint choice[64];
+    decompose(run, point, choice);
+    GError *error = NULL;
+    ParoSweepPoint *p = g_new0(ParoSweepPoint, 1);
+    p->point = point;
+    p->values = g_ptr_array_new();
+    for (guint i = 0; i < run->axes->len; i++) {
+        const ParoSweepAxis *a = g_ptr_array_index(run->axes, i);
+        g_ptr_array_add(p->values, g_ptr_array_index(a->values, choice[i]));
+    }
+    p->scenario = load_point(run, choice, &error);
+    if (p->scenario == NULL) {
+        fail(run, point, error);
+        point_free(p);
+        return;
+    }
+    p->guideline = paro_guideline_evaluate(p->scenario);
+    /* Reuse this thread's collective cache while the collectives stay the same. */
+    WorkerCache *wc = g_private_get(run->cache_key);
+    g_autofree char *context = paro_coll_cache_context(p->scenario);
+    if (wc == NULL || g_strcmp0(wc->context, context) != 0) {
+        wc = g_new0(WorkerCache, 1);
+        wc->cache = paro_coll_cache_new(p->scenario, NULL);
+        wc->context = g_steal_pointer(&context);
+        g_private_replace(run->cache_key, wc);
+    }
+    p->results = g_array_new(FALSE, TRUE, sizeof(ParoStepResult));
+    g_array_set_clear_func(p->results, (GDestroyNotify)paro_step_result_clear);
+    for (guint i = 0; i < run->strategies->len; i++) {
+        ParoStepResult r;
+        if (!paro_step_simulate(p->guideline, g_ptr_array_index(run->strategies, i), wc->cache,
+                                FALSE, &r, &error)) {
+            fail(run, point, error);
+            point_free(p);
+            return;
+        }
+        g_array_append_val(p->results, r);
+    }
+    g_array_sort(p->results, paro_step_result_compare);
+    for (guint i = 0; i < p->results->len; i++)
+        g_array_index(p->results, ParoStepResult, i).rank = (int)i + 1;
+    g_mutex_lock(&run->lock);
+    g_ptr_array_index(run->points, point) = p;
+    run->done++;
+    if (run->progress)
+        run->progress(run->done, run->total, run->progress_data);
+    g_mutex_unlock(&run->lock);
+}
+
+GPtrArray *paro_sweep_run(const char *scenario_path, const char *const *sets, GPtrArray *axes,
+                          GPtrArray *strategies, int jobs, ParoSweepProgress progress,
+                          gpointer progress_data, GError **error)
+{
+    guint64 total = paro_sweep_n_points(axes);
+    if (total == 0 || axes->len > 64) {
+        g_set_error(error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_RANGE,
+                    "the sweep has no point, or more than 1e9, or more than 64 axes");
+        return NULL;
+    }
+    static GPrivate cache_key = G_PRIVATE_INIT(worker_cache_free);
+    Run run = {0};
+    run.path = scenario_path;
+    run.sets = sets;
+    run.n_sets = sets ? g_strv_length((char **)sets) : 0;
+    run.axes = axes;
+    run.strategies = strategies;
+    run.points = g_ptr_array_new_with_free_func((GDestroyNotify)point_free);
+    g_ptr_array_set_size(run.points, (guint)total);
+    run.total = total;
+    run.progress = progress;
+    run.progress_data = progress_data;
+    run.cache_key = &cache_key;
+    g_mutex_init(&run.lock);
+
+    /* Fail fast: every value of every axis, each with the others at their first value. */
+    g_autofree guint *choice = g_new0(guint, axes->len);
+    for (guint i = 0; i < axes->len; i++) {
+        const ParoSweepAxis *a = g_ptr_array_index(axes, i);
+        for (guint v = 0; v < a->values->len; v++) {
+            memset(choice, 0, sizeof(guint) * axes->len);
+            choice[i] = v;
+            ParoScenario *s = load_point(&run, choice, error);
+            if (s == NULL) {
+                g_ptr_array_unref(run.points);
+                g_mutex_clear(&run.lock);
+                return NULL;
+            }
+            paro_scenario_free(s);
+        }
+    }
+    GThreadPool *pool = g_thread_pool_new(work, &run, MAX(jobs, 1), TRUE, NULL);
+    for (guint64 i = 0; i < total; i++)
+        g_thread_pool_push(pool, GSIZE_TO_POINTER((gsize)(i + 1)), NULL);
+    g_thread_pool_free(pool, FALSE, TRUE);
+    g_mutex_clear(&run.lock);
+    if (run.error) {
+        g_propagate_error(error, run.error);
+        g_ptr_array_unref(run.points);
+        return NULL;
+    }
+    return run.points;
+}
