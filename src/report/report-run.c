@@ -125,13 +125,15 @@ static void json(const ParoGuideline *g, const ParoStepResult *rows, guint n, GS
     g_string_append(out, "  ]\n}\n");
 }
 
-static void csv(const ParoStepResult *rows, guint n, GString *out)
+/* One row per strategy; gpus and mem_capacity repeat the cluster's figures on every row so
+ * that a row of a sweep (or a plot script) needs nothing else to place it. */
+static void csv(const ParoGuideline *g, const ParoStepResult *rows, guint n, GString *out)
 {
     g_string_append(out, "rank,name,aliases,fits,time_step,time_guideline,time_compute,time_comm,"
                          "time_exposed_comm,samples_per_s,tokens_per_s,tflops_per_gpu,mfu,mem_peak");
     for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
         g_string_append_printf(out, ",mem_%s", paro_mem_category_names[c]);
-    g_string_append_c(out, '\n');
+    g_string_append(out, ",gpus,mem_capacity\n");
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
         g_autofree char *aliases = g_strjoinv(";", (char **)r->strategy->aliases);
@@ -148,6 +150,9 @@ static void csv(const ParoStepResult *rows, guint n, GString *out)
             g_string_append_c(out, ',');
             paro_report_number(out, round(r->at_peak.bytes[c]));
         }
+        const ParoTopology *t = g->scenario->topology;
+        g_string_append_printf(out, ",%" G_GINT64_FORMAT ",", paro_topology_n_gpus(t));
+        paro_report_number(out, t->gpu.memory_bytes);
         g_string_append_c(out, '\n');
     }
 }
@@ -163,7 +168,7 @@ void paro_report_run(const ParoGuideline *g, const ParoStepResult *rows, guint n
         json(g, rows, n, out);
         return;
     case PARO_FORMAT_CSV:
-        csv(rows, n, out);
+        csv(g, rows, n, out);
         return;
     }
 }

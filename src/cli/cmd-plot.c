@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/* `parosim plot KIND INPUT -o FILE`: renders one of the standard plots with gnuplot from
+ * a file parosim wrote. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/units.h"
+#include "plot/plot.h"
+
+static const char plot_help_head[] =
+    "Renders a plot with gnuplot (PNG through pngcairo, or SVG, by the output's extension)\n"
+    "from an output of parosim. The scripts live in plots/ and read those files directly\n"
+    "(or the table --data keeps), so they can be restyled and rerun by hand; each script's\n"
+    "header says how.\n"
+    "\n"
+    "Kinds, and their INPUT:\n";
+
+static const char plot_help_tail[] =
+    "\n"
+    "Examples:\n"
+    "  parosim run scenarios/llama-7b_a100x8-100g_n32.yaml --format csv > run.csv\n"
+    "  parosim plot strategies run.csv -o strategies.png --title 'LLaMA-7B, 32 A100'\n"
+    "  parosim sweep SCENARIO.yaml --vary topology.nodes=2..16*2 \\\n"
+    "      --vary training.trainable.fraction=1,1/16,3/1000 -o sweep.csv\n"
+    "  parosim plot best-map sweep.csv -o best.svg\n"
+    "  parosim run SCENARIO.yaml --strategies NII --trace step.tsv\n"
+    "  parosim plot gantt step.tsv -o gantt.png\n"
+    "\n"
+    "scripts/gallery.sh renders the whole standard set (meson: ninja -C build plots).";
+
+static gboolean parse_size(const char *text, int *width, int *height)
+{
+    return text == NULL || (sscanf(text, "%dx%d", width, height) == 2 && *width > 0 && *height > 0);
+}
+
+int paro_cmd_plot(int argc, char **argv)
+{
+    g_autofree char *output = NULL, *title = NULL, *strategy = NULL, *strategies = NULL,
+                    *x_axis = NULL, *y_axis = NULL, *metric = NULL, *capacity = NULL,
+                    *size = NULL, *data = NULL, *scripts = NULL;
+    GOptionEntry entries[] = {
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The plot: FILE.png or FILE.svg", "FILE"},
+        {"title", 0, 0, G_OPTION_ARG_STRING, &title, "A title above the plot", "TEXT"},
+        {"strategy", 0, 0, G_OPTION_ARG_STRING, &strategy,
+         "memory-timeline, gantt: the strategy to draw (default: the trace's first)", "NAME"},
+        {"strategies", 0, 0, G_OPTION_ARG_STRING, &strategies,
+         "throughput-scaling: names or aliases to draw (default: all in the sweep)", "LIST"},
+        {"x", 0, 0, G_OPTION_ARG_STRING, &x_axis, "best-map: the varied path across", "PATH"},
+        {"y", 0, 0, G_OPTION_ARG_STRING, &y_axis, "best-map: the varied path up", "PATH"},
+        {"metric", 0, 0, G_OPTION_ARG_STRING, &metric,
+         "throughput-scaling: samples_per_s, tokens_per_s or tflops_per_gpu; "
+         "collective-scaling: busbw or time", "NAME"},
+        {"capacity", 0, 0, G_OPTION_ARG_STRING, &capacity,
+         "memory-timeline: draw the GPU memory line (e.g. '80 GiB')", "BYTES"},
+        {"size", 0, 0, G_OPTION_ARG_STRING, &size, "Pixels (default 1000x600)", "WxH"},
+        {"data", 0, 0, G_OPTION_ARG_FILENAME, &data,
+         "best-map: also keep the derived table the script reads", "FILE"},
+        {"scripts", 0, 0, G_OPTION_ARG_FILENAME, &scripts,
+         "Folder of the gnuplot scripts (default: $PAROSIM_PLOTS_DIR, else the built-in)", "DIR"},
+        {NULL},
+    };
+    g_autoptr(GString) help = g_string_new(plot_help_head);
+    for (int k = 0; k < PARO_PLOT_N_KINDS; k++)
+        g_string_append_printf(help, "  %-19s %s\n  %-19s   INPUT: %s\n", paro_plot_kinds[k].name,
+                               paro_plot_kinds[k].summary, "", paro_plot_kinds[k].input);
+    g_string_append(help, plot_help_tail);
+    g_autoptr(GOptionContext) ctx = g_option_context_new("KIND INPUT -o FILE");
+    g_option_context_set_summary(ctx, help->str);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_autoptr(GError) error = NULL;
+    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+        g_printerr("parosim plot: %s\nTry 'parosim plot --help'.\n", error->message);
+        return PARO_EXIT_USAGE;
+    }
+    int kind = argc == 3 ? paro_plot_kind_from_name(argv[1]) : -1;
+    ParoPlotRequest rq = {.kind = (ParoPlotKind)kind, .input = argc == 3 ? argv[2] : NULL,
+                          .output = output, .title = title, .strategy = strategy,
+                          .strategies = strategies, .x_axis = x_axis, .y_axis = y_axis,
+                          .metric = metric, .data_output = data, .scripts_dir = scripts};
+    const char *usage = NULL;
+    if (argc != 3 || output == NULL)
+        usage = "expected KIND INPUT -o FILE";
+    else if (kind < 0)
+        usage = "unknown KIND (see --help for the list)";
+    else if (!parse_size(size, &rq.width, &rq.height))
+        usage = "--size must be WIDTHxHEIGHT in pixels, e.g. 1200x700";
+    else if (capacity && !paro_units_parse(capacity, PARO_QUANTITY_BYTES, &rq.capacity_bytes, &error))
+        usage = error->message;
+    if (usage) {
+        g_printerr("parosim plot: %s\nTry 'parosim plot --help'.\n", usage);
+        return PARO_EXIT_USAGE;
+    }
+    if (!paro_plot_render(&rq, &error)) {
+        paro_cli_report_error(error, NULL, NULL);
+        return PARO_EXIT_ERROR;
+    }
+    return PARO_EXIT_OK;
+}

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+#include "plot/plot.h"
+
+#include <glib/gstdio.h>
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "plot/table.h"
+
+const ParoPlotKindInfo paro_plot_kinds[PARO_PLOT_N_KINDS] = {
+    [PARO_PLOT_STRATEGIES] = {"strategies", "strategies.gp", "CSV of `parosim run --format csv`",
+                              "throughput bars per strategy, peak memory on the right axis, OOM crossed"},
+    [PARO_PLOT_BEST_MAP] = {"best-map", "best-map.gp", "CSV of `parosim sweep` over two axes",
+                            "heat map of the winning strategy per cell, with its margin"},
+    [PARO_PLOT_COLLECTIVE_SCALING] = {"collective-scaling", "collective-scaling.gp",
+                                      "CSV: algorithm,gpus, then `parosim collective --format csv`",
+                                      "bus bandwidth (or time) vs GPUs, a line per algorithm"},
+    [PARO_PLOT_THROUGHPUT_SCALING] = {"throughput-scaling", "throughput-scaling.gp",
+                                      "CSV of `parosim sweep` over the GPU count",
+                                      "throughput vs GPUs, a line per strategy"},
+    [PARO_PLOT_MEMORY_TIMELINE] = {"memory-timeline", "memory-timeline.gp",
+                                   "TSV of `parosim run --trace FILE.tsv`",
+                                   "memory over one step, stacked by category"},
+    [PARO_PLOT_GANTT] = {"gantt", "gantt.gp", "TSV of `parosim run --trace FILE.tsv`",
+                         "tasks on the compute and communication streams over one step"},
+    [PARO_PLOT_VALIDATE] = {"validate", "validate.gp", "CSV of `parosim validate --csv`",
+                            "measured vs predicted times, log-log, with the y = x line"},
+};
+
+int paro_plot_kind_from_name(const char *name)
+{
+    for (int k = 0; k < PARO_PLOT_N_KINDS; k++)
+        if (strcmp(paro_plot_kinds[k].name, name) == 0)
+            return k;
+    return -1;
+}
+
+char *paro_plot_scripts_dir(const char *explicit, GError **error)
+{
+    const char *candidates[] = {explicit, g_getenv("PAROSIM_PLOTS_DIR"), PARO_PLOTS_SOURCE_DIR,
+                                PARO_PLOTS_INSTALL_DIR};
+    for (guint i = 0; i < G_N_ELEMENTS(candidates); i++) {
+        if (candidates[i] == NULL)
+            continue;
+        g_autofree char *probe = g_build_filename(candidates[i], "common.gp", NULL);
+        if (g_file_test(probe, G_FILE_TEST_IS_REGULAR))
+            return g_strdup(candidates[i]);
+        if (i < 2) /* the user named this folder: say so rather than look elsewhere */
+            break;
+    }
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                "no plot scripts (common.gp) in %s", explicit ? explicit
+                : g_getenv("PAROSIM_PLOTS_DIR") ? g_getenv("PAROSIM_PLOTS_DIR")
+                : PARO_PLOTS_SOURCE_DIR " or " PARO_PLOTS_INSTALL_DIR);
+    return NULL;
+}
+
+/* name='value' for gnuplot -e: a quote inside a single-quoted gnuplot string is doubled. */
+static void add_string(GPtrArray *vars, const char *name, const char *value)
+{
+    g_auto(GStrv) parts = g_strsplit(value, "'", -1);
+    g_autofree char *escaped = g_strjoinv("''", parts);
+    g_ptr_array_add(vars, g_strdup_printf("%s='%s'", name, escaped));
+}
+
+/* Fails early, with the header's location, when the input lacks a column the script reads. */
+static gboolean require_columns(const char *csv, const char *const *columns, GError **error)
+{
+    g_autoptr(ParoTable) t = paro_table_read(csv, ',', error);
+    if (t == NULL)
+        return FALSE;
+    for (int i = 0; columns[i]; i++)
+        if (paro_table_column(t, columns[i], error) < 0)
+            return FALSE;
+    if (t->rows->len == 0) {
+        paro_config_error_set(error, PARO_CONFIG_ERROR_CONSTRAINT, csv, 2, 1, "no data rows");
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* The trace's first strategy, or a check that @wanted is in it. */
+static char *trace_strategy(const char *tsv, const char *wanted, GError **error)
+{
+    g_autoptr(ParoTable) t = paro_table_read(tsv, '\t', error);
+    if (t == NULL)
+        return NULL;
+    for (guint r = 0; r < t->rows->len; r++) {
+        char **f = g_ptr_array_index(t->rows, r);
+        if (g_strv_length(f) < 3 || (strcmp(f[0], "task") != 0 && strcmp(f[0], "memory") != 0)) {
+            paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, tsv,
+                                  g_array_index(t->lines, int, r), 1,
+                                  "not a parosim trace line (task or memory)");
+            return NULL;
+        }
+        if (wanted == NULL || strcmp(f[1], wanted) == 0)
+            return g_strdup(f[1]);
+    }
+    paro_config_error_set(error, PARO_CONFIG_ERROR_CONSTRAINT, tsv, 1, 1,
+                          wanted ? "no strategy '%s' in this trace" : "an empty trace%s",
+                          wanted ? wanted : "");
+    return NULL;
+}
+
+gboolean paro_plot_prepare(const ParoPlotRequest *rq, const char *data_path, GPtrArray *vars,
+                           GError **error)
+{
+    add_string(vars, "input", rq->input);
+    if (rq->metric)
+        add_string(vars, "metric", rq->metric);
+    switch (rq->kind) {
+    case PARO_PLOT_STRATEGIES: {
+        const char *cols[] = {"name", "aliases", "fits", "samples_per_s", "mem_peak",
+                              "mem_capacity", NULL};
+        return require_columns(rq->input, cols, error);
+    }
+    case PARO_PLOT_BEST_MAP: {
+        g_autoptr(GString) tsv = g_string_new(NULL);
+        g_autofree char *winners = NULL, *x = NULL, *y = NULL;
+        if (!paro_plot_best_map(rq->input, rq->x_axis, rq->y_axis, tsv, &winners, &x, &y, error) ||
+            !g_file_set_contents(data_path, tsv->str, (gssize)tsv->len, error))
+            return FALSE;
+        g_ptr_array_remove_index(vars, 0); /* the script reads the derived table */
+        add_string(vars, "input", data_path);
+        add_string(vars, "winners", winners);
+        add_string(vars, "xlabel", x);
+        add_string(vars, "ylabel", y);
+        return TRUE;
+    }
+    case PARO_PLOT_COLLECTIVE_SCALING: {
+        const char *cols[] = {"algorithm", "gpus", "time_us", "busbw_GBps", NULL};
+        g_autofree char *algorithms = NULL;
+        if (!require_columns(rq->input, cols, error) ||
+            !(algorithms = paro_plot_distinct(rq->input, "algorithm", error)))
+            return FALSE;
+        add_string(vars, "algorithms", algorithms);
+        return TRUE;
+    }
+    case PARO_PLOT_THROUGHPUT_SCALING: {
+        const char *cols[] = {"point", "name", "aliases", "fits", "gpus", "samples_per_s", NULL};
+        g_autofree char *names = NULL;
+        if (!require_columns(rq->input, cols, error))
+            return FALSE;
+        if (rq->strategies) {
+            g_auto(GStrv) list = g_strsplit(rq->strategies, ",", -1);
+            names = g_strjoinv(" ", list);
+        } else if (!(names = paro_plot_distinct(rq->input, "name", error))) {
+            return FALSE;
+        }
+        add_string(vars, "strategies", names);
+        return TRUE;
+    }
+    case PARO_PLOT_MEMORY_TIMELINE:
+    case PARO_PLOT_GANTT: {
+        g_autofree char *strategy = trace_strategy(rq->input, rq->strategy, error);
+        if (strategy == NULL)
+            return FALSE;
+        add_string(vars, "strategy", strategy);
+        if (rq->capacity_bytes > 0)
+            g_ptr_array_add(vars, g_strdup_printf("capacity=%.0f", rq->capacity_bytes));
+        return TRUE;
+    }
+    case PARO_PLOT_VALIDATE: {
+        const char *cols[] = {"measured_us", "predicted_us", NULL};
+        return require_columns(rq->input, cols, error);
+    }
+    case PARO_PLOT_N_KINDS:
+        break;
+    }
+    g_return_val_if_reached(FALSE);
+}
+
+/* A temporary output beside the real one, with the same extension (the script picks the
+ * terminal from it): "dir/.name.partial-XXXXXX.png". */
+static char *partial_output(const char *output)
+{
+    g_autofree char *dir = g_path_get_dirname(output), *base = g_path_get_basename(output);
+    const char *dot = strrchr(base, '.');
+    g_autofree char *stem = g_strndup(base, dot ? (gsize)(dot - base) : strlen(base));
+    g_autofree char *name = g_strdup_printf(".%s.partial-%d%s", stem, (int)getpid(), dot ? dot : "");
+    return g_build_filename(dir, name, NULL);
+}
+
+static gboolean check_extension(const char *output, GError **error)
+{
+    if (g_str_has_suffix(output, ".png") || g_str_has_suffix(output, ".svg"))
+        return TRUE;
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "%s: the output must end in .png or .svg", output);
+    return FALSE;
+}
+
+gboolean paro_plot_render(const ParoPlotRequest *rq, GError **error)
+{
+    if (!check_extension(rq->output, error))
+        return FALSE;
+    g_autofree char *gnuplot = g_strdup(g_getenv("PAROSIM_GNUPLOT"));
+    if (gnuplot == NULL && (gnuplot = g_find_program_in_path("gnuplot")) == NULL) {
+        g_set_error(error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT,
+                    "gnuplot is not installed (Debian: apt-get install gnuplot-nox)");
+        return FALSE;
+    }
+    g_autofree char *dir = paro_plot_scripts_dir(rq->scripts_dir, error);
+    if (dir == NULL)
+        return FALSE;
+    g_autofree char *script = g_build_filename(dir, paro_plot_kinds[rq->kind].script, NULL);
+
+    g_autofree char *tmpdir = g_dir_make_tmp("parosim-plot-XXXXXX", error);
+    if (tmpdir == NULL)
+        return FALSE;
+    g_autofree char *data = rq->data_output ? g_strdup(rq->data_output)
+                                            : g_build_filename(tmpdir, "data.tsv", NULL);
+    g_autoptr(GPtrArray) vars = g_ptr_array_new_with_free_func(g_free);
+    g_autofree char *partial = partial_output(rq->output);
+    gboolean ok = paro_plot_prepare(rq, data, vars, error);
+    if (ok) {
+        add_string(vars, "output", partial);
+        if (rq->title)
+            add_string(vars, "title", rq->title);
+        if (rq->width > 0 && rq->height > 0) {
+            g_ptr_array_add(vars, g_strdup_printf("width=%d", rq->width));
+            g_ptr_array_add(vars, g_strdup_printf("height=%d", rq->height));
+        }
+        g_ptr_array_add(vars, NULL);
+        g_autofree char *assignments = g_strjoinv("; ", (char **)vars->pdata);
+        const char *argv[] = {gnuplot, "-e", assignments, script, NULL};
+        g_autofree char *out = NULL, *err = NULL;
+        int status = 0;
+        ok = g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                          &status, error);
+        GStatBuf st;
+        if (ok && (!g_spawn_check_wait_status(status, NULL) || g_stat(partial, &st) != 0 ||
+                   st.st_size == 0)) {
+            g_set_error(error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "gnuplot %s failed:\n%s",
+                        script, err && *err ? err : "(no message, and no output written)\n");
+            ok = FALSE;
+        }
+        if (ok && g_rename(partial, rq->output) != 0) {
+            g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "%s: %s",
+                        rq->output, g_strerror(errno));
+            ok = FALSE;
+        }
+    }
+    g_unlink(partial);
+    if (rq->data_output == NULL)
+        g_unlink(data);
+    g_rmdir(tmpdir);
+    return ok;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/* Plots: each kind is a gnuplot script under plots/ that reads one of parosim's outputs
+ * (run or sweep CSV, trace TSV, collective CSV, validate CSV). This module checks the
+ * input, derives what a script cannot compute itself (the best-strategy map's winners,
+ * the names to draw), and runs gnuplot into a temporary file renamed over the output
+ * only when gnuplot succeeded, so a failed plot leaves nothing half-written. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+    PARO_PLOT_STRATEGIES,
+    PARO_PLOT_BEST_MAP,
+    PARO_PLOT_COLLECTIVE_SCALING,
+    PARO_PLOT_THROUGHPUT_SCALING,
+    PARO_PLOT_MEMORY_TIMELINE,
+    PARO_PLOT_GANTT,
+    PARO_PLOT_VALIDATE,
+    PARO_PLOT_N_KINDS
+} ParoPlotKind;
+
+typedef struct {
+    const char *name;    /* "best-map" */
+    const char *script;  /* "best-map.gp" */
+    const char *input;   /* what INPUT must be */
+    const char *summary;
+} ParoPlotKindInfo;
+
+extern const ParoPlotKindInfo paro_plot_kinds[PARO_PLOT_N_KINDS];
+
+/** paro_plot_kind_from_name: the kind called @name, or -1. */
+int paro_plot_kind_from_name(const char *name);
+
+typedef struct {
+    ParoPlotKind kind;
+    const char *input;
+    const char *output;      /* .png (pngcairo) or .svg */
+    const char *title;       /* nullable */
+    const char *strategy;    /* memory-timeline, gantt: nullable = the first in the trace */
+    const char *strategies;  /* throughput-scaling: comma list, nullable = all in the sweep */
+    const char *x_axis, *y_axis; /* best-map: varied paths, nullable = the sweep's two */
+    const char *metric;      /* nullable: the script's default */
+    double capacity_bytes;   /* memory-timeline: GPU memory line; 0 = none */
+    int width, height;       /* pixels; 0 = the script's default */
+    const char *data_output; /* nullable: also keep the derived data file here */
+    const char *scripts_dir; /* nullable: see paro_plot_scripts_dir() */
+} ParoPlotRequest;
+
+/**
+ * paro_plot_scripts_dir:
+ * @explicit: (nullable): a folder given by the user
+ * Returns: (transfer full): @explicit, else $PAROSIM_PLOTS_DIR, else the source tree's
+ * plots/ (a build run in place), else the installed copy; NULL and G_FILE_ERROR_NOENT
+ * when none holds the scripts.
+ */
+char *paro_plot_scripts_dir(const char *explicit, GError **error);
+
+/**
+ * paro_plot_prepare:
+ * Checks the input against the kind and appends gnuplot variable assignments
+ * ("name='value'") to @vars; derived data goes to @data_path when the kind needs it.
+ * Errors: located PARO_CONFIG_ERROR for a malformed input or a missing column.
+ */
+gboolean paro_plot_prepare(const ParoPlotRequest *request, const char *data_path, GPtrArray *vars,
+                           GError **error);
+
+/**
+ * paro_plot_render: prepare, then run gnuplot (found in PATH, or $PAROSIM_GNUPLOT).
+ * Errors: G_SPAWN_ERROR_NOENT when gnuplot is missing; G_FILE_ERROR_INVAL for an output
+ * not ending in .png or .svg; G_SPAWN_ERROR with gnuplot's
+ * messages when it fails.
+ */
+gboolean paro_plot_render(const ParoPlotRequest *request, GError **error);
+
+/* Derivations, exposed for tests. */
+
+/** paro_plot_best_map: writes the best-map TSV (x_index y_index winner_index margin
+ * x_value y_value winner) of a sweep CSV; sets @winners (space-separated, index order)
+ * and the axis names. */
+gboolean paro_plot_best_map(const char *sweep_csv, const char *x_axis, const char *y_axis,
+                            GString *tsv, char **winners, char **x_name, char **y_name,
+                            GError **error);
+
+/** paro_plot_distinct: the distinct values of column @column of a CSV, in order of first
+ * appearance, space-separated. */
+char *paro_plot_distinct(const char *csv, const char *column, GError **error);
+
+G_END_DECLS
