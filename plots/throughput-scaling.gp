@@ -14,7 +14,8 @@ set logscale x 2
 set xlabel 'GPUs'
 set ylabel metric eq 'samples_per_s' ? 'throughput (samples/s)' : \
            metric eq 'tokens_per_s' ? 'throughput (tokens/s)' : 'TFLOP/s per GPU'
-set yrange [0:*]
+# log-log: ideal (linear) scaling is a straight line of slope 1
+set logscale y
 set key outside right top vertical
 # a strategy matches by its name or any of its aliases ("NGG" or "zero-2")
 is(s) = strcol("name") eq s || strstrt(';'.strcol("aliases").';', ';'.s.';') > 0

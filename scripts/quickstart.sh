@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # One-step set-up for a fresh Debian machine: installs what is missing (apt-get, as root
 # or through sudo), configures and builds with meson, then either runs the main job on
-# the default scenario (`run`) or the whole test suite (`test`).
+# the default scenario and renders the plot gallery into gallery/ (`run`) or the whole test suite (`test`).
 # Environment: PARO_BUILD (build folder, default build), PARO_MESON_ARGS (extra options
 # for `meson setup`, e.g. -Db_sanitize=address,undefined).
 set -euo pipefail
@@ -17,7 +17,7 @@ run | test) ;;
     ;;
 esac
 
-packages=(meson ninja-build pkg-config gcc libglib2.0-dev libyaml-dev libgsl-dev check)
+packages=(meson ninja-build pkg-config gcc libglib2.0-dev libyaml-dev libgsl-dev check gnuplot-nox)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -40,6 +40,8 @@ meson compile -C "$build" >/dev/null
 
 if [ "$what" = run ]; then
     "$build/src/parosim" run scenarios/llama-7b_a100x8-100g_n32.yaml
+    # the README's gallery, from the same build
+    bash scripts/gallery.sh "$build/src/parosim" gallery
 else
     meson test -C "$build" --print-errorlogs
 fi

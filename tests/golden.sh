@@ -58,8 +58,29 @@ golden collective-reducescatter-explicit.json collective --topology topologies/l
     --op reducescatter --algo hierarchical --gpus 32 -b 64M -e 64M --explicit --format json
 golden collective-allreduce-tree.txt collective --topology topologies/a100x8-100g.yaml \
     --op allreduce --algo tree -b 8 -e 64M -f 64
+golden sweep-nodes-share.csv sweep "$scenario" --vary topology.nodes=2..8*2 \
+    --vary training.trainable.fraction=1,1/16 --strategies zero-2,zero-3,NII,IIG --jobs 2
+golden sweep-bandwidth.json sweep "$scenario" --vary 'topology.node.nics.bandwidth=100 Gb/s,400 Gb/s' \
+    --strategies NII,zero-3 --format json
+golden error-vary.txt sweep "$scenario" --vary topology.nodes=2,4,-1
+golden error-vary-range.txt sweep "$scenario" --vary topology.nodes=8..2*2
 golden error-unknown-key.txt strategies tests/data/bad/scenario-unknown-key.yaml
 golden error-set.txt strategies "$scenario" --set training.accumulaton=8
+# a parallel sweep prints the same bytes as a serial one
+serial=$(mktemp)
+parallel=$(mktemp)
+"$parosim" sweep "$scenario" --vary training.accumulation=1..6 --vary parallelism.group=2,4,8 \
+    --jobs 1 -o "$serial"
+"$parosim" sweep "$scenario" --vary training.accumulation=1..6 --vary parallelism.group=2,4,8 \
+    --jobs 4 -o "$parallel"
+if [ -s "$serial" ] && cmp -s "$serial" "$parallel"; then
+    ok "sweep --jobs 4 gives the bytes of --jobs 1"
+else
+    not_ok "sweep --jobs 4 differs from --jobs 1"
+fi
+rm -f "$serial" "$parallel"
+exit_code "sweep without --vary" 2 sweep "$scenario"
+exit_code "sweep unknown path" 1 sweep "$scenario" --vary training.accumulaton=1,2
 exit_code "help" 0 --help
 exit_code "run help" 0 run --help
 exit_code "run unknown strategy" 2 run "$scenario" --strategies zero-4

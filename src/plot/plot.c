@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "plot/table.h"
+#include "strategy/strategy.h"
 
 const ParoPlotKindInfo paro_plot_kinds[PARO_PLOT_N_KINDS] = {
     [PARO_PLOT_STRATEGIES] = {"strategies", "strategies.gp", "CSV of `parosim run --format csv`",
@@ -81,9 +82,12 @@ static gboolean require_columns(const char *csv, const char *const *columns, GEr
     return TRUE;
 }
 
-/* The trace's first strategy, or a check that @wanted is in it. */
+/* The trace's first strategy, or a check that @wanted (a name or an alias) is in it. */
 static char *trace_strategy(const char *tsv, const char *wanted, GError **error)
 {
+    const ParoStrategy *known = wanted ? paro_strategy_lookup(wanted) : NULL;
+    if (known)
+        wanted = known->name; /* the trace names strategies by their canonical names */
     g_autoptr(ParoTable) t = paro_table_read(tsv, '\t', error);
     if (t == NULL)
         return NULL;

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Renders the standard plots into a folder (default gallery/): the README's gallery.
+# Each plot is made by parosim commands anyone can rerun; the data files stay beside
+# the images. Usage: scripts/gallery.sh [PAROSIM] [FOLDER]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+parosim=${1:-build/src/parosim}
+out=${2:-gallery}
+mkdir -p "$out"
+default=scenarios/llama-7b_a100x8-100g_n32.yaml
+step() { echo "gallery: $1" >&2; }
+
+step "strategy bars: LLaMA-7B and LLaMA-65B on 32 A100 (the paper's Figure 3 form)"
+"$parosim" run "$default" --format csv >"$out/run-7b.csv"
+"$parosim" plot strategies "$out/run-7b.csv" -o "$out/strategies-7b.png" \
+    --title 'LLaMA-7B, full training, 32 A100-80GB (4 nodes, 100 Gb/s each)'
+"$parosim" run scenarios/paro-llama-65b-full_n32.yaml --format csv >"$out/run-65b.csv"
+"$parosim" plot strategies "$out/run-65b.csv" -o "$out/strategies-65b.png" \
+    --title 'LLaMA-65B, full training with checkpointing, 32 A100-80GB'
+
+step "best-strategy map: model size x nodes"
+"$parosim" sweep "$default" --set training.recompute=full \
+    --vary model=models/llama-7b.yaml,models/llama-13b.yaml,models/gpt-neox-20b.yaml,models/llama-65b.yaml \
+    --vary topology.nodes=2..32*2 -o "$out/sweep-model-nodes.csv"
+"$parosim" plot best-map "$out/sweep-model-nodes.csv" -o "$out/best-map-model-nodes.png" \
+    --data "$out/best-map-model-nodes.tsv" \
+    --title 'Fastest strategy that fits (margin over the runner-up), 8 A100 per node, 100 Gb/s'
+
+step "best-strategy map: inter-node bandwidth x trainable share"
+"$parosim" sweep "$default" \
+    --vary 'topology.node.nics.bandwidth=25 Gb/s,100 Gb/s,200 Gb/s,400 Gb/s,800 Gb/s' \
+    --vary training.trainable.fraction=1,1/4,1/16,1/64,3/1000 -o "$out/sweep-bandwidth-share.csv"
+"$parosim" plot best-map "$out/sweep-bandwidth-share.csv" -o "$out/best-map-bandwidth-share.png" \
+    --data "$out/best-map-bandwidth-share.tsv" \
+    --title 'LLaMA-7B on 32 A100: fastest strategy by NIC bandwidth and trainable share'
+
+step "collective scaling: 1 GiB AllGather, ring vs hierarchical vs ho-ring (Figure 4 form)"
+coll=$out/collective-allgather.csv
+header=$("$parosim" collective --topology topologies/a100x8-100g.yaml --op allgather \
+    --gpus 16 -b 1G -e 1G --format csv | head -1)
+echo "algorithm,gpus,$header" >"$coll"
+for algo in ring hierarchical ho-ring; do
+    for gpus in 16 32 64 128; do
+        row=$("$parosim" collective --topology topologies/a100x8-100g.yaml --op allgather \
+            --algo "$algo" --gpus "$gpus" -b 1G -e 1G --format csv | tail -1)
+        echo "$algo,$gpus,$row" >>"$coll"
+    done
+done
+"$parosim" plot collective-scaling "$coll" -o "$out/collective-scaling.png" \
+    --title '1 GiB AllGather on A100 nodes (8 GPUs, 100 Gb/s each)'
+
+step "throughput scaling: LLaMA-7B, 16 to 128 GPUs (Figure 5 form)"
+"$parosim" sweep "$default" --vary topology.nodes=2..16*2 \
+    --strategies zero-2,zero-3,NIG,IGG,IIG,NII,mics,fsdp-hsz,zero++ -o "$out/sweep-scaling.csv"
+"$parosim" plot throughput-scaling "$out/sweep-scaling.csv" -o "$out/throughput-scaling.png" \
+    --strategies zero-2,zero-3,NIG,IGG,IIG,NII,mics,fsdp-hsz,zero++ \
+    --title 'LLaMA-7B, full training: throughput vs GPUs'
+
+step "memory timeline and step Gantt of the best strategy (NII)"
+"$parosim" run "$default" --strategies NII --trace "$out/trace-nii.tsv" >/dev/null
+"$parosim" plot memory-timeline "$out/trace-nii.tsv" --capacity '80 GiB' \
+    -o "$out/memory-timeline.png" --title 'LLaMA-7B, NII: memory per GPU over one step'
+"$parosim" plot gantt "$out/trace-nii.tsv" -o "$out/gantt.png" \
+    --title 'LLaMA-7B, NII: one step on the compute and communication streams'
+
+echo "gallery: $(ls "$out"/*.png | wc -l) plots in $out/" >&2

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/* Plot inputs (plot/table.c, plot/plot-data.c): the CSV reader with its located errors,
+ * and the best-strategy map's winners and margins on a hand-made sweep whose answer is
+ * worked out in the comments. Rendering itself is tested by tests/plots.sh (needs
+ * gnuplot). */
+#include <glib.h>
+#include <string.h>
+
+#include "check-main.h"
+#include "core/error.h"
+#include "plot/plot.h"
+#include "plot/table.h"
+
+static void expect_located(const GError *error, int code, const char *file_suffix, int line,
+                           int column)
+{
+    ck_assert_msg(error != NULL, "no error");
+    ck_assert_msg(g_error_matches(error, PARO_CONFIG_ERROR, code), "%s (code %d, want %d)",
+                  error->message, error->code, code);
+    const ParoConfigErrorPrivate *at = paro_config_error_get_location(error);
+    ck_assert_msg(g_str_has_suffix(at->file, file_suffix), "%s", at->file);
+    ck_assert_msg(at->line == line && at->column == column, "%s: at %d:%d, want %d:%d",
+                  error->message, at->line, at->column, line, column);
+}
+
+START_TEST(csv_reader)
+{
+    g_autofree char *path = paro_test_path("tests/data/plot/sweep-2x2.csv");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoTable) t = paro_table_read(path, ',', &error);
+    ck_assert_msg(t != NULL, "%s", error ? error->message : "");
+    ck_assert_uint_eq(t->rows->len, 9);
+    ck_assert_int_eq(paro_table_column(t, "model", NULL), 2);
+    ck_assert_str_eq(paro_table_field(t, 0, 2), "a,b"); /* quoted comma stays in the field */
+    ck_assert_int_eq(g_array_index(t->lines, int, 8), 10);
+    double v = 0;
+    ck_assert(paro_table_number(t, 7, 6, &v, NULL));
+    ck_assert(v == 1.0);
+    ck_assert_int_eq(paro_table_column(t, "samples_per_s", &error), -1);
+    expect_located(error, PARO_CONFIG_ERROR_MISSING_KEY, "sweep-2x2.csv", 1, 1);
+}
+END_TEST
+
+START_TEST(csv_errors_are_located)
+{
+    struct {
+        const char *file;
+        int code, line, column;
+    } cases[] = {
+        {"tests/data/plot/ragged.csv", PARO_CONFIG_ERROR_SYNTAX, 3, 1},      /* 6 of 7 fields */
+        {"tests/data/plot/unterminated.csv", PARO_CONFIG_ERROR_SYNTAX, 2, 3}, /* the '"' */
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *path = paro_test_path(cases[i].file);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(ParoTable) t = paro_table_read(path, ',', &error);
+        ck_assert(t == NULL);
+        expect_located(error, cases[i].code, strrchr(cases[i].file, '/') + 1, cases[i].line,
+                       cases[i].column);
+    }
+    /* a non-number where the map needs a time: line 2, column 20 = after "0,1,1,1,NII,true," */
+    g_autofree char *path = paro_test_path("tests/data/plot/not-a-number.csv");
+    g_autoptr(GString) tsv = g_string_new(NULL);
+    g_autofree char *winners = NULL, *x = NULL, *y = NULL;
+    g_autoptr(GError) error = NULL;
+    ck_assert(!paro_plot_best_map(path, NULL, NULL, tsv, &winners, &x, &y, &error));
+    expect_located(error, PARO_CONFIG_ERROR_TYPE, "not-a-number.csv", 2, 18);
+}
+END_TEST
+
+START_TEST(best_map_winners_and_margins)
+{
+    /* sweep-2x2.csv, worked by hand (margin = runner-up's step / winner's step - 1, among
+     * strategies that fit only):
+     *   point 0 (1, "a,b"): NII 2.0 and zero-2 3.0 fit        -> NII, 3/2 - 1 = 0.5
+     *   point 1 (1, y): NII does not fit; zero-2 4.0, IIG 5.0 -> zero-2, 5/4 - 1 = 0.25
+     *   point 2 (2, "a,b"): nothing fits                      -> OOM (index -1), no margin
+     *   point 3 (2, y): only IIG fits                         -> IIG, no runner-up
+     * Winners are numbered in order of first appearance: NII 0, zero-2 1, IIG 2. */
+    g_autofree char *path = paro_test_path("tests/data/plot/sweep-2x2.csv");
+    g_autoptr(GString) tsv = g_string_new(NULL);
+    g_autofree char *winners = NULL, *x = NULL, *y = NULL;
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(paro_plot_best_map(path, NULL, NULL, tsv, &winners, &x, &y, &error), "%s",
+                  error ? error->message : "");
+    ck_assert_str_eq(tsv->str,
+                     "# x_index\ty_index\twinner_index\tmargin\tx_value\ty_value\twinner\n"
+                     "0\t0\t0\t0.500000\t1\ta,b\tNII\n"
+                     "0\t1\t1\t0.250000\t1\ty\tzero-2\n"
+                     "1\t0\t-1\tNaN\t2\ta,b\tOOM\n"
+                     "1\t1\t2\tNaN\t2\ty\tIIG\n");
+    ck_assert_str_eq(winners, "NII zero-2 IIG");
+    ck_assert_str_eq(x, "training.accumulation");
+    ck_assert_str_eq(y, "model");
+
+    /* the axes swapped by name: x and y indices trade places */
+    g_autoptr(GString) swapped = g_string_new(NULL);
+    g_autofree char *w2 = NULL, *x2 = NULL, *y2 = NULL;
+    ck_assert(paro_plot_best_map(path, "model", "training.accumulation", swapped, &w2, &x2, &y2, NULL));
+    ck_assert(strstr(swapped->str, "\n1\t0\t1\t0.250000\ty\t1\tzero-2\n") != NULL);
+}
+END_TEST
+
+START_TEST(best_map_needs_two_axes)
+{
+    g_autofree char *path = paro_test_path("tests/data/plot/sweep-3axes.csv");
+    g_autoptr(GString) tsv = g_string_new(NULL);
+    g_autofree char *winners = NULL, *x = NULL, *y = NULL;
+    g_autoptr(GError) error = NULL;
+    /* three varied axes and no choice: refused at the header */
+    ck_assert(!paro_plot_best_map(path, NULL, NULL, tsv, &winners, &x, &y, &error));
+    expect_located(error, PARO_CONFIG_ERROR_CONSTRAINT, "sweep-3axes.csv", 1, 1);
+    g_clear_error(&error);
+    /* two chosen, but the third varies between points 0 and 1: the same cell twice */
+    g_string_truncate(tsv, 0);
+    ck_assert(!paro_plot_best_map(path, "a", "b", tsv, &winners, &x, &y, &error));
+    expect_located(error, PARO_CONFIG_ERROR_CONSTRAINT, "sweep-3axes.csv", 3, 1);
+    g_clear_error(&error);
+    ck_assert(!paro_plot_best_map(path, "a", "nodes", tsv, &winners, &x, &y, &error));
+    expect_located(error, PARO_CONFIG_ERROR_MISSING_KEY, "sweep-3axes.csv", 1, 1);
+}
+END_TEST
+
+START_TEST(distinct_in_first_seen_order)
+{
+    g_autofree char *path = paro_test_path("tests/data/plot/sweep-2x2.csv");
+    g_autofree char *names = paro_plot_distinct(path, "name", NULL);
+    ck_assert_str_eq(names, "NII zero-2 IIG");
+    ck_assert_int_eq(paro_plot_kind_from_name("best-map"), PARO_PLOT_BEST_MAP);
+    ck_assert_int_eq(paro_plot_kind_from_name("pie"), -1);
+}
+END_TEST
+
+static Suite *plot_suite(void)
+{
+    Suite *s = suite_create("plot");
+    TCase *tc = tcase_create("plot");
+    tcase_add_test(tc, csv_reader);
+    tcase_add_test(tc, csv_errors_are_located);
+    tcase_add_test(tc, best_map_winners_and_margins);
+    tcase_add_test(tc, best_map_needs_two_axes);
+    tcase_add_test(tc, distinct_in_first_seen_order);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+PARO_CHECK_MAIN(plot_suite)
