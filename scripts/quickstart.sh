@@ -17,7 +17,8 @@ run | test) ;;
     ;;
 esac
 
-packages=(meson ninja-build pkg-config gcc libglib2.0-dev libyaml-dev libgsl-dev check gnuplot-nox)
+packages=(meson ninja-build pkg-config gcc libglib2.0-dev libyaml-dev libgsl-dev check gnuplot-nox
+    libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -3,12 +3,15 @@
  * parallel, one row per (point, strategy). */
 #include "cli/cli.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/error.h"
 #include "report/report.h"
 #include "sweep/sweep.h"
+#include "cli/sweep-mpi.h"
 
 static const char sweep_help[] =
     "Runs `parosim run` at every point of the cartesian product of the varied values\n"
@@ -43,43 +46,35 @@ static void show_progress(guint64 done, guint64 total, gpointer data)
         fputc('\n', stderr);
 }
 
-static void csv(GPtrArray *axes, GPtrArray *points, GString *out)
+/* The output is a head, one text per point (in point order), and a tail; points are
+ * rendered separately so that MPI ranks can render theirs and rank 0 join them. */
+static void head(GPtrArray *axes, int format, GString *out)
 {
+    if (format == PARO_FORMAT_JSON) {
+        g_string_append(out, "{\n  \"axes\": [");
+        for (guint a = 0; a < axes->len; a++) {
+            g_string_append(out, a ? ", " : "");
+            paro_report_json_string(out, ((ParoSweepAxis *)g_ptr_array_index(axes, a))->path);
+        }
+        g_string_append(out, "],\n  \"points\": [\n");
+        return;
+    }
     g_string_append(out, "point");
     for (guint a = 0; a < axes->len; a++)
         g_string_append_printf(out, ",%s", ((ParoSweepAxis *)g_ptr_array_index(axes, a))->path);
-    g_autoptr(GString) head = g_string_new(NULL);
-    paro_report_run(NULL, NULL, 0, PARO_FORMAT_CSV, head);
-    g_string_append_printf(out, ",%s", head->str);
-    for (guint i = 0; i < points->len; i++) {
-        const ParoSweepPoint *p = g_ptr_array_index(points, i);
-        g_autoptr(GString) rows = g_string_new(NULL);
-        paro_report_run(p->guideline, (const ParoStepResult *)p->results->data, p->results->len,
-                        PARO_FORMAT_CSV, rows);
-        g_auto(GStrv) lines = g_strsplit(rows->str, "\n", -1);
-        for (int l = 1; lines[l] && lines[l][0]; l++) { /* line 0 is the header */
-            g_string_append_printf(out, "%u", i);
-            for (guint a = 0; a < p->values->len; a++) {
-                const char *v = g_ptr_array_index(p->values, a);
-                gboolean quote = strpbrk(v, ",\"") != NULL;
-                g_string_append_printf(out, quote ? ",\"%s\"" : ",%s", v);
-            }
-            g_string_append_printf(out, ",%s\n", lines[l]);
-        }
-    }
+    g_autoptr(GString) run_head = g_string_new(NULL);
+    paro_report_run(NULL, NULL, 0, PARO_FORMAT_CSV, run_head);
+    g_string_append_printf(out, ",%s", run_head->str);
 }
 
-static void json(GPtrArray *axes, GPtrArray *points, GString *out)
+/* CSV: the point's rows; JSON: its object, without the separator. */
+static char *render_point(GPtrArray *axes, const ParoSweepPoint *p, int format)
 {
-    g_string_append(out, "{\n  \"axes\": [");
-    for (guint a = 0; a < axes->len; a++) {
-        const ParoSweepAxis *ax = g_ptr_array_index(axes, a);
-        g_string_append(out, a ? ", " : "");
-        paro_report_json_string(out, ax->path);
-    }
-    g_string_append(out, "],\n  \"points\": [\n");
-    for (guint i = 0; i < points->len; i++) {
-        const ParoSweepPoint *p = g_ptr_array_index(points, i);
+    g_autoptr(GString) out = g_string_new(NULL);
+    g_autoptr(GString) run = g_string_new(NULL);
+    paro_report_run(p->guideline, (const ParoStepResult *)p->results->data, p->results->len,
+                    format, run);
+    if (format == PARO_FORMAT_JSON) {
         g_string_append(out, "  {\"values\": {");
         for (guint a = 0; a < p->values->len; a++) {
             g_string_append(out, a ? ", " : "");
@@ -88,14 +83,48 @@ static void json(GPtrArray *axes, GPtrArray *points, GString *out)
             paro_report_json_string(out, g_ptr_array_index(p->values, a));
         }
         g_string_append(out, "},\n   \"run\": ");
-        g_autoptr(GString) one = g_string_new(NULL);
-        paro_report_run(p->guideline, (const ParoStepResult *)p->results->data, p->results->len,
-                        PARO_FORMAT_JSON, one);
-        g_strchomp(one->str);
-        g_string_append(out, one->str);
-        g_string_append_printf(out, "}%s\n", i + 1 < points->len ? "," : "");
+        g_strchomp(run->str);
+        g_string_append_printf(out, "%s}", run->str);
+        return g_string_free(g_steal_pointer(&out), FALSE);
     }
-    g_string_append(out, "  ]\n}\n");
+    g_auto(GStrv) lines = g_strsplit(run->str, "\n", -1);
+    for (int l = 1; lines[l] && lines[l][0]; l++) { /* line 0 is the header */
+        g_string_append_printf(out, "%" G_GUINT64_FORMAT, p->point);
+        for (guint a = 0; a < p->values->len; a++) {
+            const char *v = g_ptr_array_index(p->values, a);
+            gboolean quote = strpbrk(v, ",\"") != NULL;
+            g_string_append_printf(out, quote ? ",\"%s\"" : ",%s", v);
+        }
+        g_string_append_printf(out, ",%s\n", lines[l]);
+    }
+    return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+/* Joins the texts of the points that were run (NULL slots are skipped). */
+static void join_points(GPtrArray *texts, int format, GString *out)
+{
+    gboolean first = TRUE;
+    for (guint i = 0; i < texts->len; i++) {
+        const char *t = g_ptr_array_index(texts, i);
+        if (t == NULL)
+            continue;
+        if (format == PARO_FORMAT_JSON && !first)
+            g_string_append(out, ",\n");
+        g_string_append(out, t);
+        first = FALSE;
+    }
+    if (format == PARO_FORMAT_JSON)
+        g_string_append(out, first ? "  ]\n}\n" : "\n  ]\n}\n");
+}
+
+/* SIGINT during a sweep: no new point starts; what is done is written. A second SIGINT
+ * kills at once (SA_RESETHAND restores the default action). */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int signo)
+{
+    (void)signo;
+    interrupted = 1;
 }
 
 int paro_cmd_sweep(int argc, char **argv)
@@ -142,25 +171,63 @@ int paro_cmd_sweep(int argc, char **argv)
         }
         g_ptr_array_add(axes, a);
     }
-    Progress progress = {g_get_monotonic_time(), isatty(STDERR_FILENO)};
-    g_autoptr(GPtrArray) points =
-        paro_sweep_run(argv[1], (const char *const *)sets, axes, strategies,
-                       jobs ? jobs : (int)g_get_num_processors(), show_progress, &progress, &error);
-    if (points == NULL) {
-        paro_cli_report_error(error, (const char *const *)sets, (const char *const *)varies);
+    ParoMpi mpi;
+    if (!paro_mpi_init(&mpi, &error)) {
+        g_printerr("parosim sweep: error: %s\n", error->message);
         return PARO_EXIT_ERROR;
     }
-    g_autoptr(GString) out = g_string_new(NULL);
-    if (format == PARO_FORMAT_CSV)
-        csv(axes, points, out);
-    else
-        json(axes, points, out);
-    if (output) {
-        if (!g_file_set_contents(output, out->str, (gssize)out->len, &error)) {
-            g_printerr("parosim sweep: error: %s\n", error->message);
-            return PARO_EXIT_ERROR;
-        }
-        return PARO_EXIT_OK;
+    Progress progress = {g_get_monotonic_time(), mpi.rank == 0 && isatty(STDERR_FILENO)};
+    if (mpi.size > 1 && mpi.rank == 0)
+        g_printerr("parosim sweep: %" G_GUINT64_FORMAT " points over %d MPI ranks\n",
+                   paro_sweep_n_points(axes), mpi.size);
+    struct sigaction action = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, previous;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous);
+    ParoSweepOptions options = {.jobs = jobs ? jobs : (int)g_get_num_processors(),
+                                .rank = (guint64)mpi.rank, .n_ranks = (guint64)mpi.size,
+                                .cancel = &interrupted, .progress = show_progress,
+                                .progress_data = &progress};
+    guint64 n_done = 0;
+    g_autoptr(GPtrArray) points = paro_sweep_run_with(argv[1], (const char *const *)sets, axes,
+                                                      strategies, &options, &n_done, &error);
+    sigaction(SIGINT, &previous, NULL);
+    /* every rank fails alike on bad input (each checks every value); a simulation error on
+     * one rank makes all of them stop here */
+    if (!paro_mpi_all_ok(&mpi, points != NULL)) {
+        if (points == NULL && (mpi.rank == 0 || error->domain != PARO_CONFIG_ERROR))
+            paro_cli_report_error(error, (const char *const *)sets, (const char *const *)varies);
+        paro_mpi_finalize(&mpi);
+        return PARO_EXIT_ERROR;
     }
-    return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
+    g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < points->len; i++) {
+        const ParoSweepPoint *p = g_ptr_array_index(points, i);
+        g_ptr_array_add(texts, p ? render_point(axes, p, format) : NULL);
+    }
+    n_done = paro_mpi_sum(&mpi, n_done);
+    gboolean gathered = paro_mpi_gather_points(&mpi, texts, &error);
+    paro_mpi_finalize(&mpi);
+    if (!gathered) {
+        g_printerr("parosim sweep: error: %s\n", error->message);
+        return PARO_EXIT_ERROR;
+    }
+    if (mpi.rank != 0)
+        return PARO_EXIT_OK;
+    g_autoptr(GString) out = g_string_new(NULL);
+    head(axes, format, out);
+    join_points(texts, format, out);
+    gboolean written = TRUE;
+    if (output)
+        written = g_file_set_contents(output, out->str, (gssize)out->len, &error);
+    else
+        written = paro_cli_write(out);
+    if (!written && error)
+        g_printerr("parosim sweep: error: %s\n", error->message);
+    if (interrupted) {
+        g_printerr("parosim sweep: interrupted: %" G_GUINT64_FORMAT " of %u points done%s%s\n",
+                   n_done, points->len, written && output ? ", written to " : "",
+                   written && output ? output : "");
+        return 128 + SIGINT;
+    }
+    return written ? PARO_EXIT_OK : PARO_EXIT_ERROR;
 }

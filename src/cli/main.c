@@ -65,7 +65,11 @@ int main(int argc, char **argv)
         return PARO_EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
+#ifdef PARO_HAVE_MPI
+        printf("parosim %s (mpi)\n", PARO_VERSION);
+#else
         printf("parosim %s\n", PARO_VERSION);
+#endif
         return PARO_EXIT_OK;
     }
     for (guint i = 0; i < G_N_ELEMENTS(commands); i++)

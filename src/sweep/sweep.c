@@ -150,6 +150,7 @@ typedef struct {
     ParoSweepProgress progress;
     gpointer progress_data;
     GPrivate *cache_key;
+    const volatile sig_atomic_t *cancel;
 } Run;
 
 static void point_free(ParoSweepPoint *p)
@@ -244,6 +245,8 @@ static void work(gpointer data, gpointer user_data)
 {
     Run *run = user_data;
     guint64 point = GPOINTER_TO_SIZE(data) - 1;
+    if (run->cancel && *run->cancel)
+        return;
     guint choice[64];
     decompose(run, point, choice);
     GError *error = NULL;
@@ -297,7 +300,17 @@ GPtrArray *paro_sweep_run(const char *scenario_path, const char *const *sets, GP
                           GPtrArray *strategies, int jobs, ParoSweepProgress progress,
                           gpointer progress_data, GError **error)
 {
+    ParoSweepOptions options = {.jobs = jobs, .rank = 0, .n_ranks = 1, .progress = progress,
+                                .progress_data = progress_data};
+    return paro_sweep_run_with(scenario_path, sets, axes, strategies, &options, NULL, error);
+}
+
+GPtrArray *paro_sweep_run_with(const char *scenario_path, const char *const *sets, GPtrArray *axes,
+                               GPtrArray *strategies, const ParoSweepOptions *options,
+                               guint64 *n_done, GError **error)
+{
     guint64 total = paro_sweep_n_points(axes);
+    guint64 n_ranks = MAX(options->n_ranks, 1);
     if (total == 0 || axes->len > 64) {
         g_set_error(error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_RANGE,
                     "the sweep has no point, or more than 1e9, or more than 64 axes");
@@ -312,13 +325,16 @@ GPtrArray *paro_sweep_run(const char *scenario_path, const char *const *sets, GP
     run.strategies = strategies;
     run.points = g_ptr_array_new_with_free_func((GDestroyNotify)point_free);
     g_ptr_array_set_size(run.points, (guint)total);
-    run.total = total;
-    run.progress = progress;
-    run.progress_data = progress_data;
+    /* this rank's share: points rank, rank + n_ranks, ... */
+    run.total = total / n_ranks + (options->rank < total % n_ranks ? 1 : 0);
+    run.progress = options->progress;
+    run.progress_data = options->progress_data;
     run.cache_key = &cache_key;
+    run.cancel = options->cancel;
     g_mutex_init(&run.lock);
 
-    /* Fail fast: every value of every axis, each with the others at their first value. */
+    /* Fail fast: every value of every axis, each with the others at their first value.
+     * Every rank checks them all, so all ranks fail alike and none waits for another. */
     g_autofree guint *choice = g_new0(guint, axes->len);
     for (guint i = 0; i < axes->len; i++) {
         const ParoSweepAxis *a = g_ptr_array_index(axes, i);
@@ -334,8 +350,8 @@ GPtrArray *paro_sweep_run(const char *scenario_path, const char *const *sets, GP
             paro_scenario_free(s);
         }
     }
-    GThreadPool *pool = g_thread_pool_new(work, &run, MAX(jobs, 1), TRUE, NULL);
-    for (guint64 i = 0; i < total; i++)
+    GThreadPool *pool = g_thread_pool_new(work, &run, MAX(options->jobs, 1), TRUE, NULL);
+    for (guint64 i = options->rank; i < total; i += n_ranks)
         g_thread_pool_push(pool, GSIZE_TO_POINTER((gsize)(i + 1)), NULL);
     g_thread_pool_free(pool, FALSE, TRUE);
     g_mutex_clear(&run.lock);
@@ -344,5 +360,7 @@ GPtrArray *paro_sweep_run(const char *scenario_path, const char *const *sets, GP
         g_ptr_array_unref(run.points);
         return NULL;
     }
+    if (n_done)
+        *n_done = run.done;
     return run.points;
 }

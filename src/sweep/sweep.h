@@ -40,6 +40,18 @@ typedef struct {
 
 typedef void (*ParoSweepProgress)(guint64 done, guint64 total, gpointer user_data);
 
+#include <signal.h>
+
+typedef struct {
+    int jobs;                  /* worker threads (>= 1) */
+    guint64 rank, n_ranks;     /* run only the points with point % n_ranks == rank (one MPI
+                                * rank's share); 0 and 1 for all of them */
+    const volatile sig_atomic_t *cancel; /* nullable: once non-zero, no further point starts
+                                          * (points already running finish) */
+    ParoSweepProgress progress;
+    gpointer progress_data;
+} ParoSweepOptions;
+
 /**
  * paro_sweep_run:
  * @sets: fixed overrides (nullable); @axes: ParoSweepAxis*; @strategies: ParoStrategy*
@@ -51,5 +63,14 @@ typedef void (*ParoSweepProgress)(guint64 done, guint64 total, gpointer user_dat
 GPtrArray *paro_sweep_run(const char *scenario_path, const char *const *sets, GPtrArray *axes,
                           GPtrArray *strategies, int jobs, ParoSweepProgress progress,
                           gpointer progress_data, GError **error);
+
+/**
+ * paro_sweep_run_with: paro_sweep_run with a share of the points and cancellation. The
+ * array holds every point's slot; those not run (another rank's, or not started before
+ * @options->cancel was set) are NULL. @n_done: (out) (optional) the points run.
+ */
+GPtrArray *paro_sweep_run_with(const char *scenario_path, const char *const *sets, GPtrArray *axes,
+                               GPtrArray *strategies, const ParoSweepOptions *options,
+                               guint64 *n_done, GError **error);
 
 G_END_DECLS
