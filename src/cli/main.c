@@ -22,6 +22,10 @@ static const Command commands[] = {
      "memory, traffic and closed-form step time of every sharding strategy, ranked"},
     {"collective", paro_cmd_collective,
      "simulate one collective on the cluster's links; nccl-tests table"},
+    {"calibrate", paro_cmd_calibrate,
+     "fit nccl-tests and paro-harness logs into a calibration file"},
+    {"validate", paro_cmd_validate,
+     "predict measured points with a calibration; errors by size band"},
 };
 
 static void usage(FILE *to)
