@@ -64,4 +64,11 @@ step "memory timeline and step Gantt of the best strategy (NII)"
 "$parosim" plot gantt "$out/trace-nii.tsv" -o "$out/gantt.png" \
     --title 'LLaMA-7B, NII: one step on the compute and communication streams'
 
+step "calibration check: the H100 fit against held-out LLaMA-13B GEMMs and the HBM log"
+data=validation/data/h100/2026-11-23
+"$parosim" validate validation/fits/h100-2026-11-23.yaml "${data}_gemm-llama13b.txt" "${data}_hbm.txt" \
+    --csv "$out/validate-h100.csv" >"$out/validate-h100.txt"
+"$parosim" plot validate "$out/validate-h100.csv" -o "$out/validate-h100.png" \
+    --title 'H100: measured vs predicted (LLaMA-13B GEMMs not in the fit; HBM kernels)'
+
 echo "gallery: $(ls "$out"/*.png | wc -l) plots in $out/" >&2

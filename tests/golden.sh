@@ -64,6 +64,13 @@ golden sweep-bandwidth.json sweep "$scenario" --vary 'topology.node.nics.bandwid
     --strategies NII,zero-3 --format json
 golden error-vary.txt sweep "$scenario" --vary topology.nodes=2,4,-1
 golden error-vary-range.txt sweep "$scenario" --vary topology.nodes=8..2*2
+golden calibrate-nccl-tests.yaml calibrate tests/data/calib/nccl-tests-a100-8-allreduce.txt \
+    tests/data/calib/nccl-tests-h100-2x8-allreduce.txt
+golden validate-h100-llama13b.txt validate validation/fits/h100-2026-11-23.yaml \
+    validation/data/h100/2026-11-23_gemm-llama13b.txt validation/data/h100/2026-11-23_hbm.txt
+golden validate-nccl-tests.txt validate tests/golden/calibrate-nccl-tests.yaml \
+    tests/data/calib/nccl-tests-a100-8-allreduce.txt tests/data/calib/nccl-tests-h100-2x8-allreduce.txt
+golden error-bad-log.txt calibrate tests/data/calib/bad-log-time-not-number.txt
 golden error-unknown-key.txt strategies tests/data/bad/scenario-unknown-key.yaml
 golden error-set.txt strategies "$scenario" --set training.accumulaton=8
 # a parallel sweep prints the same bytes as a serial one
@@ -89,6 +96,9 @@ exit_code "collective without --op" 2 collective --topology topologies/a100x8-10
 exit_code "collective bad size" 2 collective --topology topologies/a100x8-100g.yaml --op allreduce -b 1X
 exit_code "collective infeasible group" 1 collective --topology topologies/a100x8-100g.yaml \
     --op allgather --algo hierarchical --group 3 --gpus 24
+exit_code "calibrate without logs" 2 calibrate
+exit_code "validate help" 0 validate --help
+exit_code "calibrate bad log" 1 calibrate tests/data/calib/bad-log-short-row.txt
 exit_code "no command" 2
 exit_code "unknown command" 2 frobnicate
 exit_code "unknown option" 2 strategies --frob "$scenario"

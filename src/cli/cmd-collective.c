@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "report/report.h"
+#include "scenario/scenario.h"
 #include "yaml/loaders.h"
 
 static const char collective_help[] =
@@ -164,6 +165,7 @@ static void render(GString *out, int format, const ParoTopology *t, const ParoCo
 int paro_cmd_collective(int argc, char **argv)
 {
     g_autofree char *topology_path = NULL, *op_name = NULL, *algo_name = NULL;
+    g_autofree char *calibration_path = NULL;
     g_autofree char *min_text = NULL, *max_text = NULL, *format_name = NULL, *net_name = NULL;
     gint64 gpus = 0, group = 0, channels = 0, chunks = 0;
     double factor = 2;
@@ -190,6 +192,9 @@ int paro_cmd_collective(int argc, char **argv)
          "Instantiate every GPU and flow instead of folding symmetric ones", NULL},
         {"network", 0, 0, G_OPTION_ARG_STRING, &net_name,
          "maxmin (default, contention) or analytic (latency + size/bandwidth)", "MODEL"},
+        {"calibration", 0, 0, G_OPTION_ARG_FILENAME, &calibration_path,
+         "Calibration file whose network section replaces the fabric and NIC bandwidth and "
+         "latency and the per-step overhead (as in a scenario)", "FILE"},
         {"format", 0, 0, G_OPTION_ARG_STRING, &format_name, "table (default), json or csv",
          "FORMAT"},
         {NULL},
@@ -235,6 +240,15 @@ int paro_cmd_collective(int argc, char **argv)
     if (topology == NULL) {
         paro_cli_report_error(error, NULL, NULL);
         return PARO_EXIT_ERROR;
+    }
+    if (calibration_path) {
+        ParoCalibration cal = {0};
+        if (!paro_calibration_load(calibration_path, &cal, &error)) {
+            paro_cli_report_error(error, NULL, NULL);
+            return PARO_EXIT_ERROR;
+        }
+        paro_calibration_apply_network(&cal, topology);
+        paro_calibration_clear(&cal);
     }
     gint64 gpn = topology->gpus_per_node;
     ParoCollSpec spec = {

@@ -73,13 +73,19 @@ void paro_report_strategies_header(const ParoGuideline *g, GString *out)
                            tr->micro_batch, tr->sequence, tr->accumulation,
                            paro_precision_names[tr->precision], tr->optimizer_bytes,
                            paro_recompute_names[tr->recompute], rate);
-    if (s->calibration.present)
+    if (s->calibration.has_compute)
         g_string_append(out, " (calibrated)\n");
     else
         g_string_append_printf(out, " (efficiency %g)\n", tr->efficiency);
     if (s->calibration.present)
-        g_string_append_printf(out, "# calibration: %s (%s): compute rate and HBM bandwidth measured\n",
-                               s->calibration.device, s->calibration.path);
+        g_string_append_printf(out, "# calibration: %s (%s): %s%s%s measured\n",
+                               s->calibration.device, s->calibration.path,
+                               s->calibration.has_compute ? "compute rate and HBM bandwidth" : "",
+                               s->calibration.has_compute && s->calibration.intra.present +
+                                   s->calibration.inter.present ? "; " : "",
+                               s->calibration.intra.present || s->calibration.inter.present
+                                   ? "network links (fabric, NICs, step overhead replaced)"
+                                   : "");
     g_string_append_printf(out, "# global collectives: %s", paro_algorithm_names[s->algorithm]);
     if (s->algorithm == PARO_ALGO_HO_RING)
         g_string_append_printf(out, " (%" G_GINT64_FORMAT " chunks)", s->chunks);

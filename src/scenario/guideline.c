@@ -38,9 +38,11 @@ ParoCommModel paro_guideline_comm_model(const ParoScenario *s)
         .m = s->group,
         .gpus_per_node = t->gpus_per_node,
         .intra_Bps = t->fabric.bandwidth_Bps,
-        .intra_lat_s = t->fabric.latency_s,
+        /* The simulation adds nccl.step_overhead to every ring step's route latency, so
+         * the closed form does too. */
+        .intra_lat_s = t->fabric.latency_s + t->nccl.step_overhead_s,
         .inter_Bps = paro_topology_inter_Bps(t),
-        .inter_lat_s = paro_topology_inter_latency_s(t),
+        .inter_lat_s = paro_topology_inter_latency_s(t) + t->nccl.step_overhead_s,
         .algorithm = s->algorithm,
         .chunks = s->chunks,
     };
@@ -64,8 +66,8 @@ ParoComputeSetup paro_guideline_compute_setup(const ParoScenario *s)
     double trainable, params = paro_model_params(s->model, &s->training.trainable, &trainable);
     const ParoCalibration *c = &s->calibration;
     return (ParoComputeSetup){
-        .rate_flops = c->present ? c->matmul_flops : s->topology->gpu.peak_flops * s->training.efficiency,
-        .hbm_Bps = c->present ? c->hbm_Bps : s->topology->gpu.hbm_Bps,
+        .rate_flops = c->has_compute ? c->matmul_flops : s->topology->gpu.peak_flops * s->training.efficiency,
+        .hbm_Bps = c->has_compute ? c->hbm_Bps : s->topology->gpu.hbm_Bps,
         .batch = s->training.micro_batch,
         .seq = s->training.sequence,
         .trainable_share = trainable / params,

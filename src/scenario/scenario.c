@@ -27,8 +27,7 @@ void paro_scenario_free(ParoScenario *s)
     g_free(s->path);
     g_free(s->name);
     g_free(s->description);
-    g_free(s->calibration.device);
-    g_free(s->calibration.path);
+    paro_calibration_clear(&s->calibration);
     paro_model_free(s->model);
     paro_topology_free(s->topology);
     g_free(s);
@@ -196,43 +195,10 @@ static gboolean parse_topology(const ParoNode *node, gpointer ptr, gpointer reco
     return *out != NULL;
 }
 
-static const ParoField calibration_compute_fields[] = {
-    {"matmul_rate", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
-     G_STRUCT_OFFSET(ParoCalibration, matmul_flops), PARO_QUANTITY_FLOP_RATE, NULL, NULL,
-     "achieved dense 16-bit GEMM rate on the model's layer shapes"},
-    {"hbm_bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
-     G_STRUCT_OFFSET(ParoCalibration, hbm_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
-     "achieved HBM bandwidth (bytes read + written) of an optimizer-like kernel"},
-};
-
-static gboolean parse_calibration_compute(const ParoNode *node, gpointer ptr, gpointer record,
-                                          GError **error)
-{
-    return paro_schema_apply(node, "compute", calibration_compute_fields,
-                             G_N_ELEMENTS(calibration_compute_fields), ptr, NULL, NULL, error);
-}
-
-static const ParoField calibration_fields[] = {
-    {"kind", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "calibration"},
-    {"schema", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "1"},
-    {"device", PARO_FIELD_STRING, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoCalibration, device), 0,
-     NULL, NULL, "the GPU measured"},
-    {"description", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "free text: date, versions, logs"},
-    {"compute", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_calibration_compute,
-     "measured compute figures"},
-};
-
 static gboolean parse_calibration(const ParoNode *node, gpointer ptr, gpointer record,
                                   GError **error)
 {
-    ParoCalibration *c = ptr;
-    if (!paro_schema_check_header(node, "calibration", error) ||
-        !paro_schema_apply(node, "calibration", calibration_fields,
-                           G_N_ELEMENTS(calibration_fields), c, NULL, NULL, error))
-        return FALSE;
-    c->present = TRUE;
-    c->path = g_strdup(node->source);
-    return TRUE;
+    return paro_calibration_from_node(node, ptr, error);
 }
 
 static const ParoField scenario_fields[] = {
@@ -386,6 +352,7 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
         return NULL;
     if (s->group == 0)
         s->group = s->topology->gpus_per_node;
+    paro_calibration_apply_network(&s->calibration, s->topology);
     if (!check_scenario(s, root, error))
         return NULL;
     s->path = g_strdup(path);

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/* Measurement logs: nccl-tests output (all_reduce_perf, all_gather_perf, ...) and
+ * paro-harness logs (validation/harness: coll, gemm, hbm and h2d tables), read into one
+ * record per file. Only lines whose first field is a number are data (NCCL and MPI print
+ * their own lines into such logs); a data line that cannot be read is a located
+ * PARO_CONFIG_ERROR "file:line:column: ...", like an error in any other input file. */
+#pragma once
+
+#include <glib.h>
+
+#include "coll/collective.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+    double bytes;      /* S: nccl-tests' size column, the whole array */
+    double time_us;    /* out of place */
+    double busbw_GBps; /* out of place, as printed */
+    double inplace_us; /* in place; NAN when absent */
+    int line;          /* 1-based, in the source file */
+} ParoCollPoint;
+
+typedef struct {
+    ParoCollKind op;
+    ParoScope scope; /* GLOBAL for nccl-tests and the harness's 'world' */
+    gint64 ranks;    /* ranks of the communicator timed */
+    gint64 nodes;    /* distinct hosts/nodes among them; 0 when the log does not say */
+    GArray *points;  /* ParoCollPoint, in file order */
+    int line;        /* where the table's header starts */
+} ParoCollTable;
+
+typedef struct {
+    gint64 m, n, k;
+    char dtype[8];   /* bf16, fp16, tf32, ... */
+    double time_us;  /* median */
+    char *name;      /* harness label: llama7b.qkv.fwd */
+    int line;
+} ParoGemmRow;
+
+typedef struct {
+    char op[16];      /* memcpy, copy, adam (hbm); h2d, d2h (host links) */
+    double size;      /* the size column */
+    double bytes;     /* bytes moved (read + written) */
+    double time_us;   /* median */
+    int line;
+} ParoMemRow;
+
+typedef struct {
+    char *source;   /* the path as given */
+    char *tool;     /* "paro-harness 0.1.0", "nccl-tests", or NULL when no table was found */
+    char *device;   /* GPU name, when a header names it */
+    char *versions; /* the harness's driver/runtime/library line, or NCCL's version line */
+    char *date;     /* the harness's "# date:" value (UTC); NULL in nccl-tests logs */
+    GPtrArray *colls; /* ParoCollTable* */
+    GArray *gemm;     /* ParoGemmRow */
+    GArray *mem;      /* ParoMemRow */
+} ParoCalibLog;
+
+void paro_calib_log_free(ParoCalibLog *log);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoCalibLog, paro_calib_log_free)
+
+/**
+ * paro_calib_log_parse:
+ * @text: the log's contents; @label: its name in messages (the path)
+ * Returns: (transfer full) (nullable): the record; a file with no table is not an error
+ * (tool stays NULL). Errors: PARO_CONFIG_ERROR_SYNTAX (a data line with the wrong number
+ * of fields, a row outside any table), _TYPE (a field that is not a number), _RANGE (a
+ * negative or non-finite time or size, a failed check: nonzero #wrong), _REFERENCE (an
+ * unknown collective name), each located at the offending field.
+ */
+ParoCalibLog *paro_calib_log_parse(const char *text, const char *label, GError **error);
+
+/** paro_calib_log_load: reads @path and parses it; G_FILE_ERROR when it cannot be read. */
+ParoCalibLog *paro_calib_log_load(const char *path, GError **error);
+
+/** paro_calib_op_from_name: "allreduce", "all_reduce", "all_reduce_perf", "AllReduce" ->
+ * the kind; -1 when unknown. */
+int paro_calib_op_from_name(const char *name);
+
+G_END_DECLS

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* `parosim calibrate LOG... [-o FILE]`: fit measurement logs into a calibration file. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+
+#include "calib/calib-fit.h"
+
+static const char calibrate_help[] =
+    "Reads nccl-tests logs and paro-harness logs (coll, gemm, hbm tables) and fits:\n"
+    "  collectives  t(S) = latency + S * busfactor(op, ranks) / bus_bandwidth for each\n"
+    "               (op, scope, ranks), weighted least squares (weights 1/t^2), with a\n"
+    "               piecewise model when the residuals depend on size; 1-rank groups are\n"
+    "               reported as not fitted;\n"
+    "  network      intra/inter bus bandwidth and per-step latency for the simulator;\n"
+    "  compute      matmul_rate = total FLOPs / total time of the GEMM rows of --dtype,\n"
+    "               hbm_bandwidth = median of the adam rows of 256 MiB and more.\n"
+    "Files without a table (a log folder's _system.txt, _status.txt) are listed and skipped.\n"
+    "The result is a `kind: calibration` YAML that a scenario's `calibration:` key and\n"
+    "`parosim collective --calibration` read; written to FILE through a temporary file and\n"
+    "a rename, or to stdout.\n"
+    "\n"
+    "Example:\n"
+    "  parosim calibrate validation/data/h100/2026-11-23_{gemm-llama7b,hbm,coll-*}.txt \\\n"
+    "      --device H100-SXM5-80GB -o validation/fits/h100-2026-11-23.yaml";
+
+int paro_cmd_calibrate(int argc, char **argv)
+{
+    g_autofree char *output = NULL, *dtype = NULL, *device = NULL;
+    GOptionEntry entries[] = {
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the calibration to FILE",
+         "FILE"},
+        {"dtype", 0, 0, G_OPTION_ARG_STRING, &dtype, "GEMM dtype of the matmul rate (default bf16)",
+         "DTYPE"},
+        {"device", 0, 0, G_OPTION_ARG_STRING, &device,
+         "Name written as 'device' (default: the GPU the logs name)", "NAME"},
+        {NULL},
+    };
+    g_autoptr(GOptionContext) ctx = g_option_context_new("LOG...");
+    g_option_context_set_summary(ctx, calibrate_help);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_autoptr(GError) error = NULL;
+    if (!g_option_context_parse(ctx, &argc, &argv, &error) || argc < 2) {
+        g_printerr("parosim calibrate: %s\nTry 'parosim calibrate --help'.\n",
+                   error ? error->message : "no log given");
+        return PARO_EXIT_USAGE;
+    }
+    g_autoptr(GPtrArray) logs = g_ptr_array_new_with_free_func((GDestroyNotify)paro_calib_log_free);
+    for (int i = 1; i < argc; i++) {
+        ParoCalibLog *log = paro_calib_log_load(argv[i], &error);
+        if (log == NULL) {
+            paro_cli_report_error(error, NULL, NULL);
+            return PARO_EXIT_ERROR;
+        }
+        g_ptr_array_add(logs, log);
+    }
+    g_autoptr(ParoCalibFit) fit = paro_calib_fit_logs(logs, dtype ? dtype : "bf16", &error);
+    if (fit == NULL) {
+        paro_cli_report_error(error, NULL, NULL);
+        return PARO_EXIT_ERROR;
+    }
+    if (device) {
+        g_free(fit->device);
+        fit->device = g_strdup(device);
+    }
+    g_autofree char *yaml = paro_calib_fit_to_yaml(fit);
+    if (output == NULL) {
+        g_autoptr(GString) out = g_string_new(yaml);
+        return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
+    }
+    if (!g_file_set_contents(output, yaml, -1, &error)) {
+        g_printerr("parosim: error: %s\n", error->message);
+        return PARO_EXIT_ERROR;
+    }
+    return PARO_EXIT_OK;
+}

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/* Calibration: reading nccl-tests and paro-harness logs (located errors), the weighted
+ * alpha-beta fit against known lines, a real log reproduced within the error its fit
+ * reports, the written YAML loaded back, and the network figures applied to a topology. */
+#include <glib.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <string.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
+
+#include "calib/calib-fit.h"
+#include "calib/calib-validate.h"
+#include "check-main.h"
+#include "coll/analytic.h"
+#include "yaml/loaders.h"
+
+static ParoCalibLog *load_log(const char *rel)
+{
+    g_autofree char *path = paro_test_path(rel);
+    g_autoptr(GError) error = NULL;
+    ParoCalibLog *log = paro_calib_log_load(path, &error);
+    ck_assert_msg(log != NULL, "%s", error ? error->message : "");
+    return log;
+}
+
+START_TEST(calib_parse_nccl_tests)
+{
+    g_autoptr(ParoCalibLog) log = load_log("tests/data/calib/nccl-tests-h100-2x8-allreduce.txt");
+    ck_assert_str_eq(log->tool, "nccl-tests");
+    ck_assert_str_eq(log->device, "NVIDIA H100 80GB HBM3");
+    ck_assert_int_eq(log->colls->len, 1);
+    const ParoCollTable *t = g_ptr_array_index(log->colls, 0);
+    ck_assert_int_eq(t->op, PARO_COLL_ALLREDUCE);
+    ck_assert_int_eq(t->ranks, 16); /* 16 "Rank" lines of -np 16 -g 1 */
+    ck_assert_int_eq(t->nodes, 2);  /* two host names */
+    ck_assert_int_eq(t->points->len, 31);
+    const ParoCollPoint *p = &g_array_index(t->points, ParoCollPoint, 0);
+    ck_assert_double_eq(p->bytes, 8);
+    ck_assert_double_eq(p->time_us, 135.8);
+    ck_assert_double_eq(p->inplace_us, 123.5);
+}
+END_TEST
+
+START_TEST(calib_parse_harness)
+{
+    g_autoptr(ParoCalibLog) coll = load_log("validation/data/h100/2026-11-23_coll-intra.txt");
+    ck_assert_int_eq(coll->colls->len, 4); /* --op all: four tables */
+    const ParoCollTable *t = g_ptr_array_index(coll->colls, 3);
+    ck_assert_int_eq(t->op, PARO_COLL_BROADCAST);
+    ck_assert_int_eq(t->scope, PARO_SCOPE_INTRA);
+    ck_assert_int_eq(t->ranks, 1);
+    ck_assert_str_eq(coll->device, "NVIDIA H100 80GB HBM3");
+    ck_assert_str_eq(coll->date, "2026-11-23T09:52:10Z");
+    g_autoptr(ParoCalibLog) gemm = load_log("validation/data/h100/2026-11-23_gemm-llama7b.txt");
+    ck_assert_int_eq(gemm->gemm->len, 36);
+    const ParoGemmRow *r = &g_array_index(gemm->gemm, ParoGemmRow, 0);
+    ck_assert_int_eq(r->m, 2048);
+    ck_assert_str_eq(r->dtype, "bf16");
+    ck_assert_str_eq(r->name, "llama7b.qkv.fwd");
+    g_autoptr(ParoCalibLog) hbm = load_log("validation/data/h100/2026-11-23_hbm.txt");
+    ck_assert_int_eq(hbm->mem->len, 39);
+}
+END_TEST
+
+static const char *const bad_logs[] = {"bad-log-time-not-number.txt", "bad-log-wrong-results.txt",
+                                       "bad-log-short-row.txt"};
+
+START_TEST(calib_bad_logs_are_located)
+{
+    g_autofree char *rel = g_strdup_printf("tests/data/calib/%s", bad_logs[_i]);
+    g_autofree char *path = paro_test_path(rel);
+    g_autofree char *text = NULL;
+    ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+    char code[32];
+    int line, column;
+    ck_assert_int_eq(sscanf(strstr(text, "# expect: "), "# expect: %31s %d:%d", code, &line,
+                            &column),
+                     3);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoCalibLog) log = paro_calib_log_parse(text, path, &error);
+    ck_assert_msg(log == NULL, "%s accepted", rel);
+    ck_assert_msg(g_error_matches(error, PARO_CONFIG_ERROR, paro_config_error_code_from_name(code)),
+                  "%s: %s", rel, error->message);
+    const ParoConfigErrorPrivate *loc = paro_config_error_get_location(error);
+    ck_assert_int_eq(loc->line, line);
+    ck_assert_int_eq(loc->column, column);
+    g_autofree char *prefix = g_strdup_printf("%s:%d:%d: ", path, line, column);
+    ck_assert(g_str_has_prefix(error->message, prefix));
+}
+END_TEST
+
+/* Points of an allreduce over 8 ranks, 8 B to 1 GiB, from t = alpha + f S / B. */
+static guint make_points(double alpha, double B, double noise, double *x, double *t)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 42);
+    guint n = 0;
+    double f = paro_coll_bus_factor(PARO_COLL_ALLREDUCE, 8);
+    for (double s = 8; s <= 1073741824.0; s *= 2, n++) {
+        x[n] = f * s;
+        t[n] = (alpha + x[n] / B) * (noise > 0 ? gsl_ran_lognormal(rng, 0, noise) : 1);
+    }
+    gsl_rng_free(rng);
+    return n;
+}
+
+START_TEST(calib_fit_exact_line)
+{
+    /* System: noise-free t = 10 us + x / 100 GB/s. Expectation: the same line back, up to
+     * floating-point rounding of the least-squares solve (relative 1e-9). */
+    double x[40], t[40];
+    guint n = make_points(10e-6, 100e9, 0, x, t);
+    ParoAlphaBeta ab;
+    ck_assert(paro_calib_fit_alpha_beta(x, t, n, &ab, NULL));
+    ck_assert_double_eq_tol(ab.alpha_s, 10e-6, 1e-14);
+    ck_assert_double_eq_tol(ab.bus_Bps, 100e9, 100);
+    ck_assert_double_eq_tol(ab.max_err, 0, 1e-9);
+    ck_assert_double_eq_tol(ab.r2, 1, 1e-9);
+}
+END_TEST
+
+START_TEST(calib_fit_recovers_noisy_line)
+{
+    /* System: t = 20 us + x / 200 GB/s times lognormal noise of 2% (GSL mt19937, seed 42),
+     * 28 sizes. Expectation (the generator is the oracle): B within 5%, alpha within 10%;
+     * with weights 1/t^2 each point carries about 2% relative error, so the small sizes pin
+     * alpha to about 2%/sqrt(14) and the large ones B likewise: the tolerances are loose. */
+    double x[40], t[40];
+    guint n = make_points(20e-6, 200e9, 0.02, x, t);
+    ParoAlphaBeta ab;
+    ck_assert(paro_calib_fit_alpha_beta(x, t, n, &ab, NULL));
+    ck_assert_double_eq_tol(ab.bus_Bps, 200e9, 0.05 * 200e9);
+    ck_assert_double_eq_tol(ab.alpha_s, 20e-6, 0.10 * 20e-6);
+    ck_assert(ab.median_err < 0.04);
+    /* Pure 2% noise is no size dependence: no piecewise model. */
+    g_autofree double *bytes = g_new(double, n);
+    for (guint i = 0; i < n; i++)
+        bytes[i] = x[i] / paro_coll_bus_factor(PARO_COLL_ALLREDUCE, 8);
+    ParoCollFit g = {.op = PARO_COLL_ALLREDUCE, .ranks = 8, .nodes = 1};
+    ck_assert(paro_calib_group_fit(&g, bytes, t, n, NULL));
+    ck_assert(g.fitted);
+    ck_assert(!g.piecewise);
+}
+END_TEST
+
+START_TEST(calib_fit_real_log_within_reported_error)
+{
+    /* System: the real 8 x A100 all_reduce_perf log. Expectation: predicting every point
+     * with the model the fit reports gives errors no larger than its reported worst. */
+    g_autoptr(ParoCalibLog) log = load_log("tests/data/calib/nccl-tests-a100-8-allreduce.txt");
+    g_autoptr(GPtrArray) logs = g_ptr_array_new();
+    g_ptr_array_add(logs, log);
+    g_autoptr(ParoCalibFit) fit = paro_calib_fit_logs(logs, "bf16", NULL);
+    ck_assert_int_eq(fit->colls->len, 1);
+    const ParoCollFit *g = &g_array_index(fit->colls, ParoCollFit, 0);
+    ck_assert(g->fitted);
+    const ParoCollTable *t = g_ptr_array_index(log->colls, 0);
+    double worst = 0, f = paro_coll_bus_factor(PARO_COLL_ALLREDUCE, 8);
+    for (guint i = 0; i < t->points->len; i++) {
+        const ParoCollPoint *p = &g_array_index(t->points, ParoCollPoint, i);
+        const ParoAlphaBeta *ab = !g->piecewise ? &g->fit
+                                  : p->bytes <= g->break_bytes ? &g->below
+                                                               : &g->above;
+        double pred = paro_alpha_beta_predict_s(ab, f * p->bytes) * 1e6;
+        worst = fmax(worst, fabs(pred - p->time_us) / p->time_us);
+    }
+    ck_assert_double_eq_tol(worst, g->piecewise ? g->combined.max_err : g->fit.max_err, 1e-12);
+    /* Intra network from this one-node world group: step latency = alpha / 2(n-1). */
+    ck_assert(fit->intra.present && !fit->inter.present);
+    const ParoAlphaBeta *lat = g->piecewise ? &g->below : &g->fit;
+    ck_assert_double_eq_tol(fit->intra.step_s, lat->alpha_s / 14, 1e-15);
+}
+END_TEST
+
+START_TEST(calib_yaml_loads_back)
+{
+    const char *rels[] = {"validation/data/h100/2026-11-23_gemm-llama7b.txt",
+                          "validation/data/h100/2026-11-23_hbm.txt",
+                          "validation/data/h100/2026-11-23_coll-allreduce.txt",
+                          "tests/data/calib/nccl-tests-a100-8-allreduce.txt",
+                          "tests/data/calib/nccl-tests-h100-2x8-allreduce.txt"};
+    g_autoptr(GPtrArray) logs = g_ptr_array_new_with_free_func((GDestroyNotify)paro_calib_log_free);
+    for (guint i = 0; i < G_N_ELEMENTS(rels); i++)
+        g_ptr_array_add(logs, load_log(rels[i]));
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoCalibFit) fit = paro_calib_fit_logs(logs, "bf16", &error);
+    ck_assert_msg(fit != NULL, "%s", error ? error->message : "");
+    /* Oracle: awk over the llama7b log, sum(2MNK)/sum(t) of the bf16 rows = 750.8163 TFLOP/s;
+     * the median of the five adam rows >= 256 MiB is the 268435456 row, 2776.27 GB/s. */
+    ck_assert_double_eq_tol(fit->matmul_flops, 750.8163e12, 0.0005e12);
+    g_autofree char *yaml = paro_calib_fit_to_yaml(fit);
+    g_autofree char *path = g_build_filename(g_get_tmp_dir(), "paro-calib-XXXXXX.yaml", NULL);
+    int fd = g_mkstemp(path);
+    ck_assert(fd >= 0);
+    close(fd);
+    ck_assert(g_file_set_contents(path, yaml, -1, NULL));
+    ParoCalibration c = {0};
+    gboolean ok = paro_calibration_load(path, &c, &error);
+    g_unlink(path);
+    ck_assert_msg(ok, "%s\n%s", error ? error->message : "", yaml);
+    ck_assert(c.has_compute);
+    ck_assert_double_eq_tol(c.matmul_flops, 750.8e12, 1e6);
+    ck_assert_double_eq_tol(c.hbm_Bps, 2776.3e9, 1e6);
+    ck_assert(c.intra.present && c.inter.present);
+    ck_assert_int_eq(c.collectives->len, fit->colls->len);
+    /* The fitted 8-rank group predicts; the 1-rank one, not fitted, does not. */
+    ck_assert(!isnan(paro_calib_predict_coll_s(&c, PARO_COLL_ALLREDUCE, PARO_SCOPE_GLOBAL, 8, 1e6)));
+    ck_assert(isnan(paro_calib_predict_coll_s(&c, PARO_COLL_ALLREDUCE, PARO_SCOPE_GLOBAL, 1, 1e6)));
+    paro_calibration_clear(&c);
+}
+END_TEST
+
+START_TEST(calib_network_applies_to_topology)
+{
+    /* System: dgx-h100x8 (8 GPUs and 8 NICs per node, switch latency 1 us) with intra
+     * 200 GB/s, 2 us per step and inter 40 GB/s, 5 us per step. Expectation (the mapping in
+     * scenario/calibration.c): fabric 200 GB/s, fabric latency 0, step overhead 2 us, NIC
+     * 40 GB/s x 8 / 8, NIC latency 5 - 2 - 1 = 2 us; then the closed-form intra ring of the
+     * guideline (fabric latency + step overhead per step) over 8 GPUs is
+     * 14 x 2 us + 14/8 x S / 200 GB/s (nccl-tests PERFORMANCE.md ring). */
+    g_autofree char *tpath = paro_test_path("topologies/dgx-h100x8.yaml");
+    g_autoptr(ParoTopology) t = paro_topology_load(tpath, NULL);
+    ck_assert(t != NULL);
+    ParoCalibration c = {.present = TRUE,
+                         .intra = {TRUE, 200e9, 2e-6},
+                         .inter = {TRUE, 40e9, 5e-6}};
+    ck_assert(paro_calibration_apply_network(&c, t));
+    ck_assert_double_eq(t->fabric.bandwidth_Bps, 200e9);
+    ck_assert_double_eq(t->fabric.latency_s, 0);
+    ck_assert_double_eq_tol(t->nccl.step_overhead_s, 2e-6, 1e-18);
+    ck_assert_double_eq(paro_topology_inter_Bps(t), 40e9);
+    ck_assert_double_eq_tol(t->nics.latency_s, 2e-6, 1e-15);
+    ParoCommModel cm = {.n = 8, .m = 8, .gpus_per_node = 8,
+                        .intra_Bps = t->fabric.bandwidth_Bps,
+                        .intra_lat_s = t->fabric.latency_s + t->nccl.step_overhead_s};
+    double s = 1 << 30;
+    ck_assert_double_eq_tol(paro_coll_ring_s(&cm, PARO_COLL_ALLREDUCE, 8, 8, s),
+                            14 * 2e-6 + 14.0 / 8 * s / 200e9, 1e-12);
+}
+END_TEST
+
+static Suite *calib_suite(void)
+{
+    Suite *s = suite_create("calib");
+    TCase *tc = tcase_create("calib");
+    tcase_add_test(tc, calib_parse_nccl_tests);
+    tcase_add_test(tc, calib_parse_harness);
+    tcase_add_loop_test(tc, calib_bad_logs_are_located, 0, G_N_ELEMENTS(bad_logs));
+    tcase_add_test(tc, calib_fit_exact_line);
+    tcase_add_test(tc, calib_fit_recovers_noisy_line);
+    tcase_add_test(tc, calib_fit_real_log_within_reported_error);
+    tcase_add_test(tc, calib_yaml_loads_back);
+    tcase_add_test(tc, calib_network_applies_to_topology);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+PARO_CHECK_MAIN(calib_suite)
