@@ -47,6 +47,8 @@ static gboolean parse_size(const char *text, double *out)
         scale = 1048576.0, end++;
     else if (*end == 'G' || *end == 'g')
         scale = 1073741824.0, end++;
+    else if (*end == 'T' || *end == 't')
+        scale = 1099511627776.0, end++;
     if (*end == 'B')
         end++;
     if (*end != '\0')
@@ -227,7 +229,7 @@ int paro_cmd_collective(int argc, char **argv)
         usage = "bad --format";
     else if ((min_text && !parse_size(min_text, &min_bytes)) ||
              (max_text && !parse_size(max_text, &max_bytes)) || min_bytes > max_bytes)
-        usage = "bad -b/-e: sizes like 8, 64K, 1M, 1G with MIN <= MAX";
+        usage = "bad -b/-e: sizes like 8, 64K, 1M, 1G, 1T with MIN <= MAX";
     else if (!(factor > 1) && min_bytes != max_bytes)
         usage = "-f must be greater than 1";
     else if (gpus < 0 || group < 0 || channels < 0 || chunks < 0)

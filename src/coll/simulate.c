@@ -420,8 +420,10 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
         s.tasks_left = 0;
     paro_engine_run(engine, PARO_TIME_MAX);
 
-    gboolean ok = s.tasks_left == 0;
-    if (!ok)
+    gboolean ok = s.tasks_left == 0 && !paro_engine_overflowed(engine);
+    if (paro_engine_overflowed(engine))
+        paro_engine_set_overflow_error(error);
+    else if (!ok)
         g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_DEADLOCK,
                     "%s %s: %" G_GINT64_FORMAT " ring phases never finished",
                     paro_algorithm_names[spec->algorithm], paro_coll_kind_names[spec->op],

@@ -207,8 +207,10 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
             if (g_array_index(t.xfers, Xfer, i).waiting == 0)
                 launch(&t, i);
     paro_engine_run(engine, PARO_TIME_MAX);
-    gboolean ok = spec->size_bytes <= 0 || t.left == 0;
-    if (!ok)
+    gboolean ok = (spec->size_bytes <= 0 || t.left == 0) && !paro_engine_overflowed(engine);
+    if (paro_engine_overflowed(engine))
+        paro_engine_set_overflow_error(error);
+    else if (!ok)
         g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_DEADLOCK,
                     "tree allreduce: %" G_GINT64_FORMAT " transfers never ran", t.left);
     else

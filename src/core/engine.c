@@ -3,6 +3,7 @@
  * go into a set consulted when an event is popped (lazy deletion); the set is only ever
  * looked up, never iterated, so it cannot influence order. */
 #include "core/engine.h"
+#include "core/error.h"
 
 typedef struct {
     ParoTime time;
@@ -24,6 +25,7 @@ struct _ParoEngine {
     GArray *heap;         /* Event */
     GHashTable *cancelled; /* seq -> seq */
     GArray *models;       /* Model */
+    gboolean overflowed;  /* something needed a time beyond PARO_TIME_MAX */
 };
 
 ParoEngine *paro_engine_new(void)
@@ -113,6 +115,8 @@ ParoEventId paro_engine_schedule(ParoEngine *e, ParoTime time, int priority, Par
 {
     g_return_val_if_fail(func != NULL, 0);
     g_return_val_if_fail(time >= e->now, 0);
+    if (time == PARO_TIME_MAX)
+        e->overflowed = TRUE; /* a saturated time: the event stands for "too late" */
     Event ev = {time, priority, ++e->next_seq, func, user_data};
     g_array_append_val(e->heap, ev);
     sift_up(e->heap, e->heap->len - 1);
@@ -171,4 +175,22 @@ void paro_engine_run(ParoEngine *e, ParoTime until)
             ev.func(e, ev.user_data);
         }
     }
+}
+
+void paro_engine_note_overflow(ParoEngine *e)
+{
+    e->overflowed = TRUE;
+}
+
+gboolean paro_engine_overflowed(const ParoEngine *e)
+{
+    return e->overflowed;
+}
+
+void paro_engine_set_overflow_error(GError **error)
+{
+    g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE,
+                "simulated time beyond %.0f days, the range of integer picoseconds: a "
+                "bandwidth too small or a size too large for this model",
+                (double)PARO_TIME_MAX / PARO_PS_PER_S / 86400.0);
 }

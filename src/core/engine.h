@@ -49,4 +49,14 @@ void paro_engine_run(ParoEngine *engine, ParoTime until);
 /** paro_engine_n_fired: events fired so far (for benchmarks). */
 guint64 paro_engine_n_fired(const ParoEngine *engine);
 
+/** paro_engine_note_overflow: a model needed a time past PARO_TIME_MAX (saturated). */
+void paro_engine_note_overflow(ParoEngine *engine);
+
+/** paro_engine_overflowed: TRUE when an event or a model's time saturated: the results
+ * of this run are not to be trusted, and callers report paro_engine_set_overflow_error(). */
+gboolean paro_engine_overflowed(const ParoEngine *engine);
+
+/** paro_engine_set_overflow_error: PARO_SIM_ERROR_INFEASIBLE saying time ran out of range. */
+void paro_engine_set_overflow_error(GError **error);
+
 G_END_DECLS

@@ -21,6 +21,12 @@ static inline ParoTime paro_time_from_s(double seconds)
     return ps < 0 ? 0 : (ParoTime)ps;
 }
 
+/* a + b, saturating at PARO_TIME_MAX (a, b >= 0). */
+static inline ParoTime paro_time_add(ParoTime a, ParoTime b)
+{
+    return b > PARO_TIME_MAX - a ? PARO_TIME_MAX : a + b;
+}
+
 static inline double paro_time_to_s(ParoTime t)
 {
     return (double)t / PARO_PS_PER_S;

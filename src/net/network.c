@@ -209,7 +209,9 @@ static void solve(ParoNetwork *net, ParoTime now)
             net->max_utilisation = fmax(net->max_utilisation, used / net->capacity[l]);
         }
         ParoTime d = isinf(f->rate) ? 0 : duration_ps(f->remaining, f->rate);
-        f->finish = d > PARO_TIME_MAX - now ? PARO_TIME_MAX : now + d;
+        f->finish = paro_time_add(now, d);
+        if (f->finish == PARO_TIME_MAX)
+            paro_engine_note_overflow(net->engine);
     }
     net->dirty = FALSE;
 }

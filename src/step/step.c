@@ -186,7 +186,7 @@ static void try_start(Sched *s)
             s->inter_s += d;
         Ending *e = &s->endings[index];
         *e = (Ending){s, index};
-        paro_engine_schedule(s->engine, now + t->duration, 0, end_task, e);
+        paro_engine_schedule(s->engine, paro_time_add(now, t->duration), 0, end_task, e);
     }
 }
 
@@ -389,7 +389,10 @@ gboolean paro_step_simulate(const ParoGuideline *g, const ParoStrategy *st, Paro
         s.endings = g_new(Ending, s.tasks->len);
         try_start(&s);
         paro_engine_run(engine, PARO_TIME_MAX);
-        if (s.left != 0) {
+        if (paro_engine_overflowed(engine)) {
+            paro_engine_set_overflow_error(error);
+            ok = FALSE;
+        } else if (s.left != 0) {
             g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_DEADLOCK,
                         "%s: %u tasks of the step never ran", st->name, s.left);
             ok = FALSE;

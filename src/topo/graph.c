@@ -47,6 +47,15 @@ ParoGraph *paro_graph_new(const ParoTopology *t, gint64 nodes, gboolean aggregat
                     nodes, npl);
         return NULL;
     }
+    if (!aggregated && nodes * G > PARO_GRAPH_EXPLICIT_MAX_GPUS) {
+        g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE,
+                    "%" G_GINT64_FORMAT " GPUs are beyond the %d that an explicit simulation "
+                    "(every GPU and flow: --explicit, trees, asymmetric clusters) supports; "
+                    "fill the leaf switches and use ring, hierarchical or ho-ring, which "
+                    "fold symmetric nodes",
+                    nodes * G, PARO_GRAPH_EXPLICIT_MAX_GPUS);
+        return NULL;
+    }
     ParoGraph *g = g_new0(ParoGraph, 1);
     g->topo = t;
     g->aggregated = aggregated;
