@@ -71,6 +71,8 @@ golden validate-h100-llama13b.txt validate validation/fits/h100-2026-11-23.yaml 
 golden validate-nccl-tests.txt validate tests/golden/calibrate-nccl-tests.yaml \
     tests/data/calib/nccl-tests-a100-8-allreduce.txt tests/data/calib/nccl-tests-h100-2x8-allreduce.txt
 golden error-bad-log.txt calibrate tests/data/calib/bad-log-time-not-number.txt
+golden plan-default.txt plan "$scenario" --top 8
+golden plan-65b.csv plan scenarios/paro-llama-65b-full_n32.yaml --tokens 1e11 --top 5 --format csv
 golden error-unknown-key.txt strategies tests/data/bad/scenario-unknown-key.yaml
 golden error-set.txt strategies "$scenario" --set training.accumulaton=8
 # a parallel sweep prints the same bytes as a serial one
@@ -88,6 +90,7 @@ fi
 rm -f "$serial" "$parallel"
 exit_code "sweep without --vary" 2 sweep "$scenario"
 exit_code "sweep unknown path" 1 sweep "$scenario" --vary training.accumulaton=1,2
+exit_code "plan bad tokens" 2 plan "$scenario" --tokens -5
 exit_code "help" 0 --help
 exit_code "run help" 0 run --help
 exit_code "run unknown strategy" 2 run "$scenario" --strategies zero-4

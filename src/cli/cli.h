@@ -32,6 +32,7 @@ int paro_cmd_collective(int argc, char **argv);
 int paro_cmd_run(int argc, char **argv);
 int paro_cmd_sweep(int argc, char **argv);
 int paro_cmd_plot(int argc, char **argv);
+int paro_cmd_plan(int argc, char **argv);
 int paro_cmd_calibrate(int argc, char **argv);
 int paro_cmd_validate(int argc, char **argv);
 

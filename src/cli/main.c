@@ -20,6 +20,8 @@ static const Command commands[] = {
      "run the main job over a cartesian product of varied values, in parallel"},
     {"strategies", paro_cmd_strategies,
      "memory, traffic and closed-form step time of every sharding strategy, ranked"},
+    {"plan", paro_cmd_plan,
+     "the shortest time to train: configurations and strategies at the critical batch"},
     {"plot", paro_cmd_plot,
      "render a strategy-selection plot (gnuplot) from a run, sweep, trace or collective output"},
     {"collective", paro_cmd_collective,

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/* `parosim plan`: the fastest way to train a scenario's model on its cluster. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+
+#include "core/units.h"
+#include "plan/plan.h"
+#include "report/report.h"
+
+static const char plan_help[] =
+    "Searches the data-parallel configurations of a scenario (PaRO group size m, micro-batch\n"
+    "b, global collective algorithm) and every strategy for the shortest time to train the\n"
+    "model on the cluster. The global batch is set, through the accumulation A, as near as\n"
+    "possible to the critical batch of the scaling law (Kaplan et al. 2020: B_crit(L) =\n"
+    "2e8 tokens / L^(1/0.21), at the loss where compute-efficient training stops), and the\n"
+    "token budget is the law's 2 B_crit S_min unless --tokens says otherwise. Time to train\n"
+    "= ceil(tokens / batch) x the simulated step. Prints the best rows, those that fit\n"
+    "first. Tensor and pipeline parallelism are not searched yet.\n"
+    "\n"
+    "Examples:\n"
+    "  parosim plan scenarios/llama-7b_a100x8-100g_n32.yaml\n"
+    "  parosim plan scenarios/paro-llama-65b-full_n32.yaml --tokens 1.4e12 --set topology.nodes=64\n"
+    "  parosim plan SCENARIO.yaml --batch-tokens 4e6 --top 20 --format csv";
+
+static void table(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n, GString *out)
+{
+    const ParoTrainingBudget *b = &rq->budget;
+    g_string_append_printf(out,
+                           "# parosim %s plan: shortest time to train\n"
+                           "# scaling law (Kaplan et al. 2020) for %.4g non-embedding parameters: loss "
+                           "L(N) %.3f, target %.3f, critical batch %.4g tokens, S_min %.4g steps\n"
+                           "# token budget %.4g  target batch %.4g tokens  gpus %" G_GINT64_FORMAT "\n",
+                           PARO_VERSION, rq->params, b->loss_converged, b->loss_target,
+                           b->critical_batch_tokens, b->min_steps, rq->tokens, rq->batch_tokens, rq->gpus);
+    g_string_append(out, "#rank strategy            m     b     A  algorithm    batch      step     steps  "
+                         "train   GPU-hours    peak  fits\n"
+                         "#                                                  (tokens)     (s)              (days)"
+                         "               (GB)\n");
+    for (guint i = 0; i < n; i++) {
+        const ParoPlanRow *r = &rows[i];
+        g_string_append_printf(out, "%5u %-17s %4" G_GINT64_FORMAT " %5" G_GINT64_FORMAT " %5" G_GINT64_FORMAT
+                               "  %-10s %9.3g %9.3f %9.0f %7.2f %11.4g %7.2f  %s\n",
+                               i + 1, r->strategy->name, r->group, r->micro_batch, r->accumulation,
+                               paro_algorithm_names[r->algorithm], r->batch_tokens, r->step_s, r->steps,
+                               r->train_s / 86400.0, r->gpu_hours, r->peak_bytes / 1e9,
+                               r->fits ? "yes" : "OOM");
+    }
+}
+
+static void csv(const ParoPlanRow *rows, guint n, GString *out)
+{
+    g_string_append(out, "rank,name,group,micro_batch,accumulation,algorithm,batch_tokens,time_step,"
+                         "steps,time_train,gpu_hours,mem_peak,fits\n");
+    for (guint i = 0; i < n; i++) {
+        const ParoPlanRow *r = &rows[i];
+        g_string_append_printf(out, "%u,%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%s",
+                               i + 1, r->strategy->name, r->group, r->micro_batch, r->accumulation,
+                               paro_algorithm_names[r->algorithm]);
+        const double v[] = {r->batch_tokens, r->step_s, r->steps, r->train_s, r->gpu_hours,
+                            round(r->peak_bytes)};
+        for (guint k = 0; k < G_N_ELEMENTS(v); k++) {
+            g_string_append_c(out, ',');
+            paro_report_number(out, v[k]);
+        }
+        g_string_append_printf(out, ",%s\n", r->fits ? "true" : "false");
+    }
+}
+
+int paro_cmd_plan(int argc, char **argv)
+{
+    g_auto(GStrv) sets = NULL;
+    g_autofree char *tokens_text = NULL, *batch_text = NULL, *format_name = NULL;
+    int top = 10;
+    GOptionEntry entries[] = {
+        {"tokens", 0, 0, G_OPTION_ARG_STRING, &tokens_text,
+         "Token budget (default: the scaling law's 2 B_crit S_min)", "N"},
+        {"batch-tokens", 0, 0, G_OPTION_ARG_STRING, &batch_text,
+         "Target global batch in tokens (default: the critical batch)", "N"},
+        {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a scenario value (repeatable)",
+         "KEY=VALUE"},
+        {"top", 'k', 0, G_OPTION_ARG_INT, &top, "Rows to print (default 10; 0: all)", "K"},
+        {"format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "table (default) or csv", "FORMAT"},
+        {NULL},
+    };
+    g_autoptr(GOptionContext) ctx = g_option_context_new("SCENARIO.yaml");
+    g_option_context_set_summary(ctx, plan_help);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_autoptr(GError) error = NULL;
+    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+        g_printerr("parosim plan: %s\nTry 'parosim plan --help'.\n", error->message);
+        return PARO_EXIT_USAGE;
+    }
+    int format = paro_cli_parse_format(format_name ? format_name : "table");
+    ParoPlanRequest rq = {.sets = (const char *const *)sets};
+    const char *usage = NULL;
+    if (argc != 2 || top < 0 || format < 0 || format == PARO_FORMAT_JSON)
+        usage = "expected SCENARIO.yaml, --top >= 0, --format table or csv";
+    else if ((tokens_text && (!paro_units_parse_number(tokens_text, FALSE, &rq.tokens, NULL) || rq.tokens <= 0)) ||
+             (batch_text && (!paro_units_parse_number(batch_text, FALSE, &rq.batch_tokens, NULL) ||
+                             rq.batch_tokens <= 0)))
+        usage = "--tokens and --batch-tokens take positive numbers, e.g. 1.4e12";
+    if (usage) {
+        g_printerr("parosim plan: %s\nTry 'parosim plan --help'.\n", usage);
+        return PARO_EXIT_USAGE;
+    }
+    g_autoptr(GArray) rows = paro_plan_search(argv[1], &rq, &error);
+    if (rows == NULL) {
+        paro_cli_report_error(error, (const char *const *)sets, NULL);
+        return PARO_EXIT_ERROR;
+    }
+    guint n = top == 0 ? rows->len : MIN((guint)top, rows->len);
+    g_autoptr(GString) out = g_string_new(NULL);
+    if (format == PARO_FORMAT_CSV)
+        csv((const ParoPlanRow *)rows->data, n, out);
+    else
+        table(&rq, (const ParoPlanRow *)rows->data, n, out);
+    return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
+}

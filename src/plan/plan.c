@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+#include "plan/plan.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/error.h"
+
+gint64 paro_plan_accumulation(double batch_tokens, gint64 gpus, gint64 micro_batch, gint64 sequence)
+{
+    double per_step = (double)gpus * (double)micro_batch * (double)sequence;
+    return MAX(1, (gint64)llround(batch_tokens / per_step));
+}
+
+/* Non-embedding parameters, as the scaling law counts them: the layers' parameters. */
+static double law_params(const ParoModel *m)
+{
+    double layers = paro_model_layer_params(m) * (double)m->layers;
+    return layers > 0 ? layers : paro_model_base_params(m);
+}
+
+/* Group sizes that map onto nodes: divisors of a node, then whole nodes dividing n. */
+static GArray *group_sizes(const ParoScenario *s)
+{
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(gint64));
+    gint64 n = paro_scenario_n_gpus(s), gpn = s->topology->gpus_per_node;
+    for (gint64 m = 1; m <= n; m *= 2)
+        if ((m <= gpn && gpn % m == 0) || (m > gpn && m % gpn == 0 && n % m == 0))
+            g_array_append_val(out, m);
+    return out;
+}
+
+static int compare_rows(gconstpointer a, gconstpointer b)
+{
+    const ParoPlanRow *x = a, *y = b;
+    if (x->fits != y->fits)
+        return x->fits ? -1 : 1;
+    if (x->train_s != y->train_s)
+        return x->train_s < y->train_s ? -1 : 1;
+    if (x->peak_bytes != y->peak_bytes)
+        return x->peak_bytes < y->peak_bytes ? -1 : 1;
+    int c = strcmp(x->strategy->name, y->strategy->name);
+    if (c)
+        return c;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->micro_batch != y->micro_batch)
+        return x->micro_batch < y->micro_batch ? -1 : 1;
+    return x->algorithm - y->algorithm;
+}
+
+static gboolean run_config(const char *path, const ParoPlanRequest *rq, gint64 group,
+                           gint64 micro_batch, gint64 accumulation, int algorithm, GArray *rows,
+                           GError **error)
+{
+    g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(g_free);
+    for (int i = 0; rq->sets && rq->sets[i]; i++)
+        g_ptr_array_add(sets, g_strdup(rq->sets[i]));
+    g_ptr_array_add(sets, g_strdup_printf("parallelism.group=%" G_GINT64_FORMAT, group));
+    g_ptr_array_add(sets, g_strdup_printf("training.micro_batch=%" G_GINT64_FORMAT, micro_batch));
+    g_ptr_array_add(sets, g_strdup_printf("training.accumulation=%" G_GINT64_FORMAT, accumulation));
+    g_ptr_array_add(sets, g_strdup_printf("collectives.algorithm=%s", paro_algorithm_names[algorithm]));
+    g_ptr_array_add(sets, NULL);
+    g_autoptr(ParoScenario) s = paro_scenario_load(path, (const char *const *)sets->pdata, error);
+    if (s == NULL)
+        return FALSE;
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, error);
+    if (cache == NULL)
+        return FALSE;
+    gint64 n = paro_scenario_n_gpus(s);
+    double batch = (double)n * (double)micro_batch * (double)accumulation * (double)s->training.sequence;
+    for (guint i = 0; i < paro_strategy_n_all(); i++) {
+        ParoStepResult r;
+        if (!paro_step_simulate(g, paro_strategy_get(i), cache, FALSE, &r, error))
+            return FALSE;
+        ParoPlanRow row = {
+            .strategy = r.strategy, .group = group, .micro_batch = micro_batch,
+            .accumulation = accumulation, .algorithm = algorithm, .batch_tokens = batch,
+            .step_s = paro_time_to_s(r.step), .steps = ceil(rq->tokens / batch),
+            .peak_bytes = r.peak_bytes, .fits = r.fits,
+        };
+        row.train_s = row.steps * row.step_s;
+        row.gpu_hours = (double)n * row.train_s / 3600.0;
+        g_array_append_val(rows, row);
+        paro_step_result_clear(&r);
+    }
+    return TRUE;
+}
+
+GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
+{
+    g_autoptr(ParoScenario) base = paro_scenario_load(path, rq->sets, error);
+    if (base == NULL)
+        return NULL;
+    rq->params = law_params(base->model);
+    paro_scaling_budget(&paro_scaling_kaplan2020, rq->params, &rq->budget);
+    if (rq->tokens <= 0)
+        rq->tokens = rq->budget.tokens;
+    if (rq->batch_tokens <= 0)
+        rq->batch_tokens = rq->budget.critical_batch_tokens;
+    rq->gpus = paro_scenario_n_gpus(base);
+    g_autoptr(GArray) groups = group_sizes(base);
+    const gint64 micro_batches[] = {1, 2, 4, 8, 16};
+    const int algorithms[] = {PARO_ALGO_RING, PARO_ALGO_HO_RING};
+    g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
+    for (guint gi = 0; gi < groups->len; gi++) {
+        gint64 m = g_array_index(groups, gint64, gi);
+        for (guint bi = 0; bi < G_N_ELEMENTS(micro_batches); bi++) {
+            gint64 b = micro_batches[bi];
+            gint64 a = paro_plan_accumulation(rq->batch_tokens, rq->gpus, b, base->training.sequence);
+            /* a micro-batch larger than the batch allows is not a choice */
+            if ((double)rq->gpus * (double)b * (double)base->training.sequence > 2 * rq->batch_tokens && b > 1)
+                continue;
+            for (guint ai = 0; ai < G_N_ELEMENTS(algorithms); ai++) {
+                /* ho-ring needs groups inside and across nodes */
+                if (algorithms[ai] == PARO_ALGO_HO_RING && (m == 1 || m == rq->gpus))
+                    continue;
+                GError *local = NULL;
+                if (run_config(path, rq, m, b, a, algorithms[ai], rows, &local))
+                    continue;
+                /* a configuration the cluster cannot take is not a plan; bad input is */
+                if (local->domain == PARO_SIM_ERROR ||
+                    g_error_matches(local, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_CONSTRAINT)) {
+                    g_error_free(local);
+                    continue;
+                }
+                g_propagate_error(error, local);
+                return NULL;
+            }
+        }
+    }
+    g_array_sort(rows, compare_rows);
+    /* A strategy that does not use groups (no I in its triple) gives the same step for
+     * every m, and one without global collectives for every algorithm: keep the first of
+     * such equals (the smallest m, ring) and drop the copies. */
+    GArray *kept = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
+    for (guint i = 0; i < rows->len; i++) {
+        const ParoPlanRow *r = &g_array_index(rows, ParoPlanRow, i);
+        gboolean copy = FALSE;
+        for (guint k = kept->len; k-- > 0 && !copy;) {
+            const ParoPlanRow *q = &g_array_index(kept, ParoPlanRow, k);
+            if (q->train_s != r->train_s)
+                break; /* sorted by time: copies are adjacent */
+            copy = q->strategy == r->strategy && q->micro_batch == r->micro_batch &&
+                   q->accumulation == r->accumulation && q->peak_bytes == r->peak_bytes;
+        }
+        if (!copy)
+            g_array_append_val(kept, *r);
+    }
+    return kept;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* The shortest-training-time planner (plan/): the scaling-law budget against a worked
+ * derivation, the accumulation rounding, and the planner's rows against their own
+ * definitions and against a direct simulation of the same configuration. */
+#include <glib.h>
+#include <math.h>
+
+#include "check-main.h"
+#include "plan/plan.h"
+
+START_TEST(scaling_law_budget)
+{
+    /* Expected values: ../shared/research/lga.md section 6, a derivation of ours from
+     * Kaplan et al. 2020's constants (N_c 6.5e13, alpha_N 0.077, S_c 2.1e3, alpha_S 0.76,
+     * B* 2e8, alpha_B 0.21), printed there to 3-4 digits:
+     *   20e9:  L(N) 1.864, L* 2.053, B_crit 6.5e6 tokens, 2 S_min 37.7k steps, D 2.5e11
+     *   175e9: L(N) 1.577, L* 1.737, B_crit 1.44e7 tokens, 2 S_min 46.9k steps, D 6.8e11
+     * and the formula alone: B_crit(2.0) = 2e8 / 2^4.762 = 7.37e6, B_crit(1.5) = 2.90e7. */
+    ParoTrainingBudget b;
+    paro_scaling_budget(&paro_scaling_kaplan2020, 20e9, &b);
+    ck_assert_double_eq_tol(b.loss_converged, 1.864, 0.0015);
+    ck_assert_double_eq_tol(b.loss_target, 2.053, 0.0015);
+    ck_assert_double_eq_tol(b.critical_batch_tokens / 1e6, 6.5, 0.05);
+    ck_assert_double_eq_tol(b.steps / 1e3, 37.7, 0.15);
+    ck_assert_double_eq_tol(b.tokens / 1e11, 2.5, 0.05);
+    paro_scaling_budget(&paro_scaling_kaplan2020, 175e9, &b);
+    ck_assert_double_eq_tol(b.loss_converged, 1.577, 0.0015);
+    ck_assert_double_eq_tol(b.loss_target, 1.737, 0.0015);
+    ck_assert_double_eq_tol(b.critical_batch_tokens / 1e7, 1.44, 0.01);
+    ck_assert_double_eq_tol(b.steps / 1e3, 46.9, 0.15);
+    ck_assert_double_eq_tol(b.tokens / 1e11, 6.8, 0.1);
+    ck_assert_double_eq_tol(paro_scaling_critical_batch(&paro_scaling_kaplan2020, 2.0) / 1e6, 7.37, 0.01);
+    ck_assert_double_eq_tol(paro_scaling_critical_batch(&paro_scaling_kaplan2020, 1.5) / 1e7, 2.90, 0.01);
+}
+END_TEST
+
+START_TEST(accumulation_rounds_to_the_nearest_batch)
+{
+    /* 32 GPUs x b 4 x s 512 = 65,536 tokens a micro-step: 4.3e6 / 65,536 = 65.6 -> 66;
+     * a target below one micro-step still takes one. */
+    ck_assert_int_eq(paro_plan_accumulation(4.3e6, 32, 4, 512), 66);
+    ck_assert_int_eq(paro_plan_accumulation(1000, 32, 4, 512), 1);
+    ck_assert_int_eq(paro_plan_accumulation(65536 * 2.4, 32, 4, 512), 2);
+}
+END_TEST
+
+START_TEST(plan_rows_follow_their_definitions)
+{
+    /* On the default scenario with a 1e10-token budget and a 2M-token batch: the fitting
+     * rows come first, fastest first; steps = ceil(tokens / batch); train = steps x step;
+     * the batch is the nearest multiple of a micro-step to the target; and the best row's
+     * step equals a direct simulation of its configuration. */
+    g_autofree char *path = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
+    ParoPlanRequest rq = {.tokens = 1e10, .batch_tokens = 2e6};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GArray) rows = paro_plan_search(path, &rq, &error);
+    ck_assert_msg(rows != NULL, "%s", error ? error->message : "");
+    ck_assert_int_eq(rq.gpus, 32);
+    ck_assert(rows->len > 29);
+    gboolean seen_oom = FALSE;
+    for (guint i = 0; i < rows->len; i++) {
+        const ParoPlanRow *r = &g_array_index(rows, ParoPlanRow, i);
+        if (!r->fits)
+            seen_oom = TRUE;
+        ck_assert_msg(!(seen_oom && r->fits), "row %u fits after an OOM row", i);
+        if (i > 0 && r->fits)
+            ck_assert(g_array_index(rows, ParoPlanRow, i - 1).train_s <= r->train_s);
+        ck_assert_double_eq(r->steps, ceil(1e10 / r->batch_tokens));
+        ck_assert_double_eq_tol(r->train_s, r->steps * r->step_s, 1e-9 * r->train_s);
+        double micro = 32.0 * (double)r->micro_batch * 512;
+        ck_assert(r->batch_tokens == micro * (double)r->accumulation);
+        ck_assert(fabs(r->batch_tokens - 2e6) <= micro / 2 + 1 || r->accumulation == 1);
+    }
+    const ParoPlanRow *best = &g_array_index(rows, ParoPlanRow, 0);
+    g_autofree char *group = g_strdup_printf("parallelism.group=%" G_GINT64_FORMAT, best->group);
+    g_autofree char *micro = g_strdup_printf("training.micro_batch=%" G_GINT64_FORMAT, best->micro_batch);
+    g_autofree char *accum = g_strdup_printf("training.accumulation=%" G_GINT64_FORMAT, best->accumulation);
+    g_autofree char *algo = g_strdup_printf("collectives.algorithm=%s", paro_algorithm_names[best->algorithm]);
+    const char *sets[] = {group, micro, accum, algo, NULL};
+    g_autoptr(ParoScenario) s = paro_scenario_load(path, sets, &error);
+    ck_assert(s != NULL);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+    ParoStepResult r;
+    ck_assert(paro_step_simulate(g, best->strategy, cache, FALSE, &r, NULL));
+    ck_assert_double_eq(paro_time_to_s(r.step), best->step_s);
+    paro_step_result_clear(&r);
+}
+END_TEST
+
+static Suite *plan_suite(void)
+{
+    Suite *s = suite_create("plan");
+    TCase *tc = tcase_create("plan");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, scaling_law_budget);
+    tcase_add_test(tc, accumulation_rounds_to_the_nearest_batch);
+    tcase_add_test(tc, plan_rows_follow_their_definitions);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+PARO_CHECK_MAIN(plan_suite)
