@@ -40,8 +40,15 @@ typedef struct {
 } Stage;
 
 typedef struct _Sim Sim;
+typedef struct _Task Task;
 
 typedef struct {
+    Task *task;
+    gint64 member, channel, dst;
+    double bytes;
+} Send;
+
+struct _Task {
     Sim *sim;
     int stage, chunk;
     ParoCollKind op;
@@ -49,9 +56,11 @@ typedef struct {
     double bytes;   /* this task's array per ring */
     gint64 *sends, *recvs;
     gboolean *sending;
+    Send *in_flight; /* per (member, channel): at most one send is in flight, so its record
+                      * lives here, freed with the task even when a run stops early */
     gint64 pending; /* (member, channel) pairs not finished */
     gboolean started, done;
-} Task;
+};
 
 struct _Sim {
     const ParoGraph *graph;
@@ -66,12 +75,6 @@ struct _Sim {
     GArray *links, *weights; /* route scratch */
     double sent, received;   /* payload of the tracked members */
 };
-
-typedef struct {
-    Task *task;
-    gint64 member, channel, dst;
-    double bytes;
-} Send;
 
 /* ---- ring geometry of a scope ---- */
 
@@ -163,7 +166,6 @@ static void on_sent(ParoNetwork *net, gpointer data)
     t->recvs[receiver * s->channels + send->channel]++;
     gint64 member = send->member, channel = send->channel;
     s->received += send->bytes;
-    g_free(send);
     check_finished(s, t, receiver, channel);
     if (receiver != member)
         check_finished(s, t, member, channel);
@@ -194,7 +196,7 @@ static void try_send(Sim *s, Task *t, gint64 member, gint64 channel)
     g_array_set_size(s->weights, 0);
     ParoTime latency = paro_graph_route(s->graph, member, dst, s->links, s->weights) +
                        s->spec->step_overhead;
-    Send *send = g_new(Send, 1);
+    Send *send = &t->in_flight[i];
     *send = (Send){t, member, channel, dst, bytes};
     s->sent += bytes;
     t->sending[i] = TRUE;
@@ -288,6 +290,7 @@ static void init_task(Sim *s, Task *t, int stage, gint64 chunk)
     t->sends = g_new0(gint64, pairs);
     t->recvs = g_new0(gint64, pairs);
     t->sending = g_new0(gboolean, pairs);
+    t->in_flight = g_new0(Send, pairs);
     t->pending = t->k <= 1 ? 0 : pairs;
 }
 
@@ -437,6 +440,7 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
         g_free(s.tasks[i].sends);
         g_free(s.tasks[i].recvs);
         g_free(s.tasks[i].sending);
+        g_free(s.tasks[i].in_flight);
     }
     g_free(s.tasks);
     g_array_unref(s.stages);
