@@ -28,9 +28,6 @@
 const char *const paro_pipe_schedule_names[] = {"gpipe", "1f1b", "interleaved", "modular", NULL};
 const char *const paro_pipe_accumulation_names[] = {"depth-first", "layered", NULL};
 
-/* Beyond this many tasks the arrays alone would take gigabytes. */
-#define MAX_TASKS ((gint64)1 << 26)
-
 typedef struct _Sim Sim;
 
 typedef struct {
@@ -90,10 +87,10 @@ gboolean paro_pipe_check(const ParoPipeSpec *spec, GError **error)
                     spec->devices, spec->chunks, spec->micro);
         return FALSE;
     }
-    if (spec->devices > MAX_TASKS / spec->chunks ||
-        2 * spec->devices * spec->chunks > MAX_TASKS / spec->micro) {
+    if (spec->devices > PARO_PIPE_MAX_TASKS / spec->chunks ||
+        2 * spec->devices * spec->chunks > PARO_PIPE_MAX_TASKS / spec->micro) {
         g_set_error(error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_RANGE,
-                    "pipeline: 2 x S x M tasks exceed %" G_GINT64_FORMAT, MAX_TASKS);
+                    "pipeline: 2 x S x M tasks exceed %" G_GINT64_FORMAT, PARO_PIPE_MAX_TASKS);
         return FALSE;
     }
     if ((spec->schedule == PARO_PIPE_GPIPE || spec->schedule == PARO_PIPE_1F1B) &&

@@ -31,6 +31,9 @@ typedef enum {
     PARO_PIPE_LAYERED,     /* all micro-batches through a module before the next module */
 } ParoPipeAccumulation;
 
+/* The most tasks (2 S M) one simulation takes: beyond it the arrays alone take gigabytes. */
+#define PARO_PIPE_MAX_TASKS ((gint64)1 << 26)
+
 /* "depth-first", "layered", NULL */
 extern const char *const paro_pipe_accumulation_names[];
 
