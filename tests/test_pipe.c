@@ -208,6 +208,28 @@ START_TEST(pipe_1f1b_p2p_round_trips)
 }
 END_TEST
 
+START_TEST(pipe_modular_p2p_when_m_at_most_p)
+{
+    /* System: layered modular, P = 8, L = 8 (S = 64), t_f = 1, t_b = 2, c = 3 per hop,
+     * M = 4 and M = 8.
+     * Expectation, derived: with M <= P a device finishes a chunk's M forwards (M t_f)
+     * before micro-batch 0 comes back round the loop (P t_f + P c), so micro-batch 0's chain
+     * is critical: S forwards and S - 1 hops, S t_f + (S - 1) c, and the M - 1 micro-batches
+     * behind it end (M - 1) t_f later without waiting: T_F = (S + M - 1) t_f + (S - 1) c.
+     * The last device starts the backward sweep then, its mirror image: makespan =
+     * (S + M - 1)(t_f + t_b) + 2 (S - 1) c = 201 + 378 = 579 (M = 4), 213 + 378 = 591 (M = 8).
+     * (With M > P the slack of M - P tasks per loop hides part of the latency.) */
+    const gint64 Ms[] = {4, 8}, want[] = {579, 591};
+    for (guint i = 0; i < G_N_ELEMENTS(Ms); i++) {
+        Case c = make(PARO_PIPE_MODULAR, 8, 8, Ms[i], 1, 2);
+        c.spec.p2p_latency = 3;
+        g_autoptr(ParoPipeResult) r = run(&c);
+        ck_assert_int_eq(r->makespan, want[i]);
+        drop(&c);
+    }
+}
+END_TEST
+
 START_TEST(pipe_p2p_messages_per_placement)
 {
     /* Expectation: each of the S - 1 module boundaries carries one activation forward and
@@ -411,6 +433,7 @@ static Suite *pipe_suite(void)
     tcase_add_test(tc, pipe_modular_bv6);
     tcase_add_test(tc, pipe_gpipe_p2p_adds_two_fills);
     tcase_add_test(tc, pipe_1f1b_p2p_round_trips);
+    tcase_add_test(tc, pipe_modular_p2p_when_m_at_most_p);
     tcase_add_test(tc, pipe_p2p_messages_per_placement);
     tcase_add_test(tc, pipe_uneven_stages_bottleneck);
     tcase_add_test(tc, pipe_programs_cover_every_task);
