@@ -79,6 +79,8 @@ void paro_pipe_result_free(ParoPipeResult *result)
 gboolean paro_pipe_check(const ParoPipeSpec *spec, GError **error)
 {
     g_return_val_if_fail(spec != NULL && spec->forward != NULL && spec->backward != NULL, FALSE);
+    g_return_val_if_fail(
+        spec->schedule <= PARO_PIPE_MODULAR && spec->accumulation <= PARO_PIPE_LAYERED, FALSE);
     const char *name = paro_pipe_schedule_names[spec->schedule];
     if (spec->devices < 1 || spec->chunks < 1 || spec->micro < 1) {
         g_set_error(error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_RANGE,
