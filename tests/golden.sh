@@ -58,6 +58,14 @@ golden collective-reducescatter-explicit.json collective --topology topologies/l
     --op reducescatter --algo hierarchical --gpus 32 -b 64M -e 64M --explicit --format json
 golden collective-allreduce-tree.txt collective --topology topologies/a100x8-100g.yaml \
     --op allreduce --algo tree -b 8 -e 64M -f 64
+golden pipeline-compare-bv6.txt pipeline --stages 8 --micro 8 --virtual 8 --forward 8ms --compare
+golden pipeline-1f1b-p2p.txt pipeline --stages 4 --micro 8 --schedule 1f1b --forward '10 ms' \
+    --p2p '20 us' --p2p-bytes 32MiB --p2p-bandwidth '50 GB/s'
+golden pipeline-interleaved.json pipeline --stages 4 --micro 8 --schedule interleaved --virtual 2 \
+    --forward '10 ms' --backward '25 ms' --p2p '5 us' --format json
+golden pipeline-compare.csv pipeline --stages 4 --micro 8 --virtual 3 --p2p '5 us' --compare \
+    --format csv
+golden pipeline-compare-skip.txt pipeline --stages 4 --micro 6 --compare
 golden sweep-nodes-share.csv sweep "$scenario" --vary topology.nodes=2..8*2 \
     --vary training.trainable.fraction=1,1/16 --strategies zero-2,zero-3,NII,IIG --jobs 2
 golden sweep-bandwidth.json sweep "$scenario" --vary 'topology.node.nics.bandwidth=100 Gb/s,400 Gb/s' \
@@ -99,6 +107,13 @@ exit_code "collective without --op" 2 collective --topology topologies/a100x8-10
 exit_code "collective bad size" 2 collective --topology topologies/a100x8-100g.yaml --op allreduce -b 1X
 exit_code "collective infeasible group" 1 collective --topology topologies/a100x8-100g.yaml \
     --op allgather --algo hierarchical --group 3 --gpus 24
+exit_code "pipeline help" 0 pipeline --help
+exit_code "pipeline without --micro" 2 pipeline --stages 4
+exit_code "pipeline time without unit" 2 pipeline --stages 4 --micro 8 --forward 5
+exit_code "pipeline 1f1b with --virtual" 2 pipeline --stages 4 --micro 8 --virtual 2
+exit_code "pipeline interleaved M not a multiple of P" 1 pipeline --stages 4 --micro 6 \
+    --schedule interleaved
+exit_code "pipeline 1f1b layered" 1 pipeline --stages 4 --micro 8 --accumulation layered
 exit_code "calibrate without logs" 2 calibrate
 exit_code "validate help" 0 validate --help
 exit_code "calibrate bad log" 1 calibrate tests/data/calib/bad-log-short-row.txt
@@ -128,6 +143,16 @@ if "$parosim" run "$scenario" --strategies IIG,zero-3 --trace "$trace/t.json" >/
     ok "trace Chrome JSON"
 else
     not_ok "trace Chrome JSON"
+fi
+rm -rf "$trace"
+# The pipeline trace: a header and one line per task (2 S M = 2 x 8 x 8 for interleaved v = 2).
+trace=$(mktemp -d)
+if "$parosim" pipeline --stages 4 --micro 8 --schedule interleaved --trace "$trace/p.tsv" \
+    >/dev/null && [ "$(grep -c '^interleaved	' "$trace/p.tsv")" = 128 ] &&
+    grep -q "^interleaved	0	0	0	forward	0	0.0005$" "$trace/p.tsv"; then
+    ok "pipeline trace TSV"
+else
+    not_ok "pipeline trace TSV"
 fi
 rm -rf "$trace"
 # Determinism: two runs, identical bytes.

@@ -29,6 +29,7 @@ int paro_cli_parse_format(const char *name);
 
 int paro_cmd_strategies(int argc, char **argv);
 int paro_cmd_collective(int argc, char **argv);
+int paro_cmd_pipeline(int argc, char **argv);
 int paro_cmd_run(int argc, char **argv);
 int paro_cmd_sweep(int argc, char **argv);
 int paro_cmd_plot(int argc, char **argv);

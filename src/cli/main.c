@@ -26,6 +26,8 @@ static const Command commands[] = {
      "render a strategy-selection plot (gnuplot) from a run, sweep, trace or collective output"},
     {"collective", paro_cmd_collective,
      "simulate one collective on the cluster's links; nccl-tests table"},
+    {"pipeline", paro_cmd_pipeline,
+     "pipeline schedules (gpipe, 1f1b, interleaved, modular): makespan, bubble, activations"},
     {"calibrate", paro_cmd_calibrate,
      "fit nccl-tests and paro-harness logs into a calibration file"},
     {"validate", paro_cmd_validate,

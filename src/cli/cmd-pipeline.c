@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: MIT */
+/* `parosim pipeline`: one pipeline-parallel schedule (or all of them, --compare) on the
+ * engine, with the makespan, the bubble and the activations each device holds, so the
+ * schedules can be compared on the same model and micro-batches. */
+#include "cli/cli.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/units.h"
+#include "pipe/pipe.h"
+#include "report/report.h"
+
+static const char pipeline_help[] =
+    "Simulates the pipeline-parallel part of a training step: P devices, a model cut into\n"
+    "S modules (module s on device s mod P), M micro-batches. Each device runs its\n"
+    "schedule's program one task at a time; a task starts when it is next in the program\n"
+    "and its input (the previous module's activation, or the next module's gradient) has\n"
+    "arrived, P2P later when it comes from another device.\n"
+    "\n"
+    "Schedules:\n"
+    "  gpipe        all M forwards, then all M backwards (S = P)\n"
+    "  1f1b         PipeDream-Flush: P-1-r warm-up forwards on device r, then one forward,\n"
+    "               one backward, then the cool-down backwards (S = P); holds min(P-r, M)\n"
+    "               activations instead of GPipe's M\n"
+    "  interleaved  Megatron-LM's interleaved 1F1B with v chunks per device (S = vP);\n"
+    "               M must be a multiple of P\n"
+    "  modular      v modules per device dealt round-robin (S = vP), with layered\n"
+    "               (breadth-first) accumulation: all micro-batches through a module\n"
+    "               before the next; Fast-LLM's breadth-first looping schedule\n"
+    "\n"
+    "--forward and --backward are one device's share of the model (1/P of it) for one\n"
+    "micro-batch; interleaved and modular cut it into v equal modules, so every schedule\n"
+    "does the same work. bubble = makespan / ideal - 1, where ideal is the busiest\n"
+    "device's compute time. 'formula' is the closed-form bubble for equal modules and no\n"
+    "p2p time: (P-1)/M for gpipe and 1f1b, (P-1)/(vM) interleaved, (P-1)/(vM) modular\n"
+    "when M >= P (else (vP+M-1)/(vM) - 1). in-flight: the most (module, micro-batch)\n"
+    "activations a device holds (forward done, backward not yet).\n"
+    "\n"
+    "Examples:\n"
+    "  parosim pipeline --stages 4 --micro 8 --schedule 1f1b --forward '10 ms'\n"
+    "  parosim pipeline --stages 8 --micro 8 --virtual 8 --forward 8ms --compare\n"
+    "  parosim pipeline --stages 8 --micro 16 --schedule interleaved --virtual 2 \\\n"
+    "      --p2p '20 us' --p2p-bytes '32 MiB' --p2p-bandwidth '50 GB/s' --trace t.tsv";
+
+/* What the user gave, shared by every row: per-device times, p2p. */
+typedef struct {
+    gint64 devices, micro;
+    ParoTime forward, backward; /* one device's share of the model, one micro-batch */
+    ParoTime p2p_latency;
+    double p2p_bytes, p2p_bandwidth_Bps;
+    ParoTime p2p_time; /* latency + bytes / bandwidth */
+} Inputs;
+
+typedef struct {
+    ParoPipeSpec spec;
+    ParoPipeResult *result; /* NULL when skipped */
+    char *skipped;          /* why, when skipped */
+} Row;
+
+static void row_clear(gpointer data)
+{
+    Row *row = data;
+    g_clear_pointer(&row->result, paro_pipe_result_free);
+    g_clear_pointer(&row->skipped, g_free);
+}
+
+static int lookup(const char *const *names, const char *name)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* The closed-form bubble of equal modules without p2p time (NAN: none known). */
+static double formula(const ParoPipeSpec *s)
+{
+    double P = (double)s->devices, M = (double)s->micro, v = (double)s->chunks;
+    switch (s->schedule) {
+    case PARO_PIPE_GPIPE:
+    case PARO_PIPE_1F1B:
+        return (P - 1) / M;
+    case PARO_PIPE_INTERLEAVED:
+        return (P - 1) / (v * M);
+    case PARO_PIPE_MODULAR:
+        if (s->accumulation != PARO_PIPE_LAYERED)
+            return NAN;
+        return M >= P ? (P - 1) / (v * M) : (v * P + M - 1) / (v * M) - 1;
+    }
+    return NAN;
+}
+
+static char *fmt(const char *format, double value)
+{
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    return g_strdup(g_ascii_formatd(buf, sizeof buf, format, value));
+}
+
+/* A time for the header: "0" rather than "0 ps". (transfer full) */
+static char *time_text(ParoTime t)
+{
+    return t == 0 ? g_strdup("0") : paro_units_format(paro_time_to_s(t), PARO_QUANTITY_TIME);
+}
+
+static gint64 max_in_flight(const ParoPipeResult *r)
+{
+    gint64 most = 0;
+    for (guint d = 0; d < r->peak_in_flight->len; d++)
+        most = MAX(most, g_array_index(r->peak_in_flight, gint64, d));
+    return most;
+}
+
+static void render_json(GString *out, const Inputs *in, GArray *rows)
+{
+    g_string_append(out, "{\n  \"parosim\": ");
+    paro_report_json_string(out, PARO_VERSION);
+    g_string_append_printf(out,
+                           ",\n  \"devices\": %" G_GINT64_FORMAT
+                           ",\n  \"micro_batches\": %" G_GINT64_FORMAT ",\n  \"forward\": ",
+                           in->devices, in->micro);
+    paro_report_number(out, paro_time_to_s(in->forward));
+    g_string_append(out, ",\n  \"backward\": ");
+    paro_report_number(out, paro_time_to_s(in->backward));
+    g_string_append(out, ",\n  \"p2p\": {\"latency\": ");
+    paro_report_number(out, paro_time_to_s(in->p2p_latency));
+    g_string_append(out, ", \"bytes\": ");
+    paro_report_number(out, in->p2p_bytes);
+    g_string_append(out, ", \"bandwidth\": ");
+    paro_report_number(out, in->p2p_bandwidth_Bps);
+    g_string_append(out, "},\n  \"schedules\": [");
+    gboolean first = TRUE;
+    for (guint i = 0; i < rows->len; i++) {
+        const Row *row = &g_array_index(rows, Row, i);
+        const ParoPipeResult *r = row->result;
+        if (r == NULL)
+            continue;
+        const ParoPipeSpec *s = &row->spec;
+        g_string_append_printf(out,
+                               "%s\n    {\"schedule\": \"%s\", \"accumulation\": \"%s\", "
+                               "\"virtual\": %" G_GINT64_FORMAT ", \"modules\": %" G_GINT64_FORMAT,
+                               first ? "" : ",", paro_pipe_schedule_names[s->schedule],
+                               paro_pipe_accumulation_names[s->accumulation], s->chunks,
+                               paro_pipe_n_modules(s));
+        first = FALSE;
+        const struct {
+            const char *key;
+            double value;
+        } fields[] = {
+            {"makespan", paro_time_to_s(r->makespan)},
+            {"ideal", paro_time_to_s(r->ideal)},
+            {"bubble", r->bubble},
+            {"bubble_formula", formula(s)},
+            {"p2p_time", paro_time_to_s(r->p2p_time)},
+            {"p2p_messages", (double)r->p2p_messages},
+            {"p2p_bytes", r->p2p_bytes},
+        };
+        for (guint k = 0; k < G_N_ELEMENTS(fields); k++) {
+            g_string_append_printf(out, ", \"%s\": ", fields[k].key);
+            if (isnan(fields[k].value))
+                g_string_append(out, "null");
+            else
+                paro_report_number(out, fields[k].value);
+        }
+        g_string_append(out, ",\n     \"per_device\": [");
+        for (guint d = 0; d < r->busy->len; d++) {
+            g_string_append_printf(out, "%s{\"device\": %u, \"busy\": ", d ? ", " : "", d);
+            paro_report_number(out, paro_time_to_s(g_array_index(r->busy, ParoTime, d)));
+            g_string_append_printf(out, ", \"peak_in_flight\": %" G_GINT64_FORMAT "}",
+                                   g_array_index(r->peak_in_flight, gint64, d));
+        }
+        g_string_append(out, "]}");
+    }
+    g_string_append(out, "\n  ],\n  \"skipped\": [");
+    first = TRUE;
+    for (guint i = 0; i < rows->len; i++) {
+        const Row *row = &g_array_index(rows, Row, i);
+        if (row->result != NULL)
+            continue;
+        g_string_append_printf(out, "%s\n    {\"schedule\": \"%s\", \"reason\": ", first ? "" : ",",
+                               paro_pipe_schedule_names[row->spec.schedule]);
+        paro_report_json_string(out, row->skipped);
+        g_string_append(out, "}");
+        first = FALSE;
+    }
+    g_string_append(out, first ? "]\n}\n" : "\n  ]\n}\n");
+}
+
+static void render(GString *out, int format, const Inputs *in, GArray *rows)
+{
+    if (format == PARO_FORMAT_JSON) {
+        render_json(out, in, rows);
+        return;
+    }
+    if (format == PARO_FORMAT_CSV) {
+        g_string_append(out,
+                        "schedule,accumulation,devices,virtual,modules,micro_batches,forward_s,"
+                        "backward_s,makespan_s,ideal_s,bubble,bubble_formula,peak_in_flight,"
+                        "activations,"
+                        "p2p_messages,p2p_bytes,p2p_time_s\n");
+    } else {
+        g_autofree char *fw = time_text(in->forward), *bk = time_text(in->backward);
+        g_autofree char *p2p = time_text(in->p2p_time), *lat = time_text(in->p2p_latency);
+        g_autofree char *bytes = paro_units_format(in->p2p_bytes, PARO_QUANTITY_BYTES);
+        g_autofree char *bw = in->p2p_bandwidth_Bps > 0 ? paro_units_format(in->p2p_bandwidth_Bps,
+                                                                            PARO_QUANTITY_BANDWIDTH)
+                                                        : g_strdup("no bandwidth given");
+        g_string_append_printf(out,
+                               "# parosim %s pipeline: P = %" G_GINT64_FORMAT
+                               " devices, M = %" G_GINT64_FORMAT " micro-batches\n",
+                               PARO_VERSION, in->devices, in->micro);
+        g_string_append_printf(out,
+                               "# per device (1/P of the model) and micro-batch: forward %s, "
+                               "backward %s\n",
+                               fw, bk);
+        g_string_append_printf(out, "# p2p per message: %s (latency %s; %s at %s)\n", p2p, lat,
+                               bytes, bw);
+        g_string_append(out,
+                        "# bubble = makespan / ideal - 1, ideal = the busiest device's compute "
+                        "time; formula: the closed form for equal modules, no p2p\n");
+        g_string_append(out,
+                        "# in-flight: most (module, micro-batch) activations on a device; "
+                        "activations: the same / v, in micro-batches of a device's share\n#\n");
+        g_string_append(out,
+                        "#    schedule  accumulation   v    S  makespan     ideal  bubble  formula"
+                        "  in-flight  activations  p2p msgs     p2p bytes\n");
+        g_string_append(out,
+                        "#                                        (s)       (s)     (%)      (%)"
+                        "      (max)        (max)                     (B)\n");
+    }
+    for (guint i = 0; i < rows->len; i++) {
+        const Row *row = &g_array_index(rows, Row, i);
+        const ParoPipeSpec *s = &row->spec;
+        const char *name = paro_pipe_schedule_names[s->schedule];
+        if (row->result == NULL) {
+            if (format == PARO_FORMAT_TABLE)
+                g_string_append_printf(out, "# %s skipped: %s\n", name, row->skipped);
+            else /* CSV has no comments; the row is missing, so say why */
+                g_printerr("parosim pipeline: %s skipped: %s\n", name, row->skipped);
+            continue;
+        }
+        const ParoPipeResult *r = row->result;
+        double fm = formula(s);
+        g_autofree char *f = fmt("%.6g", paro_time_to_s(in->forward));
+        g_autofree char *b = fmt("%.6g", paro_time_to_s(in->backward));
+        g_autofree char *mk = fmt("%.6g", paro_time_to_s(r->makespan));
+        g_autofree char *id = fmt("%.6g", paro_time_to_s(r->ideal));
+        g_autofree char *t = fmt("%.6g", paro_time_to_s(r->p2p_time));
+        g_autofree char *act = fmt("%.4g", (double)max_in_flight(r) / (double)s->chunks);
+        if (format == PARO_FORMAT_CSV) {
+            g_autofree char *bu = fmt("%.9g", r->bubble);
+            g_autofree char *fo = isnan(fm) ? g_strdup("") : fmt("%.9g", fm);
+            g_string_append_printf(out,
+                                   "%s,%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                                   ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                                   ",%s,%s,%s,%s,%s,%s,%" G_GINT64_FORMAT ",%s,%" G_GINT64_FORMAT
+                                   ",%.0f,%s\n",
+                                   name, paro_pipe_accumulation_names[s->accumulation], s->devices,
+                                   s->chunks, paro_pipe_n_modules(s), s->micro, f, b, mk, id, bu,
+                                   fo, max_in_flight(r), act, r->p2p_messages, r->p2p_bytes, t);
+            continue;
+        }
+        g_autofree char *bu = fmt("%.2f", 100 * r->bubble);
+        g_autofree char *fo = isnan(fm) ? g_strdup("-") : fmt("%.2f", 100 * fm);
+        g_string_append_printf(
+            out,
+            "%13s  %12s  %2" G_GINT64_FORMAT "  %3" G_GINT64_FORMAT
+            "  %8s  %8s  %6s  %7s  %9" G_GINT64_FORMAT "  %11s  %8" G_GINT64_FORMAT "  %12.0f\n",
+            name, paro_pipe_accumulation_names[s->accumulation], s->chunks, paro_pipe_n_modules(s),
+            mk, id, bu, fo, max_in_flight(r), act, r->p2p_messages, r->p2p_bytes);
+    }
+    /* Per device only for one schedule: --compare stays one row per schedule. */
+    if (format != PARO_FORMAT_TABLE || rows->len != 1)
+        return;
+    for (guint i = 0; i < rows->len; i++) {
+        const Row *row = &g_array_index(rows, Row, i);
+        if (row->result == NULL)
+            continue;
+        const ParoPipeResult *r = row->result;
+        g_string_append_printf(out,
+                               "#\n# %s per device:\n#  device      busy      idle  in-flight\n"
+                               "#              (s)       (s)\n",
+                               paro_pipe_schedule_names[row->spec.schedule]);
+        for (guint d = 0; d < r->busy->len; d++) {
+            ParoTime busy = g_array_index(r->busy, ParoTime, d);
+            g_autofree char *bs = fmt("%.6g", paro_time_to_s(busy));
+            g_autofree char *is = fmt("%.6g", paro_time_to_s(r->makespan - busy));
+            g_string_append_printf(out, "%9u  %8s  %8s  %9" G_GINT64_FORMAT "\n", d, bs, is,
+                                   g_array_index(r->peak_in_flight, gint64, d));
+        }
+    }
+}
+
+static void render_trace(GString *out, GArray *rows)
+{
+    g_string_append(out, "# schedule\tdevice\tmodule\tmicro\tkind\tstart_s\tend_s\n");
+    for (guint i = 0; i < rows->len; i++) {
+        const Row *row = &g_array_index(rows, Row, i);
+        if (row->result == NULL)
+            continue;
+        GArray *tl = row->result->timeline;
+        for (guint k = 0; k < tl->len; k++) {
+            const ParoPipeTask *t = &g_array_index(tl, ParoPipeTask, k);
+            g_string_append_printf(
+                out, "%s\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%s\t",
+                paro_pipe_schedule_names[row->spec.schedule], t->device, t->module, t->micro,
+                t->kind == PARO_PIPE_FORWARD ? "forward" : "backward");
+            paro_report_number(out, paro_time_to_s(t->start));
+            g_string_append_c(out, '\t');
+            paro_report_number(out, paro_time_to_s(t->end));
+            g_string_append_c(out, '\n');
+        }
+    }
+}
+
+/* A time option: units required ("1 ms"), as everywhere in parosim. */
+static gboolean parse_time(const char *text, const char *option, ParoTime *out, GError **error)
+{
+    double s = 0;
+    if (!paro_units_parse(text, PARO_QUANTITY_TIME, &s, error)) {
+        g_prefix_error(error, "%s: ", option);
+        return FALSE;
+    }
+    if (s < 0) {
+        g_set_error(error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_RANGE, "%s: negative time", option);
+        return FALSE;
+    }
+    *out = paro_time_from_s(s);
+    return TRUE;
+}
+
+static gboolean parse_quantity(const char *text, ParoQuantity kind, const char *option, double *out,
+                               GError **error)
+{
+    if (text == NULL)
+        return TRUE;
+    if (!paro_units_parse(text, kind, out, error)) {
+        g_prefix_error(error, "%s: ", option);
+        return FALSE;
+    }
+    if (*out < 0) {
+        g_set_error(error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_RANGE, "%s: negative value",
+                    option);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static int usage_error(const char *message)
+{
+    g_printerr("parosim pipeline: %s\nTry 'parosim pipeline --help'.\n", message);
+    return PARO_EXIT_USAGE;
+}
+
+int paro_cmd_pipeline(int argc, char **argv)
+{
+    g_autofree char *schedule_name = NULL, *accumulation_name = NULL, *format_name = NULL;
+    g_autofree char *forward_text = NULL, *backward_text = NULL, *p2p_text = NULL;
+    g_autofree char *bytes_text = NULL, *bandwidth_text = NULL, *trace_path = NULL;
+    gint64 devices = 0, micro = 0, virtual_stages = -1; /* -1: not given */
+    gboolean compare = FALSE;
+    GOptionEntry entries[] = {
+        {"stages", 'p', 0, G_OPTION_ARG_INT64, &devices, "Pipeline devices P (required)", "P"},
+        {"micro", 'm', 0, G_OPTION_ARG_INT64, &micro, "Micro-batches M per step (required)", "M"},
+        {"schedule", 's', 0, G_OPTION_ARG_STRING, &schedule_name,
+         "gpipe, 1f1b (default), interleaved or modular", "NAME"},
+        {"virtual", 'v', 0, G_OPTION_ARG_INT64, &virtual_stages,
+         "Modules per device for interleaved and modular (default 2)", "V"},
+        {"forward", 'f', 0, G_OPTION_ARG_STRING, &forward_text,
+         "Forward time of one device's share of the model for one micro-batch (default 1 ms)", "T"},
+        {"backward", 'b', 0, G_OPTION_ARG_STRING, &backward_text,
+         "Backward time, likewise (default twice the forward)", "T"},
+        {"p2p", 0, 0, G_OPTION_ARG_STRING, &p2p_text,
+         "Latency of one activation or gradient message between devices (default 0)", "T"},
+        {"p2p-bytes", 0, 0, G_OPTION_ARG_STRING, &bytes_text,
+         "Bytes of one message, counted and sent at --p2p-bandwidth (default 0)", "SIZE"},
+        {"p2p-bandwidth", 0, 0, G_OPTION_ARG_STRING, &bandwidth_text,
+         "Bandwidth of a device-to-device link (default: the bytes take no time)", "BW"},
+        {"accumulation", 'a', 0, G_OPTION_ARG_STRING, &accumulation_name,
+         "depth-first or layered: the order of a device's modules and micro-batches in gpipe "
+         "and modular (default: layered for modular, else depth-first)",
+         "ORDER"},
+        {"compare", 'c', 0, G_OPTION_ARG_NONE, &compare,
+         "One row per schedule for the same inputs (gpipe and 1f1b with one module per device)",
+         NULL},
+        {"format", 0, 0, G_OPTION_ARG_STRING, &format_name, "table (default), json or csv",
+         "FORMAT"},
+        {"trace", 't', 0, G_OPTION_ARG_FILENAME, &trace_path,
+         "Write every task (schedule, device, module, micro, kind, start, end) as TSV", "FILE"},
+        {NULL},
+    };
+    g_autoptr(GOptionContext) ctx = g_option_context_new("");
+    g_option_context_set_summary(ctx, pipeline_help);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_autoptr(GError) error = NULL;
+    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+        g_printerr("parosim pipeline: %s\nTry 'parosim pipeline --help'.\n", error->message);
+        return PARO_EXIT_USAGE;
+    }
+    int schedule = lookup(paro_pipe_schedule_names, schedule_name ? schedule_name : "1f1b");
+    int accumulation =
+        accumulation_name ? lookup(paro_pipe_accumulation_names, accumulation_name) : -2;
+    int format = paro_cli_parse_format(format_name ? format_name : "table");
+    if (argc != 1)
+        return usage_error("unexpected argument");
+    if (devices < 1 || micro < 1)
+        return usage_error("--stages and --micro are required and must be at least 1");
+    if (schedule < 0)
+        return usage_error("--schedule must be gpipe, 1f1b, interleaved or modular");
+    if (accumulation == -1)
+        return usage_error("--accumulation must be depth-first or layered");
+    if (format < 0)
+        return usage_error("bad --format");
+    if (virtual_stages == 0 || virtual_stages < -1)
+        return usage_error("--virtual must be at least 1");
+    Inputs in = {devices, micro, paro_time_from_s(1e-3), 0, 0, 0, 0, 0};
+    if ((forward_text && !parse_time(forward_text, "--forward", &in.forward, &error)) ||
+        (backward_text && !parse_time(backward_text, "--backward", &in.backward, &error)) ||
+        (p2p_text && !parse_time(p2p_text, "--p2p", &in.p2p_latency, &error)) ||
+        !parse_quantity(bytes_text, PARO_QUANTITY_BYTES, "--p2p-bytes", &in.p2p_bytes, &error) ||
+        !parse_quantity(bandwidth_text, PARO_QUANTITY_BANDWIDTH, "--p2p-bandwidth",
+                        &in.p2p_bandwidth_Bps, &error))
+        return usage_error(error->message);
+    if (backward_text == NULL)
+        in.backward = paro_time_add(in.forward, in.forward);
+    in.p2p_time = in.p2p_latency;
+    if (in.p2p_bandwidth_Bps > 0)
+        in.p2p_time =
+            paro_time_add(in.p2p_time, paro_time_from_s(in.p2p_bytes / in.p2p_bandwidth_Bps));
+    gint64 v = virtual_stages > 0 ? virtual_stages : 2;
+    if (!compare && virtual_stages > 1 &&
+        (schedule == PARO_PIPE_GPIPE || schedule == PARO_PIPE_1F1B))
+        return usage_error("--virtual applies to interleaved and modular; gpipe and 1f1b place "
+                           "one module per device");
+    g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(Row));
+    g_array_set_clear_func(rows, row_clear);
+    g_autoptr(GPtrArray) times = g_ptr_array_new_with_free_func(g_free);
+    for (int k = compare ? 0 : schedule; k <= (compare ? PARO_PIPE_MODULAR : schedule); k++) {
+        gboolean one_module = k == PARO_PIPE_GPIPE || k == PARO_PIPE_1F1B;
+        Row row = {{0}, NULL, NULL};
+        row.spec = (ParoPipeSpec){
+            .schedule = (ParoPipeSchedule)k,
+            .accumulation = k == PARO_PIPE_MODULAR ? PARO_PIPE_LAYERED : PARO_PIPE_DEPTH_FIRST,
+            .devices = devices,
+            .chunks = one_module ? 1 : v,
+            .micro = micro,
+            .p2p_latency = in.p2p_latency,
+            .p2p_bytes = in.p2p_bytes,
+            .p2p_bandwidth_Bps = in.p2p_bandwidth_Bps,
+            .timeline = trace_path != NULL,
+        };
+        /* Under --compare the order only changes gpipe and modular: 1f1b and interleaved
+         * are depth-first by construction. */
+        if (accumulation >= 0 && (!compare || k == PARO_PIPE_GPIPE || k == PARO_PIPE_MODULAR))
+            row.spec.accumulation = (ParoPipeAccumulation)accumulation;
+        /* Checked before the per-module arrays are made: paro_pipe_check reads them. */
+        if (devices > PARO_PIPE_MAX_TASKS / 2 / row.spec.chunks / micro) {
+            g_printerr("parosim: error: 2 x S x M tasks exceed %" G_GINT64_FORMAT "\n",
+                       PARO_PIPE_MAX_TASKS);
+            return PARO_EXIT_ERROR;
+        }
+        ParoTime *f = paro_pipe_split(in.forward, devices, row.spec.chunks);
+        ParoTime *b = paro_pipe_split(in.backward, devices, row.spec.chunks);
+        g_ptr_array_add(times, f);
+        g_ptr_array_add(times, b);
+        row.spec.forward = f, row.spec.backward = b;
+        g_autoptr(GError) row_error = NULL;
+        row.result = paro_pipe_simulate(&row.spec, &row_error);
+        if (row.result == NULL) {
+            if (!compare ||
+                !g_error_matches(row_error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_CONSTRAINT)) {
+                paro_cli_report_error(row_error, NULL, NULL);
+                return PARO_EXIT_ERROR;
+            }
+            row.skipped = g_strdup(row_error->message);
+        }
+        g_array_append_val(rows, row);
+    }
+    if (trace_path != NULL) {
+        g_autoptr(GString) trace = g_string_new(NULL);
+        render_trace(trace, rows);
+        if (!g_file_set_contents(trace_path, trace->str, (gssize)trace->len, &error)) {
+            paro_cli_report_error(error, NULL, NULL);
+            return PARO_EXIT_ERROR;
+        }
+    }
+    g_autoptr(GString) out = g_string_new(NULL);
+    render(out, format, &in, rows);
+    return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
+}
