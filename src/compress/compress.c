@@ -187,6 +187,18 @@ static char *format_rate(double Bps)
     return isinf(Bps) ? g_strdup("free") : paro_units_format(Bps, PARO_QUANTITY_BANDWIDTH);
 }
 
+/* Thresholds are usually powers of two (1 MiB): print those in IEC units as written. */
+static char *format_threshold(double bytes)
+{
+    static const char *const iec[] = {"GiB", "MiB", "KiB"};
+    for (int i = 0; i < 3; i++) {
+        double unit = pow(1024.0, 3 - i);
+        if (bytes >= unit && fmod(bytes, unit) == 0)
+            return g_strdup_printf("%.0f %s", bytes / unit, iec[i]);
+    }
+    return paro_units_format(bytes, PARO_QUANTITY_BYTES);
+}
+
 char *paro_compression_describe(const ParoCompression *c)
 {
     GString *out = g_string_new(NULL);
@@ -196,9 +208,9 @@ char *paro_compression_describe(const ParoCompression *c)
             continue;
         g_autofree char *comp = format_rate(k->compress_Bps);
         g_autofree char *decomp = format_rate(k->decompress_Bps);
-        g_autofree char *threshold = paro_units_format(k->threshold_bytes, PARO_QUANTITY_BYTES);
+        g_autofree char *threshold = format_threshold(k->threshold_bytes);
         char ratio[G_ASCII_DTOSTR_BUF_SIZE];
-        g_string_append_printf(out, "%s%s %s x%s (compress %s, decompress %s, from %s, %s)",
+        g_string_append_printf(out, "%s%s %s x%s (compress %s, decompress %s, threshold %s, %s)",
                                out->len ? "; " : "", paro_tensor_kind_names[i], k->codec,
                                g_ascii_formatd(ratio, sizeof ratio, "%g", k->ratio), comp, decomp,
                                threshold, k->lossless ? "lossless" : "lossy");
