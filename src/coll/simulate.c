@@ -65,12 +65,14 @@ struct _Sim {
     gint64 tasks_left;
     GArray *links, *weights; /* route scratch */
     double sent, received;   /* payload of the tracked members */
+    GPtrArray *live;         /* Send in flight, freed at the end when a run stops early */
 };
 
 typedef struct {
     Task *task;
     gint64 member, channel, dst;
     double bytes;
+    guint live_index; /* position in Sim.live */
 } Send;
 
 /* ---- ring geometry of a scope ---- */
@@ -163,6 +165,10 @@ static void on_sent(ParoNetwork *net, gpointer data)
     t->recvs[receiver * s->channels + send->channel]++;
     gint64 member = send->member, channel = send->channel;
     s->received += send->bytes;
+    /* O(1) removal from the live set: the last send takes this one's place. */
+    g_ptr_array_steal_index_fast(s->live, send->live_index);
+    if (send->live_index < s->live->len)
+        ((Send *)g_ptr_array_index(s->live, send->live_index))->live_index = send->live_index;
     g_free(send);
     check_finished(s, t, receiver, channel);
     if (receiver != member)
@@ -195,7 +201,8 @@ static void try_send(Sim *s, Task *t, gint64 member, gint64 channel)
     ParoTime latency = paro_graph_route(s->graph, member, dst, s->links, s->weights) +
                        s->spec->step_overhead;
     Send *send = g_new(Send, 1);
-    *send = (Send){t, member, channel, dst, bytes};
+    *send = (Send){t, member, channel, dst, bytes, s->live->len};
+    g_ptr_array_add(s->live, send);
     s->sent += bytes;
     t->sending[i] = TRUE;
     paro_network_start(s->net, (const guint *)s->links->data, (const double *)s->weights->data,
@@ -404,6 +411,8 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
     s.stages = g_array_new(FALSE, FALSE, sizeof(Stage));
     s.links = g_array_new(FALSE, FALSE, sizeof(guint));
     s.weights = g_array_new(FALSE, FALSE, sizeof(double));
+    /* An engine that stops on time overflow leaves sends in flight; they are freed here. */
+    s.live = g_ptr_array_new_with_free_func(g_free);
     build_stages(&s);
     s.n_chunks = spec->algorithm == PARO_ALGO_HO_RING && spec->scope == PARO_SCOPE_GLOBAL
                      ? spec->chunks
@@ -442,5 +451,6 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
     g_array_unref(s.stages);
     g_array_unref(s.links);
     g_array_unref(s.weights);
+    g_ptr_array_unref(s.live);
     return ok;
 }
