@@ -45,6 +45,10 @@ golden run-ho-ring.csv run "$scenario" --format csv --set collectives.algorithm=
 golden run-calibrated.txt run scenarios/llama-7b_dgx-h100x8_n32-calibrated.yaml \
     --strategies zero-1,zero-2,zero-3,NIG,IIG,mics
 golden strategies-default.txt strategies "$scenario"
+golden run-zeropp.txt run scenarios/paro-llama-7b-zeropp_n32.yaml \
+    --strategies zero-1,zero-2,zero-3,zero++,NII,NGI
+golden run-naive.json run "$scenario" --set compression.preset=naive --strategies zero-3,NII \
+    --format json
 golden strategies-default.json strategies "$scenario" --format json
 golden strategies-default.csv strategies "$scenario" --format csv
 golden strategies-65b-partial.txt strategies "$scenario" --set model=models/llama-65b.yaml \

@@ -407,6 +407,7 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
     s.stages = g_array_new(FALSE, FALSE, sizeof(Stage));
     s.links = g_array_new(FALSE, FALSE, sizeof(guint));
     s.weights = g_array_new(FALSE, FALSE, sizeof(double));
+    /* An engine that stops on time overflow leaves sends in flight; they are freed here. */
     build_stages(&s);
     s.n_chunks = spec->algorithm == PARO_ALGO_HO_RING && spec->scope == PARO_SCOPE_GLOBAL
                      ? spec->chunks

@@ -38,10 +38,15 @@ static void table(const ParoGuideline *g, const ParoStepResult *rows, guint n, G
                            "# step: overlap %s  prefetch %" G_GINT64_FORMAT "  bucket %.4g MB  network %s\n",
                            tr->overlap ? "on" : "off", tr->prefetch, tr->bucket_bytes / 1e6,
                            paro_net_fidelity_names[g->scenario->network]);
+    /* The compression columns come only with compression, so plain reports keep their
+     * layout. */
+    gboolean compressed = paro_compression_is_active(&g->scenario->compression);
     g_string_append(out, "#rank strategy          aliases               step  guideline    compute"
-                         "    exposed   samples/s    tokens/s  TFLOP/s    MFU     peak  fits\n");
+                         "    exposed   samples/s    tokens/s  TFLOP/s    MFU     peak  fits");
+    g_string_append(out, compressed ? "  compress     saved\n" : "\n");
     g_string_append(out, "#                                              (s)        (s)        (s)"
-                         "        (s)                           (/GPU)            (GB)\n");
+                         "        (s)                           (/GPU)            (GB)");
+    g_string_append(out, compressed ? "             (s)      (GB)\n" : "\n");
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
         g_autofree char *aliases = g_strjoinv(",", (char **)r->strategy->aliases);
@@ -56,7 +61,12 @@ static void table(const ParoGuideline *g, const ParoStepResult *rows, guint n, G
         fixed(out, "%.1f", r->tflops_per_gpu, 8);
         fixed(out, "%.3f", r->mfu, 6);
         fixed(out, "%.2f", r->peak_bytes / 1e9, 8);
-        g_string_append_printf(out, "  %s\n", r->fits ? "yes" : "OOM");
+        g_string_append_printf(out, "  %s", r->fits ? "yes" : "OOM");
+        if (compressed) {
+            fixed(out, "%.3f", r->compress_s, 9);
+            fixed(out, "%.2f", r->bytes_saved / 1e9, 9);
+        }
+        g_string_append_c(out, '\n');
     }
     if (n > 0 && rows[0].fits) {
         char step[G_ASCII_DTOSTR_BUF_SIZE], mem[G_ASCII_DTOSTR_BUF_SIZE];
@@ -92,6 +102,18 @@ static void json(const ParoGuideline *g, const ParoStepResult *rows, guint n, GS
     paro_report_number(out, g->sizes.trainable);
     g_string_append(out, ",\n  \"gpu_memory\": ");
     paro_report_number(out, s->topology->gpu.memory_bytes);
+    /* Compression fields appear only with compression, so plain reports keep their bytes. */
+    gboolean compressed = paro_compression_is_active(&s->compression);
+    if (compressed) {
+        g_autofree char *what = paro_compression_describe(&s->compression);
+        g_string_append(out, ",\n  \"compression\": {\"preset\": ");
+        paro_report_json_string(out, s->compression.preset == PARO_COMPRESS_CUSTOM
+                                         ? "explicit"
+                                         : paro_compress_preset_names[s->compression.preset]);
+        g_string_append(out, ", \"kinds\": ");
+        paro_report_json_string(out, what);
+        g_string_append(out, "}");
+    }
     g_string_append(out, ",\n  \"strategies\": [\n");
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
@@ -109,12 +131,18 @@ static void json(const ParoGuideline *g, const ParoStepResult *rows, guint n, GS
         num_field(out, "guideline", r->guideline_s, FALSE);
         num_field(out, "compute", r->compute_s, FALSE);
         num_field(out, "comm", r->comm_s, FALSE);
-        num_field(out, "exposed_comm", r->exposed_comm_s, TRUE);
+        num_field(out, "exposed_comm", r->exposed_comm_s, !compressed);
+        if (compressed)
+            num_field(out, "compress", r->compress_s, TRUE);
         g_string_append(out, "},\n     \"throughput\": {");
         num_field(out, "samples_per_s", r->samples_per_s, FALSE);
         num_field(out, "tokens_per_s", r->tokens_per_s, FALSE);
         num_field(out, "tflops_per_gpu", r->tflops_per_gpu, FALSE);
         num_field(out, "mfu", r->mfu, TRUE);
+        if (compressed) {
+            g_string_append(out, "},\n     \"compression\": {");
+            num_field(out, "bytes_saved", r->bytes_saved, TRUE);
+        }
         g_string_append(out, "},\n     \"memory\": {");
         num_field(out, "peak", round(r->peak_bytes), FALSE);
         for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
@@ -133,7 +161,8 @@ static void csv(const ParoGuideline *g, const ParoStepResult *rows, guint n, GSt
                          "time_exposed_comm,samples_per_s,tokens_per_s,tflops_per_gpu,mfu,mem_peak");
     for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
         g_string_append_printf(out, ",mem_%s", paro_mem_category_names[c]);
-    g_string_append(out, ",gpus,mem_capacity\n");
+    /* Appended last (and always, so every row of a sweep has the same columns). */
+    g_string_append(out, ",gpus,mem_capacity,time_compress,bytes_saved\n");
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
         g_autofree char *aliases = g_strjoinv(";", (char **)r->strategy->aliases);
@@ -153,6 +182,10 @@ static void csv(const ParoGuideline *g, const ParoStepResult *rows, guint n, GSt
         const ParoTopology *t = g->scenario->topology;
         g_string_append_printf(out, ",%" G_GINT64_FORMAT ",", paro_topology_n_gpus(t));
         paro_report_number(out, t->gpu.memory_bytes);
+        g_string_append_c(out, ',');
+        paro_report_number(out, r->compress_s);
+        g_string_append_c(out, ',');
+        paro_report_number(out, r->bytes_saved);
         g_string_append_c(out, '\n');
     }
 }

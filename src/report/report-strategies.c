@@ -86,6 +86,14 @@ void paro_report_strategies_header(const ParoGuideline *g, GString *out)
                                s->calibration.intra.present || s->calibration.inter.present
                                    ? "network links (fabric, NICs, step overhead replaced)"
                                    : "");
+    if (paro_compression_is_active(&s->compression)) {
+        g_autofree char *what = paro_compression_describe(&s->compression);
+        g_string_append_printf(out, "# compression: %s: %s\n",
+                               s->compression.preset == PARO_COMPRESS_CUSTOM
+                                   ? "explicit"
+                                   : paro_compress_preset_names[s->compression.preset],
+                               what);
+    }
     g_string_append_printf(out, "# global collectives: %s", paro_algorithm_names[s->algorithm]);
     if (s->algorithm == PARO_ALGO_HO_RING)
         g_string_append_printf(out, " (%" G_GINT64_FORMAT " chunks)", s->chunks);

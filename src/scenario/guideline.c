@@ -7,7 +7,9 @@
  * bandwidth) + the optimizer's bytes / HBM bandwidth, where mixed-precision Adam reads the fp32 master,
  * both moments and the gradient and writes master, moments and the 16-bit parameter:
  * (2K + b_g + b_p) bytes per parameter it owns. T = max(t_comp, t_comm) (full overlap) is
- * the step time the ranking uses; t_comp + t_comm is the serial bound.
+ * the step time the ranking uses; t_comp + t_comm is the serial bound. With compression, a
+ * collective of S bytes costs its alpha-beta time at S/ratio plus the codec time of
+ * compress/compress.c, the same sum the training-step simulation schedules.
  *
  * Memory: model states (strategy.c) + activations of one micro-batch over all layers +
  * transient buffers + NCCL's buffers + cuBLAS's workspace + the scenario's fixed overhead. Buffers, an estimate the training-
@@ -148,11 +150,21 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     for (guint i = 0; i < calls->len; i++) {
         const ParoCollCall *c = &g_array_index(calls, ParoCollCall, i);
         double times = paro_phase_is_per_micro_step(c->phase) ? A : 1;
-        double t = times * paro_coll_closed_form_s(&g->comm, c->op, c->scope, c->size_bytes);
+        ParoCompressCost cc = paro_compress_cost(
+            &s->compression.kinds[paro_compress_tensor_of(c->phase)], c->op,
+            paro_compress_ranks(c->scope, z->n, z->m), c->size_bytes);
+        double t = times * (paro_coll_closed_form_s(&g->comm, c->op, c->scope, cc.wire_bytes) +
+                            cc.codec_s);
         double intra, inter;
-        paro_coll_traffic(&g->comm, c->op, c->scope, c->size_bytes, &intra, &inter);
+        paro_coll_traffic(&g->comm, c->op, c->scope, cc.wire_bytes, &intra, &inter);
         r->traffic_intra += times * intra;
         r->traffic_inter += times * inter;
+        r->t_compress += times * cc.codec_s;
+        if (cc.applied) {
+            double full_intra, full_inter;
+            paro_coll_traffic(&g->comm, c->op, c->scope, c->size_bytes, &full_intra, &full_inter);
+            r->bytes_saved += times * (full_intra + full_inter - intra - inter);
+        }
         switch (c->phase) {
         case PARO_PHASE_FORWARD:
         case PARO_PHASE_BACKWARD:

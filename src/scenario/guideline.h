@@ -22,13 +22,15 @@ typedef struct {
     double mem_workspace;   /* cuBLAS workspace */
     double mem_overhead;    /* the scenario's memory_overhead */
     double mem_total;
-    /* bytes each GPU sends per global step */
+    /* bytes each GPU sends per global step (compressed sizes when compression applies) */
     double traffic_intra, traffic_inter;
     /* seconds per global step */
     double t_param, t_gradient, t_sync_grad, t_sync_param; /* t_param, t_gradient: x A */
     double t_compute;   /* A micro-steps of forward+backward, plus the optimizer */
     double t_optimizer; /* the optimizer's share of t_compute */
     double t_comm;      /* (t_param + t_gradient)*A + t_syncg + t_syncp */
+    double t_compress;  /* compression and decompression inside t_comm (compress/compress.c) */
+    double bytes_saved; /* bytes each GPU does not send per step thanks to compression */
     double t_step;      /* max(t_compute, t_comm): full overlap */
     double t_serial;    /* t_compute + t_comm: no overlap */
     gboolean fits;

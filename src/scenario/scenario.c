@@ -201,6 +201,12 @@ static gboolean parse_calibration(const ParoNode *node, gpointer ptr, gpointer r
     return paro_calibration_from_node(node, ptr, error);
 }
 
+static gboolean parse_compression(const ParoNode *node, gpointer ptr, gpointer record,
+                                  GError **error)
+{
+    return paro_compression_from_node(node, ptr, error);
+}
+
 static const ParoField scenario_fields[] = {
     {"kind", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "scenario"},
     {"schema", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "1"},
@@ -219,6 +225,8 @@ static const ParoField scenario_fields[] = {
      "algorithm for global collectives"},
     {"calibration", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoScenario, calibration), 0, NULL,
      parse_calibration, "calibration file: measured compute rates replacing peak x efficiency"},
+    {"compression", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoScenario, compression), 0, NULL,
+     parse_compression, "compression of collectives: a preset and/or a compressor per tensor kind"},
 };
 
 /* Replaces a scalar `model:` or `topology:` reference by the tree of the file it names. */
@@ -347,6 +355,7 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
     };
     s->algorithm = PARO_ALGO_RING;
     s->chunks = 8;
+    paro_compression_preset(&s->compression, PARO_COMPRESS_NONE);
     if (!paro_schema_apply(root, "scenario", scenario_fields, G_N_ELEMENTS(scenario_fields), s, s,
                            NULL, error))
         return NULL;

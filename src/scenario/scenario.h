@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "coll/collective.h"
+#include "compress/compress.h"
 #include "model/model.h"
 #include "topo/topology.h"
 #include "yaml/yaml.h"
@@ -104,6 +105,7 @@ typedef struct {
     gint64 chunks;       /* ho-ring chunks */
     int network;         /* ParoNetFidelity of the training-step simulation */
     ParoCalibration calibration;
+    ParoCompression compression; /* of the data-parallel collectives; preset none by default */
 } ParoScenario;
 
 void paro_scenario_free(ParoScenario *scenario);

@@ -223,14 +223,33 @@ typedef struct {
     gboolean overlap;
     GError **error;
     gboolean failed;
+    double compress_s, bytes_saved;
 } Builder;
 
+/* A collective task: the network time of its bytes on the wire (compressed when the
+ * scenario compresses this tensor kind and the piece reaches the threshold) plus the
+ * compression kernels' time, both on the collective's stream (compress/compress.c). */
 static guint add_coll(Builder *b, const char *name, const ParoCollCall *call, double size,
                       gint micro, gint layer)
 {
+    const ParoScenario *sc = b->g->scenario;
+    const ParoStateSizes *z = &b->g->sizes;
+    ParoCompressCost cc =
+        paro_compress_cost(&sc->compression.kinds[paro_compress_tensor_of(call->phase)], call->op,
+                           paro_compress_ranks(call->scope, z->n, z->m), size);
     ParoTime d = 0;
-    if (!b->failed && !paro_coll_cache_time(b->cache, call->op, call->scope, size, &d, b->error))
+    if (!b->failed &&
+        !paro_coll_cache_time(b->cache, call->op, call->scope, cc.wire_bytes, &d, b->error))
         b->failed = TRUE;
+    d = paro_time_add(d, paro_time_from_s(cc.codec_s));
+    b->compress_s += cc.codec_s;
+    if (cc.applied) {
+        double intra, inter, wire_intra, wire_inter;
+        paro_coll_traffic(&b->g->comm, call->op, call->scope, size, &intra, &inter);
+        paro_coll_traffic(&b->g->comm, call->op, call->scope, cc.wire_bytes, &wire_intra,
+                          &wire_inter);
+        b->bytes_saved += intra + inter - wire_intra - wire_inter;
+    }
     return add_task(b->s, name, streams_of(call->scope, b->overlap), micro, layer, d);
 }
 
@@ -374,7 +393,7 @@ gboolean paro_step_simulate(const ParoGuideline *g, const ParoStrategy *st, Paro
                g_array_new(FALSE, FALSE, sizeof(Edge)), {NULL}, {0}, 0, 0, 0, 0, 0, NULL};
     for (int q = 0; q < 3; q++)
         s.queues[q] = g_array_new(FALSE, FALSE, sizeof(guint));
-    Builder b = {g, cache, &s, sc->training.overlap, error, FALSE};
+    Builder b = {g, cache, &s, sc->training.overlap, error, FALSE, 0, 0};
     gboolean ok = build(&b, st, layers);
 
     ParoStateMemory states = paro_strategy_memory(st, z);
@@ -408,6 +427,8 @@ gboolean paro_step_simulate(const ParoGuideline *g, const ParoStrategy *st, Paro
         out->intra_busy_s = s.intra_s;
         out->inter_busy_s = s.inter_s;
         out->exposed_comm_s = step_s - s.compute_s;
+        out->compress_s = b.compress_s;
+        out->bytes_saved = b.bytes_saved;
         double samples = (double)z->n * (double)sc->training.micro_batch *
                          (double)sc->training.accumulation;
         out->samples_per_s = samples / step_s;

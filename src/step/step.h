@@ -22,10 +22,14 @@ void paro_coll_cache_free(ParoCollCache *cache);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoCollCache, paro_coll_cache_free)
 
 /** paro_coll_cache_context: (transfer full) a text that differs whenever two scenarios'
- * collectives could take different times (cluster, group, algorithm, network). */
+ * collectives could take different times (cluster, group, algorithm, network). Compression
+ * is not part of it: the cache holds network times keyed by the bytes on the wire (S/ratio
+ * when compressed), which compression does not change; the codec time is added by the
+ * step from the guideline's scenario (paro_step_simulate). */
 char *paro_coll_cache_context(const ParoScenario *scenario);
 
-/** paro_coll_cache_time: simulated duration of one collective as the scenario runs it. */
+/** paro_coll_cache_time: simulated duration of one uncompressed collective of @size_bytes
+ * as the scenario runs it. */
 gboolean paro_coll_cache_time(ParoCollCache *cache, ParoCollKind op, ParoScope scope,
                               double size_bytes, ParoTime *out, GError **error);
 
@@ -46,6 +50,8 @@ typedef struct {
     double intra_busy_s;    /* busy time of the intra-group stream (global ones included) */
     double inter_busy_s;    /* busy time of the inter-group stream (global ones included) */
     double exposed_comm_s;  /* step - compute: what communication adds */
+    double compress_s;      /* compression and decompression inside the collectives (in comm_s) */
+    double bytes_saved;     /* bytes this GPU does not send in the step thanks to compression */
     double samples_per_s, tokens_per_s;
     double tflops_per_gpu;  /* model FLOPs (no recomputation) per second */
     double mfu;             /* tflops_per_gpu / peak */
