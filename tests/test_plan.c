@@ -83,8 +83,53 @@ START_TEST(plan_rows_follow_their_definitions)
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
     ParoStepResult r;
     ck_assert(paro_step_simulate(g, best->strategy, cache, FALSE, &r, NULL));
-    ck_assert_double_eq(paro_time_to_s(r.step), best->step_s);
+    /* the planner extrapolates beyond 4 micro-steps (plan.c): equal to the picosecond
+     * rounding of the steps, and the same peak memory */
+    ck_assert_double_eq_tol(paro_time_to_s(r.step), best->step_s, 1e-9 * best->step_s);
+    ck_assert_double_eq(r.peak_bytes, best->peak_bytes);
     paro_step_result_clear(&r);
+}
+END_TEST
+
+START_TEST(extrapolated_steps_equal_full_simulation)
+{
+    /* The planner's shortcut (plan.c): step(A) = step(3) + (A - 3)(step(4) - step(3)).
+     * Against full simulations of A = 7 and 25 for every strategy, with ring and ho-ring,
+     * on the default scenario and on LLaMA-65B with recomputation: within 1e-9 relative
+     * (the picosecond rounding of each micro-step), and the same peak memory. */
+    g_autofree char *path = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
+    g_autofree char *path65 = paro_test_path("scenarios/paro-llama-65b-full_n32.yaml");
+    const char *paths[] = {path, path65};
+    const char *algos[] = {"collectives.algorithm=ring", "collectives.algorithm=ho-ring"};
+    for (guint p = 0; p < 2; p++)
+        for (guint a = 0; a < 2; a++) {
+            double step[4][29], peak[4][29];
+            const int accumulations[] = {3, 4, 7, 25};
+            for (int k = 0; k < 4; k++) {
+                g_autofree char *acc = g_strdup_printf("training.accumulation=%d", accumulations[k]);
+                const char *sets[] = {acc, algos[a], NULL};
+                g_autoptr(ParoScenario) s = paro_scenario_load(paths[p], sets, NULL);
+                ck_assert(s != NULL);
+                g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+                g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+                ck_assert_uint_eq(paro_strategy_n_all(), 29);
+                for (guint i = 0; i < 29; i++) {
+                    ParoStepResult r;
+                    ck_assert(paro_step_simulate(g, paro_strategy_get(i), cache, FALSE, &r, NULL));
+                    step[k][i] = paro_time_to_s(r.step);
+                    peak[k][i] = r.peak_bytes;
+                    paro_step_result_clear(&r);
+                }
+            }
+            for (int k = 2; k < 4; k++)
+                for (guint i = 0; i < 29; i++) {
+                    double want = step[0][i] + (accumulations[k] - 3) * (step[1][i] - step[0][i]);
+                    ck_assert_msg(fabs(step[k][i] - want) <= 1e-9 * want, "%s %s A=%d: %.12g vs %.12g",
+                                  paths[p], paro_strategy_get(i)->name, accumulations[k], step[k][i], want);
+                    ck_assert_msg(peak[k][i] == peak[1][i], "%s A=%d: peak differs",
+                                  paro_strategy_get(i)->name, accumulations[k]);
+                }
+        }
 }
 END_TEST
 
@@ -96,6 +141,7 @@ static Suite *plan_suite(void)
     tcase_add_test(tc, scaling_law_budget);
     tcase_add_test(tc, accumulation_rounds_to_the_nearest_batch);
     tcase_add_test(tc, plan_rows_follow_their_definitions);
+    tcase_add_test(tc, extrapolated_steps_equal_full_simulation);
     suite_add_tcase(s, tc);
     return s;
 }
