@@ -176,3 +176,21 @@ double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
     double quadratic = recompute == PARO_RECOMPUTE_SELECTIVE ? 0 : 5.0 * a * s * s * b;
     return linear + quadratic;
 }
+
+double paro_model_activation_bytes_tp(const ParoModel *m, gint64 batch, gint64 seq,
+                                      ParoRecompute recompute, gint64 tp,
+                                      gboolean sequence_parallel)
+{
+    if (!m->has_shape)
+        return 0;
+    double s = (double)seq, b = (double)batch, h = (double)m->hidden, t = (double)tp;
+    double whole = paro_model_activation_bytes(m, batch, seq, recompute);
+    if (sequence_parallel)
+        return whole / t;
+    if (recompute == PARO_RECOMPUTE_FULL)
+        return whole;
+    /* 10*s*b*h of the 18*s*b*h + mlp terms are the norms' inputs and the dropout masks,
+     * replicated on every TP rank without sequence parallelism. */
+    double replicated = 10.0 * s * b * h;
+    return replicated + (whole - replicated) / t;
+}

@@ -99,6 +99,15 @@ double paro_model_forward_flops(const ParoModel *model, gint64 batch, gint64 seq
 double paro_model_activation_bytes(const ParoModel *model, gint64 batch, gint64 seq,
                                    ParoRecompute recompute);
 
+/** paro_model_activation_bytes_tp: the same with tensor parallelism of degree @tp
+ * (Korthikanti et al. 2022, eq. 2 and 4): without sequence parallelism the layer norms' and
+ * dropouts' 10*s*b*h stay whole on every TP rank and the rest is divided by @tp; with it
+ * everything is. Full recomputation keeps the layer input, 2*s*b*h (/tp with sequence
+ * parallelism). @tp = 1 gives paro_model_activation_bytes. */
+double paro_model_activation_bytes_tp(const ParoModel *model, gint64 batch, gint64 seq,
+                                      ParoRecompute recompute, gint64 tp,
+                                      gboolean sequence_parallel);
+
 extern const char *const paro_recompute_names[]; /* "none", "selective", "full", NULL */
 
 G_END_DECLS

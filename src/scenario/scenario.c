@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "net/network.h"
+#include "pipe/pipe.h"
 #include "yaml/loaders.h"
 #include "yaml/override.h"
 #include "yaml/schema.h"
@@ -35,7 +36,17 @@ void paro_scenario_free(ParoScenario *s)
 
 gint64 paro_scenario_n_gpus(const ParoScenario *s)
 {
-    return paro_topology_n_gpus(s->topology);
+    return s->dp;
+}
+
+gint64 paro_scenario_dp_per_node(const ParoScenario *s)
+{
+    return s->topology->gpus_per_node / s->tp;
+}
+
+gboolean paro_scenario_is_3d(const ParoScenario *s)
+{
+    return s->tp > 1 || s->pp > 1;
 }
 
 /* ---- trainable: {fraction | count | lora: {rank, targets}} ---- */
@@ -115,6 +126,24 @@ static gboolean parse_trainable(const ParoNode *node, gpointer ptr, gpointer use
 
 /* ---- training, parallelism, collectives ---- */
 
+/* The modular schedule (layered gradient accumulation) is not offered here yet: the step
+ * runs one module per chunk of layers, which modular's one-layer modules do not fit. */
+static const char *const pipeline_schedule_names[] = {"gpipe", "1f1b", "interleaved", NULL};
+
+static const ParoField pipeline_fields[] = {
+    {"schedule", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, pipeline_schedule), 0,
+     pipeline_schedule_names, NULL, "gpipe, 1f1b or interleaved (default 1f1b)"},
+    {"virtual", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoTraining, pipeline_virtual),
+     0, NULL, NULL, "v: model chunks per stage, interleaved only (default 1)"},
+};
+
+static gboolean parse_pipeline(const ParoNode *node, gpointer ptr, gpointer record,
+                               GError **error)
+{
+    return paro_schema_apply(node, "pipeline", pipeline_fields, G_N_ELEMENTS(pipeline_fields),
+                             ptr, NULL, NULL, error);
+}
+
 static const ParoField training_fields[] = {
     {"micro_batch", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTraining, micro_batch), 0, NULL, NULL, "sequences per GPU per micro-step"},
@@ -143,6 +172,8 @@ static const ParoField training_fields[] = {
      NULL, NULL, "layers whose parameters are gathered ahead of use"},
     {"bucket", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG, G_STRUCT_OFFSET(ParoTraining, bucket_bytes),
      PARO_QUANTITY_BYTES, NULL, NULL, "gradient reduce-scatter bucket size"},
+    {"pipeline", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_pipeline,
+     "schedule of the pipeline stages (gpipe, 1f1b, interleaved) and virtual chunks"},
 };
 
 static gboolean parse_training(const ParoNode *node, gpointer ptr, gpointer user_data,
@@ -154,7 +185,15 @@ static gboolean parse_training(const ParoNode *node, gpointer ptr, gpointer user
 
 static const ParoField parallelism_fields[] = {
     {"group", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, group), 0, NULL,
-     NULL, "m: GPUs per PaRO group; default: GPUs per node"},
+     NULL, "m: data-parallel ranks per PaRO group; default: those on a node"},
+    {"tp", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, tp), 0, NULL, NULL,
+     "tensor-parallel degree, inside a node (default 1)"},
+    {"pp", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, pp), 0, NULL, NULL,
+     "pipeline-parallel stages (default 1)"},
+    {"dp", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, dp), 0, NULL, NULL,
+     "data-parallel degree (default GPUs / (tp*pp))"},
+    {"sequence_parallel", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoScenario, sequence_parallel), 0,
+     NULL, NULL, "Megatron sequence parallelism with tp (default false)"},
 };
 
 static gboolean parse_parallelism(const ParoNode *node, gpointer ptr, gpointer record,
@@ -218,7 +257,8 @@ static const ParoField scenario_fields[] = {
      NULL, parse_model, "model file (path relative to this file) or inline model"},
     {"topology", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoScenario, topology),
      0, NULL, parse_topology, "topology file or inline topology"},
-    {"parallelism", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_parallelism, "group size"},
+    {"parallelism", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_parallelism,
+     "tp, pp, dp degrees and PaRO group size"},
     {"training", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoScenario, training), 0, NULL,
      parse_training, "batch, accumulation, precision, trainable share"},
     {"collectives", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_collectives,
@@ -266,9 +306,83 @@ static gboolean is_reference_override(const ParoOverride *o)
             strcmp(o->path[0], "calibration") == 0);
 }
 
+/* The node of parallelism.@key when written, else the parallelism mapping, else the root. */
+static const ParoNode *parallelism_node(const ParoNode *root, const char *key)
+{
+    const ParoNode *par = paro_node_lookup(root, "parallelism");
+    if (par == NULL || par->kind != PARO_NODE_MAPPING)
+        return root;
+    const ParoNode *v = paro_node_lookup(par, key);
+    return v ? v : par;
+}
+
+/* tp*pp*dp = GPUs; TP inside a node; whole DP peers per node; pipeline shape. */
+static gboolean check_3d(ParoScenario *s, const ParoNode *root, GError **error)
+{
+    gint64 total = paro_topology_n_gpus(s->topology), gpn = s->topology->gpus_per_node;
+    if (s->dp == 0 && total % (s->tp * s->pp) == 0)
+        s->dp = total / (s->tp * s->pp);
+    if (s->dp == 0 || s->tp * s->pp * s->dp != total) {
+        paro_node_error(error, parallelism_node(root, "dp"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "tp %" G_GINT64_FORMAT " x pp %" G_GINT64_FORMAT " x dp %" G_GINT64_FORMAT
+                        " must equal the %" G_GINT64_FORMAT " GPUs",
+                        s->tp, s->pp, s->dp, total);
+        return FALSE;
+    }
+    if (gpn % s->tp != 0) {
+        paro_node_error(error, parallelism_node(root, "tp"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "tp %" G_GINT64_FORMAT " must divide the %" G_GINT64_FORMAT
+                        " GPUs of a node (tensor parallelism stays inside a node)",
+                        s->tp, gpn);
+        return FALSE;
+    }
+    /* The step maps a stage's DP ranks onto whole nodes (coll-cache.c): each node then holds
+     * gpn/tp of them. */
+    if (s->dp % (gpn / s->tp) != 0) {
+        paro_node_error(error, parallelism_node(root, "dp"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "dp %" G_GINT64_FORMAT " must be a multiple of the %" G_GINT64_FORMAT
+                        " data-parallel ranks a node holds (GPUs per node / tp), so that a "
+                        "stage's data-parallel ranks fill whole nodes",
+                        s->dp, gpn / s->tp);
+        return FALSE;
+    }
+    const ParoNode *training = paro_node_lookup(root, "training");
+    const ParoNode *pipe = training && training->kind == PARO_NODE_MAPPING
+                               ? paro_node_lookup(training, "pipeline")
+                               : NULL;
+    const ParoNode *where_pipe = pipe ? pipe : parallelism_node(root, "pp");
+    gint64 v = s->training.pipeline_virtual, modules = s->pp * v;
+    if (v > 1 && s->training.pipeline_schedule != PARO_PIPE_INTERLEAVED) {
+        paro_node_error(error, where_pipe, PARO_CONFIG_ERROR_CONSTRAINT,
+                        "virtual %" G_GINT64_FORMAT " needs the interleaved schedule", v);
+        return FALSE;
+    }
+    if (s->pp > 1 && (!s->model->has_shape || s->model->layers % modules != 0)) {
+        paro_node_error(error, where_pipe, PARO_CONFIG_ERROR_CONSTRAINT,
+                        "pp %" G_GINT64_FORMAT " x virtual %" G_GINT64_FORMAT
+                        " must divide the model's %" G_GINT64_FORMAT " layers",
+                        s->pp, v, s->model->layers);
+        return FALSE;
+    }
+    if (s->training.pipeline_schedule == PARO_PIPE_INTERLEAVED &&
+        s->training.accumulation % s->pp != 0) {
+        paro_node_error(error, where_pipe, PARO_CONFIG_ERROR_CONSTRAINT,
+                        "the interleaved schedule needs the accumulation (%" G_GINT64_FORMAT
+                        " micro-batches) to be a multiple of pp %" G_GINT64_FORMAT,
+                        s->training.accumulation, s->pp);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 static gboolean check_scenario(ParoScenario *s, const ParoNode *root, GError **error)
 {
-    gint64 n = paro_scenario_n_gpus(s), gpn = s->topology->gpus_per_node, m = s->group;
+    if (!check_3d(s, root, error))
+        return FALSE;
+    if (s->group == 0)
+        s->group = paro_scenario_dp_per_node(s);
+    /* With tp = pp = 1: n = all GPUs and DP peers per node = GPUs per node, as before. */
+    gint64 n = paro_scenario_n_gpus(s), gpn = paro_scenario_dp_per_node(s), m = s->group;
     const ParoNode *where = root;
     const ParoNode *par = paro_node_lookup(root, "parallelism");
     if (par && par->kind == PARO_NODE_MAPPING && paro_node_lookup(par, "group"))
@@ -277,7 +391,7 @@ static gboolean check_scenario(ParoScenario *s, const ParoNode *root, GError **e
         paro_node_error(error, where, PARO_CONFIG_ERROR_CONSTRAINT,
                         "%" G_GINT64_FORMAT " GPUs (%" G_GINT64_FORMAT " nodes x %" G_GINT64_FORMAT
                         ") cannot be divided into groups of %" G_GINT64_FORMAT,
-                        n, s->topology->nodes, gpn, m);
+                        n, s->topology->nodes, s->topology->gpus_per_node, m);
         return FALSE;
     }
     if (!(gpn % m == 0 || m % gpn == 0)) {
@@ -355,12 +469,14 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
     };
     s->algorithm = PARO_ALGO_RING;
     s->chunks = 8;
+    s->tp = 1;
+    s->pp = 1;
+    s->training.pipeline_schedule = PARO_PIPE_1F1B;
+    s->training.pipeline_virtual = 1;
     paro_compression_preset(&s->compression, PARO_COMPRESS_NONE);
     if (!paro_schema_apply(root, "scenario", scenario_fields, G_N_ELEMENTS(scenario_fields), s, s,
                            NULL, error))
         return NULL;
-    if (s->group == 0)
-        s->group = s->topology->gpus_per_node;
     paro_calibration_apply_network(&s->calibration, s->topology);
     if (!check_scenario(s, root, error))
         return NULL;

@@ -30,6 +30,8 @@ typedef struct {
     gboolean overlap;        /* compute and communication on separate streams */
     gint64 prefetch;         /* layers gathered ahead of use */
     double bucket_bytes;     /* gradient reduce-scatter bucket */
+    int pipeline_schedule;   /* ParoPipeSchedule of the pp stages (gpipe, 1f1b, interleaved) */
+    gint64 pipeline_virtual; /* v: model chunks per stage (interleaved only) */
 } ParoTraining;
 
 /* A calibration file (`kind: calibration`, written by `parosim calibrate`; see
@@ -100,7 +102,9 @@ typedef struct {
     ParoModel *model;
     ParoTopology *topology;
     ParoTraining training;
-    gint64 group;        /* m: GPUs per PaRO group */
+    gint64 group;        /* m: data-parallel ranks per PaRO group */
+    gint64 tp, pp, dp;   /* tensor, pipeline, data-parallel degrees; tp*pp*dp = GPUs */
+    gboolean sequence_parallel; /* Megatron sequence parallelism on the TP dimension */
     int algorithm;       /* ParoAlgorithm for global collectives */
     gint64 chunks;       /* ho-ring chunks */
     int network;         /* ParoNetFidelity of the training-step simulation */
@@ -124,10 +128,17 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoScenario, paro_scenario_free)
  */
 ParoScenario *paro_scenario_load(const char *path, const char *const *overrides, GError **error);
 
-/** paro_scenario_n_gpus: GPUs in data parallelism (n). */
+/** paro_scenario_n_gpus: GPUs in data parallelism (n = dp; all GPUs when tp = pp = 1). */
 gint64 paro_scenario_n_gpus(const ParoScenario *s);
 
 /** paro_precision_bytes: bytes per element of a precision. */
 double paro_precision_bytes(ParoPrecision p);
+
+/** paro_scenario_dp_per_node: data-parallel peers of one (TP rank, stage) on a node:
+ * GPUs per node / tp (Megatron's layout: TP ranks contiguous, then DP, PP outermost). */
+gint64 paro_scenario_dp_per_node(const ParoScenario *s);
+
+/** paro_scenario_is_3d: tp or pp above 1. */
+gboolean paro_scenario_is_3d(const ParoScenario *s);
 
 G_END_DECLS

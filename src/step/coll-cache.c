@@ -2,7 +2,7 @@
 /* The collective-duration cache of a scenario: one link graph (folded when the cluster
  * is symmetric, explicit otherwise or for trees) and a lookup table keyed by operation,
  * scope and exact size (entries hold their key and value). The table is only looked up, never iterated. */
-#include "step/step.h"
+#include "step/step-private.h"
 
 #include <string.h>
 
@@ -15,7 +15,15 @@ typedef struct {
 } Entry;
 
 struct _ParoCollCache {
-    const ParoScenario *scenario;
+    const ParoScenario *scenario; /* the scenario, or &view */
+    /* With tp*pp > 1 the DP collectives of one (TP rank, stage) run over dp ranks, gpn/tp
+     * of them per node (Megatron's layout), while the node's tp such rings share its NICs:
+     * the cache simulates them on a view of the cluster with dp/(gpn/tp) nodes of gpn/tp
+     * GPUs, each GPU keeping its own share of the NICs (NIC bandwidth x (gpn/tp)/gpn) and
+     * its own fabric links. The pp stages sit on disjoint nodes and sync at once: with an
+     * oversubscribed leaf their uplink sharing is not modelled. */
+    ParoScenario view;
+    ParoTopology view_topology;
     ParoGraph *folded;   /* NULL when the cluster cannot be folded */
     ParoGraph *explicit_graph; /* made on first need */
     GHashTable *times;   /* Entry (key and value) */
@@ -39,6 +47,20 @@ ParoCollCache *paro_coll_cache_new(const ParoScenario *s, GError **error)
 {
     ParoCollCache *c = g_new0(ParoCollCache, 1);
     c->scenario = s;
+    if (paro_scenario_is_3d(s)) {
+        const ParoTopology *t = s->topology;
+        gint64 q = paro_scenario_dp_per_node(s);
+        c->view_topology = *t; /* shallow: the strings stay the scenario's */
+        c->view_topology.nodes = s->dp / q;
+        c->view_topology.gpus_per_node = q;
+        c->view_topology.nics.bandwidth_Bps = t->nics.bandwidth_Bps * (double)q /
+                                              (double)t->gpus_per_node;
+        c->view = *s;
+        c->view.topology = &c->view_topology;
+        c->view.tp = c->view.pp = 1;
+        c->scenario = &c->view;
+        s = &c->view;
+    }
     c->times = g_hash_table_new_full(entry_hash, entry_equal, g_free, NULL);
     if (s->topology->nodes > 1)
         c->folded = paro_graph_new(s->topology, s->topology->nodes, TRUE, NULL);
@@ -55,8 +77,21 @@ void paro_coll_cache_free(ParoCollCache *c)
     g_free(c);
 }
 
+ParoCommModel paro_coll_cache_comm_model(const ParoCollCache *c)
+{
+    return paro_guideline_comm_model(c->scenario);
+}
+
 char *paro_coll_cache_context(const ParoScenario *s)
 {
+    if (paro_scenario_is_3d(s)) {
+        /* Another layout is another DP view. */
+        ParoScenario flat = *s;
+        flat.tp = flat.pp = 1;
+        g_autofree char *base = paro_coll_cache_context(&flat);
+        return g_strdup_printf("%s tp%" G_GINT64_FORMAT " pp%" G_GINT64_FORMAT " dp%" G_GINT64_FORMAT,
+                               base, s->tp, s->pp, s->dp);
+    }
     const ParoTopology *t = s->topology;
     return g_strdup_printf("%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " m%" G_GINT64_FORMAT
                            " f%d %a %a n%" G_GINT64_FORMAT " %a %a l%" G_GINT64_FORMAT

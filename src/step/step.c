@@ -24,7 +24,7 @@
  * activations kept from a layer's forward to its backward (plus the recomputed part while
  * its backward runs); a layer's full gradients from its backward to its bucket's
  * reduce-scatter. */
-#include "step/step.h"
+#include "step/step-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -384,6 +384,8 @@ gboolean paro_step_simulate(const ParoGuideline *g, const ParoStrategy *st, Paro
                             gboolean keep_trace, ParoStepResult *out, GError **error)
 {
     const ParoScenario *sc = g->scenario;
+    if (paro_scenario_is_3d(sc))
+        return paro_step3d_simulate(g, st, cache, keep_trace, out, error);
     const ParoStateSizes *z = &g->sizes;
     ParoComputeSetup setup = paro_guideline_compute_setup(sc);
     g_autoptr(GArray) layers = paro_compute_layers(sc->model, &setup);

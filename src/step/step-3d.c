@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/* The training step with tensor (tp) and pipeline (pp) parallelism and a PaRO/ZeRO strategy
+ * on the data-parallel (dp) dimension, for the representative stage.
+ *
+ * Model. Step = pipeline makespan (pipe/, the scenario's schedule over pp devices, M = A
+ * micro-batches) + the DP phase (gradient sync, optimizer, parameter sync, in sequence).
+ * - Module times: the per-layer forward/backward compute of the module's layers divided by
+ *   tp, plus per layer the TP collectives, which block the layer (Megatron): forward 2
+ *   AllReduces of S = b*s*h*bytes over tp GPUs (with sequence parallelism AllGather +
+ *   ReduceScatter pairs, the same bytes), backward 2 more, and 2 more again when full
+ *   recomputation re-runs the forward. Their time is the closed-form ring on the intra-node
+ *   fabric (coll/analytic.c): 2(t-1)(alpha' + S/(t B')) per AllReduce. The strategy's
+ *   per-micro-batch DP collectives (parameter gathers, gradient reduce-scatters) of the
+ *   module's share of the stage are added to its forward/backward in sequence: a
+ *   conservative bound (no overlap with the compute).
+ * - p2p between stages: b*s*h*bytes/tp per micro-batch and boundary (Megatron's
+ *   scatter-gather split across the TP ranks) at the per-GPU inter-node bandwidth and latency.
+ * - DP collectives: the strategy's calls over n = dp ranks, simulated on the DP view of the
+ *   cluster (coll-cache.c): the dp ranks of one (TP rank, stage) hold gpn/tp GPUs per node.
+ * - Parameters per stage: Psi/(tp*pp), the stages taken as balanced (embeddings and head
+ *   spread over the stages; Megatron keeps them on the first and last stage, which then
+ *   hold Psi_emb/tp more); the compute of the embedding and head stays on its stage.
+ * - Memory: the strategy's model states of the stage's share over dp; activations per
+ *   layer per Korthikanti (paro_model_activation_bytes_tp) x the stage's layers per module
+ *   x the most (module, micro-batch) pairs the pipeline holds on a device; with full
+ *   recomputation one layer's full activations during its backward; gathered parameters
+ *   (2 layers) when p != N; NCCL buffers, workspace and overhead as the DP-only step.
+ * - Guideline beside it: the textbook bubble (A + (pp-1)/v) x the slowest device's module
+ *   time per micro-batch + the DP phase. */
+#include "step/step-private.h"
+
+#include "coll/analytic.h"
+#include "pipe/pipe.h"
+
+/* Network time plus codec time of one DP collective of @size over the DP view. */
+static gboolean dp_coll(const ParoScenario *sc, const ParoStateSizes *z, const ParoCommModel *dpcm,
+                        ParoCollCache *cache, const ParoCollCall *call, double size, double *io_s,
+                        double *io_codec_s, double *io_saved, GError **error)
+{
+    ParoCompressCost cc =
+        paro_compress_cost(&sc->compression.kinds[paro_compress_tensor_of(call->phase)], call->op,
+                           paro_compress_ranks(call->scope, z->n, z->m), size);
+    ParoTime d;
+    if (!paro_coll_cache_time(cache, call->op, call->scope, cc.wire_bytes, &d, error))
+        return FALSE;
+    *io_s += paro_time_to_s(d) + cc.codec_s;
+    *io_codec_s += cc.codec_s;
+    if (cc.applied) {
+        double a, b, wa, wb;
+        paro_coll_traffic(dpcm, call->op, call->scope, size, &a, &b);
+        paro_coll_traffic(dpcm, call->op, call->scope, cc.wire_bytes, &wa, &wb);
+        *io_saved += a + b - wa - wb;
+    }
+    return TRUE;
+}
+
+/* One TP collective of @op over tp GPUs of a node, with the activations' compressor. */
+static double tp_coll_s(const ParoScenario *sc, const ParoCommModel *cm, ParoCollKind op,
+                        double size, double *io_codec_s)
+{
+    ParoCompressCost cc =
+        paro_compress_cost(&sc->compression.kinds[PARO_TENSOR_ACTIVATIONS], op, sc->tp, size);
+    *io_codec_s += cc.codec_s;
+    return paro_coll_ring_s(cm, op, sc->tp, sc->tp, cc.wire_bytes) + cc.codec_s;
+}
+
+double paro_step3d_tp_layer_s(const ParoScenario *sc, gboolean backward, double *io_codec_s)
+{
+    if (sc->tp == 1)
+        return 0;
+    ParoCommModel cm = paro_guideline_comm_model(sc);
+    double S = (double)sc->training.micro_batch * (double)sc->training.sequence *
+               (double)sc->model->hidden * paro_precision_bytes(sc->training.precision);
+    double one = sc->sequence_parallel
+                     ? tp_coll_s(sc, &cm, PARO_COLL_ALLGATHER, S, io_codec_s) +
+                           tp_coll_s(sc, &cm, PARO_COLL_REDUCESCATTER, S, io_codec_s)
+                     : tp_coll_s(sc, &cm, PARO_COLL_ALLREDUCE, S, io_codec_s);
+    int count = backward && sc->training.recompute == PARO_RECOMPUTE_FULL ? 4 : 2;
+    return count * one;
+}
+
+ParoStateSizes paro_step3d_sizes(const ParoScenario *sc)
+{
+    ParoStateSizes z = paro_guideline_state_sizes(sc);
+    z.params /= (double)(sc->tp * sc->pp);
+    z.trainable /= (double)(sc->tp * sc->pp);
+    return z;
+}
+
+gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, ParoCollCache *cache,
+                              gboolean keep_trace, ParoStepResult *out, GError **error)
+{
+    const ParoScenario *sc = g->scenario;
+    const ParoTopology *t = sc->topology;
+    ParoComputeSetup setup = paro_guideline_compute_setup(sc);
+    g_autoptr(GArray) layers = paro_compute_layers(sc->model, &setup);
+    ParoStateSizes z = paro_step3d_sizes(sc);
+    ParoCommModel dpcm = paro_coll_cache_comm_model(cache);
+    g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
+    paro_strategy_collectives(st, &z, calls);
+    gint64 P = sc->pp, v = sc->training.pipeline_virtual, S = P * v, L = (gint64)layers->len;
+    gint64 A = sc->training.accumulation, per_module = L / S;
+    double codec_s = 0, saved = 0, tp_s = 0, dp_micro_s = 0;
+    /* Per micro-batch DP collectives of one module (1/v of the stage's share). */
+    double gather_f = 0, gather_b = 0, reduce = 0;
+    for (guint i = 0; i < calls->len; i++) {
+        const ParoCollCall *c = &g_array_index(calls, ParoCollCall, i);
+        double *slot = c->phase == PARO_PHASE_FORWARD    ? &gather_f
+                       : c->phase == PARO_PHASE_BACKWARD ? &gather_b
+                       : c->phase == PARO_PHASE_GRADIENT ? &reduce
+                                                         : NULL;
+        if (slot && !dp_coll(sc, &z, &dpcm, cache, c, c->size_bytes / (double)v, slot, &codec_s,
+                             &saved, error))
+            return FALSE;
+    }
+    double tp_f = paro_step3d_tp_layer_s(sc, FALSE, &codec_s);
+    double tp_b = paro_step3d_tp_layer_s(sc, TRUE, &codec_s);
+    g_autofree ParoTime *fwd = g_new(ParoTime, S), *bwd = g_new(ParoTime, S);
+    double slowest_device_s = 0;
+    for (gint64 k = 0; k < S; k++) {
+        double f = gather_f, b = gather_b + reduce;
+        for (gint64 l = k * per_module; l < (k + 1) * per_module; l++) {
+            const ParoLayerCost *lc = &g_array_index(layers, ParoLayerCost, l);
+            f += lc->forward_s / (double)sc->tp + tp_f;
+            b += lc->backward_s / (double)sc->tp + tp_b;
+        }
+        fwd[k] = paro_time_from_s(f);
+        bwd[k] = paro_time_from_s(b);
+    }
+    for (gint64 dev = 0; dev < P; dev++) {
+        double sum = 0;
+        for (gint64 k = dev; k < S; k += P)
+            sum += paro_time_to_s(fwd[k]) + paro_time_to_s(bwd[k]);
+        slowest_device_s = MAX(slowest_device_s, sum);
+    }
+    tp_s = (double)A * (double)per_module * v * (tp_f + tp_b);
+    dp_micro_s = (double)A * v * (gather_f + gather_b + reduce);
+    double act_bytes = (double)sc->training.micro_batch * (double)sc->training.sequence *
+                       (double)sc->model->hidden * paro_precision_bytes(sc->training.precision);
+    ParoPipeSpec spec = {
+        .schedule = (ParoPipeSchedule)sc->training.pipeline_schedule,
+        .accumulation = PARO_PIPE_DEPTH_FIRST,
+        .devices = P,
+        .chunks = v,
+        .micro = A,
+        .forward = fwd,
+        .backward = bwd,
+        .p2p_latency = paro_time_from_s(paro_topology_inter_latency_s(t)),
+        .p2p_bytes = act_bytes / (double)sc->tp,
+        .p2p_bandwidth_Bps = paro_topology_inter_Bps(t),
+        .timeline = keep_trace,
+    };
+    g_autoptr(ParoPipeResult) pr = paro_pipe_simulate(&spec, error);
+    if (pr == NULL)
+        return FALSE;
+
+    /* The DP phase: gradient sync, optimizer, parameter sync, in sequence. */
+    double sync_s = 0;
+    for (guint i = 0; i < calls->len; i++) {
+        const ParoCollCall *c = &g_array_index(calls, ParoCollCall, i);
+        if (c->phase == PARO_PHASE_SYNC_GRAD &&
+            !dp_coll(sc, &z, &dpcm, cache, c, c->size_bytes, &sync_s, &codec_s, &saved, error))
+            return FALSE;
+    }
+    double owned = z.trainable / paro_strategy_divisor(st->os, z.n, z.m);
+    double optimizer_s =
+        (2.0 * z.optim_bytes + z.grad_bytes + z.param_bytes) * owned / setup.hbm_Bps;
+    for (guint i = 0; i < calls->len; i++) {
+        const ParoCollCall *c = &g_array_index(calls, ParoCollCall, i);
+        if (c->phase == PARO_PHASE_SYNC_PARAM &&
+            !dp_coll(sc, &z, &dpcm, cache, c, c->size_bytes, &sync_s, &codec_s, &saved, error))
+            return FALSE;
+    }
+    ParoTime step = paro_time_add(pr->makespan, paro_time_from_s(sync_s));
+    step = paro_time_add(step, paro_time_from_s(optimizer_s));
+
+    /* Memory of the device holding the most activations (stage 0 for 1F1B). */
+    gint64 in_flight = 0;
+    for (guint dev = 0; dev < pr->peak_in_flight->len; dev++)
+        in_flight = MAX(in_flight, g_array_index(pr->peak_in_flight, gint64, dev));
+    ParoRecompute rc = (ParoRecompute)sc->training.recompute;
+    double act_layer = paro_model_activation_bytes_tp(sc->model, sc->training.micro_batch,
+                                                      sc->training.sequence, rc, sc->tp,
+                                                      sc->sequence_parallel);
+    double transient = rc == PARO_RECOMPUTE_NONE
+                           ? 0
+                           : paro_model_activation_bytes_tp(
+                                 sc->model, sc->training.micro_batch, sc->training.sequence,
+                                 PARO_RECOMPUTE_NONE, sc->tp, sc->sequence_parallel) -
+                                 act_layer;
+    ParoStateMemory states = paro_strategy_memory(st, &z);
+    *out = (ParoStepResult){0};
+    double *m = out->at_peak.bytes;
+    m[PARO_MEM_PARAMS] = states.params;
+    m[PARO_MEM_GRADS] = states.grads;
+    m[PARO_MEM_OPTIMIZER] = states.optimizer;
+    m[PARO_MEM_ACTIVATIONS] = (double)in_flight * (double)per_module * act_layer + transient;
+    if (st->p != PARO_PART_N)
+        m[PARO_MEM_GATHERED] = 2.0 * z.param_bytes * z.params / (double)(L / P);
+    m[PARO_MEM_COMM_BUFFERS] = paro_guideline_comm_buffers(sc, st);
+    m[PARO_MEM_WORKSPACE] = PARO_CUBLAS_WORKSPACE_BYTES;
+    m[PARO_MEM_OVERHEAD] = sc->training.memory_overhead;
+    for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
+        out->peak_bytes += m[c];
+
+    out->strategy = st;
+    out->step = step;
+    double step_s = paro_time_to_s(step);
+    out->compute_s = paro_time_to_s(pr->ideal) - tp_s - dp_micro_s + optimizer_s;
+    out->comm_s = tp_s + dp_micro_s + sync_s;
+    out->intra_busy_s = tp_s;
+    out->inter_busy_s = dp_micro_s + sync_s;
+    out->exposed_comm_s = step_s - out->compute_s;
+    out->compress_s = codec_s;
+    out->bytes_saved = saved;
+    out->samples_per_s = (double)sc->dp * (double)sc->training.micro_batch * (double)A / step_s;
+    out->tokens_per_s = out->samples_per_s * (double)sc->training.sequence;
+    double model_flops = (double)A *
+                         paro_model_step_flops(sc->model, sc->training.micro_batch,
+                                               sc->training.sequence, setup.trainable_share,
+                                               PARO_RECOMPUTE_NONE) /
+                         (double)(sc->tp * sc->pp);
+    out->tflops_per_gpu = model_flops / step_s / 1e12;
+    out->mfu = model_flops / step_s / t->gpu.peak_flops;
+    out->fits = out->peak_bytes <= t->gpu.memory_bytes;
+    out->guideline_s = ((double)A + (double)(P - 1) / (double)v) * slowest_device_s + sync_s +
+                       optimizer_s;
+    out->at_peak.time = step;
+    if (keep_trace) {
+        out->trace = g_array_new(FALSE, FALSE, sizeof(ParoTraceTask));
+        for (guint i = 0; pr->timeline && i < pr->timeline->len; i++) {
+            const ParoPipeTask *pt = &g_array_index(pr->timeline, ParoPipeTask, i);
+            if (pt->device != 0)
+                continue; /* the representative GPU: stage 0 */
+            ParoTraceTask tt = {pt->kind == PARO_PIPE_FORWARD ? "forward" : "backward",
+                                PARO_STREAM_COMPUTE, (gint)pt->micro, (gint)pt->module,
+                                pt->start, pt->end};
+            g_array_append_val(out->trace, tt);
+        }
+        out->memory = g_array_new(FALSE, FALSE, sizeof(ParoMemSample));
+        g_array_append_val(out->memory, out->at_peak);
+    }
+    return TRUE;
+}

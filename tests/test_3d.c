@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/* Oracle tests of the 3D step (step/step-3d.c): TP collective time per layer, activations
+ * with TP (Korthikanti), model states per GPU of a tp x pp x dp layout, and that the
+ * scenario's layout keys leave a DP-only scenario as it was. */
+#include <glib.h>
+#include <math.h>
+
+#include "check-main.h"
+#include "step/step-private.h"
+
+static ParoScenario *neox(const char *const *sets)
+{
+    g_autofree char *path = paro_test_path("scenarios/neox-20b_lassen-v100x4_3d.yaml");
+    g_autoptr(GError) error = NULL;
+    ParoScenario *s = paro_scenario_load(path, sets, &error);
+    ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+    return s;
+}
+
+START_TEST(tp_layer_time_is_two_ring_allreduces)
+{
+    /* System: NeoX-20B, b = 4, s = 2048, h = 6144, fp16: S = b*s*h*2 = 100,663,296 bytes;
+     * tp 2 on Lassen's NVLink (B' = 75 GB/s, alpha' = fabric latency + NCCL step overhead).
+     * Expectation: a ring AllReduce over t GPUs sends 2(t-1)/t*S per GPU in 2(t-1) steps:
+     * 2(t-1)*alpha' + 2(t-1)/t*S/B'; forward 2 of them, backward with full recomputation 4.
+     * Tolerance: 1e-12 relative (the same double arithmetic in another order). */
+    g_autoptr(ParoScenario) s = neox(NULL);
+    ParoCommModel cm = paro_guideline_comm_model(s);
+    double S = 4.0 * 2048 * 6144 * 2, t = 2;
+    double one = 2 * (t - 1) * cm.intra_lat_s + 2 * (t - 1) / t * S / cm.intra_Bps;
+    double codec = 0;
+    ck_assert_double_eq_tol(paro_step3d_tp_layer_s(s, FALSE, &codec), 2 * one, 2 * one * 1e-12);
+    ck_assert_double_eq_tol(paro_step3d_tp_layer_s(s, TRUE, &codec), 4 * one, 4 * one * 1e-12);
+    ck_assert(codec == 0);
+    /* Traffic: each AllReduce sends 2(t-1)/t*S = S per GPU at t = 2, so one micro-batch
+     * moves 44 layers / pp 4 = 11 layers x (2 + 4) x S on a stage's GPU. */
+}
+END_TEST
+
+START_TEST(activations_with_tp_follow_korthikanti)
+{
+    /* Expectation (Korthikanti et al. 2022, MLP 4h): per layer s*b*h*(10 + 24/t + 5as/(ht))
+     * without sequence parallelism and s*b*h*(34/t + 5as/(ht)) with it; full recomputation
+     * keeps 2*s*b*h (/t with sequence parallelism). Tolerance 1e-9 relative. */
+    g_autoptr(ParoScenario) s = neox(NULL);
+    const ParoModel *m = s->model;
+    double b = 4, sq = 2048, h = 6144, a = 64, t = 2, sbh = sq * b * h;
+    double want = sbh * (10 + 24 / t + 5 * a * sq / (h * t));
+    double got = paro_model_activation_bytes_tp(m, 4, 2048, PARO_RECOMPUTE_NONE, 2, FALSE);
+    ck_assert_double_eq_tol(got, want, want * 1e-9);
+    want = sbh * (34 / t + 5 * a * sq / (h * t));
+    got = paro_model_activation_bytes_tp(m, 4, 2048, PARO_RECOMPUTE_NONE, 2, TRUE);
+    ck_assert_double_eq_tol(got, want, want * 1e-9);
+    got = paro_model_activation_bytes_tp(m, 4, 2048, PARO_RECOMPUTE_FULL, 2, FALSE);
+    ck_assert_double_eq_tol(got, 2 * sbh, 2 * sbh * 1e-9);
+    ck_assert_double_eq_tol(paro_model_activation_bytes_tp(m, 4, 2048, PARO_RECOMPUTE_NONE, 1, FALSE),
+                            paro_model_activation_bytes(m, 4, 2048, PARO_RECOMPUTE_NONE), 1e-3);
+}
+END_TEST
+
+START_TEST(model_states_of_a_stage_shard_over_dp)
+{
+    /* System: NeoX-20B (Psi = 20,554,567,680), tp 2 x pp 4 x dp 24, fp16, K = 12, ZeRO-1.
+     * Expectation: params and grads 2*Psi/8 each = 5.1386e9 B; optimizer 12*Psi/(8*24) =
+     * 1.2847e9 B (compression.md 3.3: 10.3 + 1.3 GB). The step's ledger carries them, and
+     * 1F1B holds pp = 4 micro-batches on stage 0: activations 4 x 11 layers x 2*s*b*h (full
+     * recomputation) + one layer's full activations while its backward recomputes. */
+    g_autoptr(ParoScenario) s = neox(NULL);
+    ck_assert_int_eq(paro_scenario_n_gpus(s), 24);
+    double psi = 20554567680.0;
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, &error);
+    ParoStepResult r;
+    ck_assert(paro_step_simulate(g, paro_strategy_lookup("zero-1"), cache, FALSE, &r, &error));
+    ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_PARAMS], 2 * psi / 8, 1e3);
+    ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_GRADS], 2 * psi / 8, 1e3);
+    ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_OPTIMIZER], 12 * psi / 192, 1e3);
+    double sbh = 2048.0 * 4 * 6144;
+    double act = 4 * 11 * 2 * sbh + sbh * (10 + 12 + 5 * 64 * 2048 / (6144.0 * 2)) - 2 * sbh;
+    ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_ACTIVATIONS], act, act * 1e-9);
+    /* The step is at least the pipeline's ideal plus its bubble: (A + P - 1)/A x A
+     * micro-batches, i.e. above the guideline's bubble formula less the p2p time. */
+    ck_assert(r.step > 0 && paro_time_to_s(r.step) > 0.9 * r.guideline_s);
+    paro_step_result_clear(&r);
+}
+END_TEST
+
+START_TEST(layout_keys_default_to_dp_only)
+{
+    /* tp = pp = 1 by default: n is every GPU and the step takes the DP-only path, whose
+     * outputs the goldens pin byte for byte. */
+    const char *sets[] = {"parallelism.tp=1", "parallelism.pp=1", "parallelism.dp=192",
+                          "parallelism.group=4", NULL};
+    g_autoptr(ParoScenario) s = neox(sets);
+    ck_assert(!paro_scenario_is_3d(s));
+    ck_assert_int_eq(paro_scenario_n_gpus(s), 192);
+    ck_assert_int_eq(s->group, 4);
+}
+END_TEST
+
+static Suite *three_d_suite(void)
+{
+    Suite *s = suite_create("3d");
+    TCase *tc = tcase_create("oracle");
+    tcase_add_test(tc, tp_layer_time_is_two_ring_allreduces);
+    tcase_add_test(tc, activations_with_tp_follow_korthikanti);
+    tcase_add_test(tc, model_states_of_a_stage_shard_over_dp);
+    tcase_add_test(tc, layout_keys_default_to_dp_only);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+PARO_CHECK_MAIN(three_d_suite)
