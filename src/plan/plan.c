@@ -65,7 +65,7 @@ typedef struct {
 static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, gint64 group,
                              gint64 micro_batch, gint64 accumulation, int algorithm,
                              ParoCollCache **cache, Simulated *out, gint64 *gpus, gint64 *sequence,
-                             GError **error)
+                             gboolean *pipelined, GError **error)
 {
     g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(g_free);
     for (int i = 0; rq->sets && rq->sets[i]; i++)
@@ -84,6 +84,7 @@ static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, gint64
         return FALSE;
     *gpus = paro_scenario_n_gpus(s);
     *sequence = s->training.sequence;
+    *pipelined = paro_scenario_is_3d(s);
     for (guint i = 0; i < paro_strategy_n_all(); i++) {
         ParoStepResult r;
         if (!paro_step_simulate(g, paro_strategy_get(i), *cache, FALSE, &r, error))
@@ -103,13 +104,20 @@ static gboolean run_config(const char *path, const ParoPlanRequest *rq, gint64 g
     g_autofree Simulated *before = g_new0(Simulated, n_strategies);
     ParoCollCache *cache = NULL;
     gint64 n = 0, sequence = 0;
+    gboolean pipelined = FALSE;
     gboolean extrapolate = accumulation > PLAN_SIMULATED_MICRO_STEPS;
     gboolean ok = simulate_all(path, rq, group, micro_batch,
                                extrapolate ? PLAN_SIMULATED_MICRO_STEPS : accumulation, algorithm,
-                               &cache, at, &n, &sequence, error) &&
-                  (!extrapolate || simulate_all(path, rq, group, micro_batch,
-                                                PLAN_SIMULATED_MICRO_STEPS - 1, algorithm, &cache,
-                                                before, &n, &sequence, error));
+                               &cache, at, &n, &sequence, &pipelined, error);
+    /* A pipeline's step is not linear in A while A < pp (the bubble): simulate it whole. */
+    if (ok && extrapolate && pipelined) {
+        extrapolate = FALSE;
+        ok = simulate_all(path, rq, group, micro_batch, accumulation, algorithm, &cache, at, &n,
+                          &sequence, &pipelined, error);
+    }
+    if (ok && extrapolate)
+        ok = simulate_all(path, rq, group, micro_batch, PLAN_SIMULATED_MICRO_STEPS - 1, algorithm,
+                          &cache, before, &n, &sequence, &pipelined, error);
     paro_coll_cache_free(cache);
     if (!ok)
         return FALSE;

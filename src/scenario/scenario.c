@@ -46,7 +46,10 @@ gint64 paro_scenario_dp_per_node(const ParoScenario *s)
 
 gboolean paro_scenario_is_3d(const ParoScenario *s)
 {
-    return s->tp > 1 || s->pp > 1;
+    /* layered accumulation changes the order of the micro-steps: the pipeline model runs
+     * it, with one device when pp = 1 */
+    return s->tp > 1 || s->pp > 1 || s->training.accumulation_order == PARO_PIPE_LAYERED ||
+           s->training.pipeline_virtual > 1;
 }
 
 /* ---- trainable: {fraction | count | lora: {rank, targets}} ---- */
@@ -128,11 +131,16 @@ static gboolean parse_trainable(const ParoNode *node, gpointer ptr, gpointer use
 
 /* The modular schedule (layered gradient accumulation) is not offered here yet: the step
  * runs one module per chunk of layers, which modular's one-layer modules do not fit. */
-static const char *const pipeline_schedule_names[] = {"gpipe", "1f1b", "interleaved", NULL};
+static const char *const pipeline_schedule_names[] = {"gpipe", "1f1b", "interleaved", "modular", NULL};
+static const char *const accumulation_order_names[] = {"depth-first", "layered", NULL};
 
 static const ParoField pipeline_fields[] = {
     {"schedule", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, pipeline_schedule), 0,
-     pipeline_schedule_names, NULL, "gpipe, 1f1b or interleaved (default 1f1b)"},
+     pipeline_schedule_names, NULL, "gpipe, 1f1b, interleaved or modular (default 1f1b)"},
+    {"accumulation", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, accumulation_order), 0,
+     accumulation_order_names, NULL,
+     "depth-first (default) or layered: every micro-batch through a layer before the next, "
+     "so sharded parameters are gathered and gradients reduced once per step"},
     {"virtual", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoTraining, pipeline_virtual),
      0, NULL, NULL, "v: model chunks per stage, interleaved only (default 1)"},
 };
@@ -173,7 +181,8 @@ static const ParoField training_fields[] = {
     {"bucket", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG, G_STRUCT_OFFSET(ParoTraining, bucket_bytes),
      PARO_QUANTITY_BYTES, NULL, NULL, "gradient reduce-scatter bucket size"},
     {"pipeline", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_pipeline,
-     "schedule of the pipeline stages (gpipe, 1f1b, interleaved) and virtual chunks"},
+     "schedule of the pipeline stages (gpipe, 1f1b, interleaved, modular), virtual chunks, "
+     "accumulation order"},
 };
 
 static gboolean parse_training(const ParoNode *node, gpointer ptr, gpointer user_data,
@@ -352,12 +361,21 @@ static gboolean check_3d(ParoScenario *s, const ParoNode *root, GError **error)
                                : NULL;
     const ParoNode *where_pipe = pipe ? pipe : parallelism_node(root, "pp");
     gint64 v = s->training.pipeline_virtual, modules = s->pp * v;
-    if (v > 1 && s->training.pipeline_schedule != PARO_PIPE_INTERLEAVED) {
+    int schedule = s->training.pipeline_schedule;
+    if (v > 1 && schedule != PARO_PIPE_INTERLEAVED && schedule != PARO_PIPE_MODULAR) {
         paro_node_error(error, where_pipe, PARO_CONFIG_ERROR_CONSTRAINT,
-                        "virtual %" G_GINT64_FORMAT " needs the interleaved schedule", v);
+                        "virtual %" G_GINT64_FORMAT " needs the interleaved or modular schedule", v);
         return FALSE;
     }
-    if (s->pp > 1 && (!s->model->has_shape || s->model->layers % modules != 0)) {
+    if (s->training.accumulation_order == PARO_PIPE_LAYERED && schedule != PARO_PIPE_GPIPE &&
+        schedule != PARO_PIPE_MODULAR) {
+        paro_node_error(error, where_pipe, PARO_CONFIG_ERROR_CONSTRAINT,
+                        "layered accumulation runs every micro-batch through a module before the "
+                        "next: it needs the gpipe or modular schedule, not %s",
+                        pipeline_schedule_names[schedule]);
+        return FALSE;
+    }
+    if ((s->pp > 1 || v > 1) && (!s->model->has_shape || s->model->layers % modules != 0)) {
         paro_node_error(error, where_pipe, PARO_CONFIG_ERROR_CONSTRAINT,
                         "pp %" G_GINT64_FORMAT " x virtual %" G_GINT64_FORMAT
                         " must divide the model's %" G_GINT64_FORMAT " layers",
@@ -473,6 +491,7 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
     s->pp = 1;
     s->training.pipeline_schedule = PARO_PIPE_1F1B;
     s->training.pipeline_virtual = 1;
+    s->training.accumulation_order = PARO_PIPE_DEPTH_FIRST;
     paro_compression_preset(&s->compression, PARO_COMPRESS_NONE);
     if (!paro_schema_apply(root, "scenario", scenario_fields, G_N_ELEMENTS(scenario_fields), s, s,
                            NULL, error))

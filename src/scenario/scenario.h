@@ -30,8 +30,10 @@ typedef struct {
     gboolean overlap;        /* compute and communication on separate streams */
     gint64 prefetch;         /* layers gathered ahead of use */
     double bucket_bytes;     /* gradient reduce-scatter bucket */
-    int pipeline_schedule;   /* ParoPipeSchedule of the pp stages (gpipe, 1f1b, interleaved) */
-    gint64 pipeline_virtual; /* v: model chunks per stage (interleaved only) */
+    int pipeline_schedule;   /* ParoPipeSchedule of the pp stages (gpipe, 1f1b, interleaved, modular) */
+    gint64 pipeline_virtual; /* v: model chunks per stage (interleaved, modular) */
+    int accumulation_order;  /* ParoPipeAccumulation: depth-first, or layered (Lamy-Poirier's
+                              * layered gradient accumulation: gpipe and modular only) */
 } ParoTraining;
 
 /* A calibration file (`kind: calibration`, written by `parosim calibrate`; see

@@ -113,6 +113,15 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
                              &saved, error))
             return FALSE;
     }
+    /* Layered accumulation (Lamy-Poirier 2021): a module's micro-batches run back to back,
+     * so its parameters are gathered once per pass and its gradients reduced once per step,
+     * not once per micro-batch: the DP traffic of sharded strategies drops by A. Spread over
+     * the module's A tasks, so the pipeline sees the same total. */
+    gboolean layered = sc->training.accumulation_order == PARO_PIPE_LAYERED;
+    double per_pass = layered ? 1.0 / (double)A : 1.0;
+    gather_f *= per_pass;
+    gather_b *= per_pass;
+    reduce *= per_pass;
     double tp_f = paro_step3d_tp_layer_s(sc, FALSE, &codec_s);
     double tp_b = paro_step3d_tp_layer_s(sc, TRUE, &codec_s);
     g_autofree ParoTime *fwd = g_new(ParoTime, S), *bwd = g_new(ParoTime, S);
@@ -139,7 +148,7 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
                        (double)sc->model->hidden * paro_precision_bytes(sc->training.precision);
     ParoPipeSpec spec = {
         .schedule = (ParoPipeSchedule)sc->training.pipeline_schedule,
-        .accumulation = PARO_PIPE_DEPTH_FIRST,
+        .accumulation = layered ? PARO_PIPE_LAYERED : PARO_PIPE_DEPTH_FIRST,
         .devices = P,
         .chunks = v,
         .micro = A,
