@@ -46,16 +46,17 @@ END_TEST
 
 START_TEST(plan_rows_follow_their_definitions)
 {
-    /* On the default scenario with a 1e10-token budget and a 2M-token batch: the fitting
+    /* On the default scenario cut to 2 nodes, with a 1e10-token budget and a 2M-token batch: the fitting
      * rows come first, fastest first; steps = ceil(tokens / batch); train = steps x step;
      * the batch is the nearest multiple of a micro-step to the target; and the best row's
      * step equals a direct simulation of its configuration. */
     g_autofree char *path = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
-    ParoPlanRequest rq = {.tokens = 1e10, .batch_tokens = 2e6};
+    const char *small[] = {"topology.nodes=2", NULL}; /* 16 GPUs: fewer layouts, same rules */
+    ParoPlanRequest rq = {.tokens = 1e10, .batch_tokens = 2e6, .lga = TRUE, .sets = small};
     g_autoptr(GError) error = NULL;
     g_autoptr(GArray) rows = paro_plan_search(path, &rq, &error);
     ck_assert_msg(rows != NULL, "%s", error ? error->message : "");
-    ck_assert_int_eq(rq.gpus, 32);
+    ck_assert_int_eq(rq.gpus, 16);
     ck_assert(rows->len > 29);
     gboolean seen_oom = FALSE;
     for (guint i = 0; i < rows->len; i++) {
@@ -67,16 +68,32 @@ START_TEST(plan_rows_follow_their_definitions)
             ck_assert(g_array_index(rows, ParoPlanRow, i - 1).train_s <= r->train_s);
         ck_assert_double_eq(r->steps, ceil(1e10 / r->batch_tokens));
         ck_assert_double_eq_tol(r->train_s, r->steps * r->step_s, 1e-9 * r->train_s);
-        double micro = 32.0 * (double)r->micro_batch * 512;
+        double dp = 16.0 / (double)(r->layout.tp * r->layout.pp);
+        double micro = dp * (double)r->micro_batch * 512;
         ck_assert(r->batch_tokens == micro * (double)r->accumulation);
         ck_assert(fabs(r->batch_tokens - 2e6) <= micro / 2 + 1 || r->accumulation == 1);
     }
-    const ParoPlanRow *best = &g_array_index(rows, ParoPlanRow, 0);
+    /* every layout the cluster takes was searched: tp up to 8, pp 2 (pp 4 would leave a
+     * stage's DP ranks short of whole nodes, which the scenario refuses), with and without
+     * layered accumulation */
+    gboolean seen_tp8 = FALSE, seen_pp2 = FALSE, seen_lga = FALSE;
+    for (guint i = 0; i < rows->len; i++) {
+        const ParoPlanRow *r = &g_array_index(rows, ParoPlanRow, i);
+        seen_tp8 |= r->layout.tp == 8;
+        seen_pp2 |= r->layout.pp == 2;
+        seen_lga |= r->layout.layered;
+    }
+    ck_assert(seen_tp8 && seen_pp2 && seen_lga);
+    const ParoPlanRow *best = NULL;
+    for (guint i = 0; i < rows->len && best == NULL; i++)
+        if (g_array_index(rows, ParoPlanRow, i).layout.tp == 1 && g_array_index(rows, ParoPlanRow, i).layout.pp == 1 &&
+            !g_array_index(rows, ParoPlanRow, i).layout.layered)
+            best = &g_array_index(rows, ParoPlanRow, i);
     g_autofree char *group = g_strdup_printf("parallelism.group=%" G_GINT64_FORMAT, best->group);
     g_autofree char *micro = g_strdup_printf("training.micro_batch=%" G_GINT64_FORMAT, best->micro_batch);
     g_autofree char *accum = g_strdup_printf("training.accumulation=%" G_GINT64_FORMAT, best->accumulation);
     g_autofree char *algo = g_strdup_printf("collectives.algorithm=%s", paro_algorithm_names[best->algorithm]);
-    const char *sets[] = {group, micro, accum, algo, NULL};
+    const char *sets[] = {"topology.nodes=2", group, micro, accum, algo, NULL};
     g_autoptr(ParoScenario) s = paro_scenario_load(path, sets, &error);
     ck_assert(s != NULL);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "core/units.h"
+#include "pipe/pipe.h"
 #include "plan/plan.h"
 #include "report/report.h"
 
@@ -15,13 +16,27 @@ static const char plan_help[] =
     "possible to the critical batch of the scaling law (Kaplan et al. 2020: B_crit(L) =\n"
     "2e8 tokens / L^(1/0.21), at the loss where compute-efficient training stops), and the\n"
     "token budget is the law's 2 B_crit S_min unless --tokens says otherwise. Time to train\n"
-    "= ceil(tokens / batch) x the simulated step. Prints the best rows, those that fit\n"
-    "first. Tensor and pipeline parallelism are not searched yet.\n"
+    "= ceil(tokens / batch) x the simulated step. Layouts: tensor parallelism tp (1, 2, 4, ...\n"
+    "inside a node) x pipeline stages pp (dividing the layers) with 1F1B; --lga adds layered\n"
+    "gradient accumulation on modular pipelines (one layer a module, full recomputation;\n"
+    "Lamy-Poirier 2021); --dp-only keeps to tp = pp = 1. Prints the best rows, those that\n"
+    "fit first.\n"
     "\n"
     "Examples:\n"
     "  parosim plan scenarios/llama-7b_a100x8-100g_n32.yaml\n"
     "  parosim plan scenarios/paro-llama-65b-full_n32.yaml --tokens 1.4e12 --set topology.nodes=64\n"
-    "  parosim plan SCENARIO.yaml --batch-tokens 4e6 --top 20 --format csv";
+    "  parosim plan SCENARIO.yaml --batch-tokens 4e6 --top 20 --format csv\n"
+    "  parosim plan scenarios/paro-llama-65b-full_n32.yaml --lga --set topology.nodes=64";
+
+/* "1f1b", or "modular/10+LGA": the schedule, modules per device, layered accumulation */
+static char *schedule_label(const ParoPlanLayout *l)
+{
+    if (l->pp == 1 && !l->layered)
+        return g_strdup("-");
+    return l->layered ? g_strdup_printf("%s/%" G_GINT64_FORMAT "+LGA", paro_pipe_schedule_names[l->schedule],
+                                        l->virtual_stages)
+                      : g_strdup(paro_pipe_schedule_names[l->schedule]);
+}
 
 static void table(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n, GString *out)
 {
@@ -33,15 +48,18 @@ static void table(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n, G
                            "# token budget %.4g  target batch %.4g tokens  gpus %" G_GINT64_FORMAT "\n",
                            PARO_VERSION, rq->params, b->loss_converged, b->loss_target,
                            b->critical_batch_tokens, b->min_steps, rq->tokens, rq->batch_tokens, rq->gpus);
-    g_string_append(out, "#rank strategy            m     b     A  algorithm    batch      step     steps  "
+    g_string_append(out, "#rank strategy          tp  pp  schedule         m     b     A  algorithm    batch      step     steps  "
                          "train   GPU-hours    peak  fits\n"
-                         "#                                                  (tokens)     (s)              (days)"
+                         "#                                                                           (tokens)     (s)              (days)"
                          "               (GB)\n");
     for (guint i = 0; i < n; i++) {
         const ParoPlanRow *r = &rows[i];
-        g_string_append_printf(out, "%5u %-17s %4" G_GINT64_FORMAT " %5" G_GINT64_FORMAT " %5" G_GINT64_FORMAT
+        g_autofree char *schedule = schedule_label(&r->layout);
+        g_string_append_printf(out, "%5u %-17s %2" G_GINT64_FORMAT " %3" G_GINT64_FORMAT "  %-14s %4" G_GINT64_FORMAT
+                               " %5" G_GINT64_FORMAT " %5" G_GINT64_FORMAT
                                "  %-10s %9.3g %9.3f %9.0f %7.2f %11.4g %7.2f  %s\n",
-                               i + 1, r->strategy->name, r->group, r->micro_batch, r->accumulation,
+                               i + 1, r->strategy->name, r->layout.tp, r->layout.pp, schedule, r->group,
+                               r->micro_batch, r->accumulation,
                                paro_algorithm_names[r->algorithm], r->batch_tokens, r->step_s, r->steps,
                                r->train_s / 86400.0, r->gpu_hours, r->peak_bytes / 1e9,
                                r->fits ? "yes" : "OOM");
@@ -50,12 +68,15 @@ static void table(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n, G
 
 static void csv(const ParoPlanRow *rows, guint n, GString *out)
 {
-    g_string_append(out, "rank,name,group,micro_batch,accumulation,algorithm,batch_tokens,time_step,"
-                         "steps,time_train,gpu_hours,mem_peak,fits\n");
+    g_string_append(out, "rank,name,tp,pp,schedule,virtual,layered,group,micro_batch,accumulation,algorithm,"
+                         "batch_tokens,time_step,steps,time_train,gpu_hours,mem_peak,fits\n");
     for (guint i = 0; i < n; i++) {
         const ParoPlanRow *r = &rows[i];
-        g_string_append_printf(out, "%u,%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%s",
-                               i + 1, r->strategy->name, r->group, r->micro_batch, r->accumulation,
+        g_string_append_printf(out, "%u,%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%s,%" G_GINT64_FORMAT
+                               ",%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%s",
+                               i + 1, r->strategy->name, r->layout.tp, r->layout.pp,
+                               paro_pipe_schedule_names[r->layout.schedule], r->layout.virtual_stages,
+                               r->layout.layered ? "true" : "false", r->group, r->micro_batch, r->accumulation,
                                paro_algorithm_names[r->algorithm]);
         const double v[] = {r->batch_tokens, r->step_s, r->steps, r->train_s, r->gpu_hours,
                             round(r->peak_bytes)};
@@ -72,6 +93,7 @@ int paro_cmd_plan(int argc, char **argv)
     g_auto(GStrv) sets = NULL;
     g_autofree char *tokens_text = NULL, *batch_text = NULL, *format_name = NULL;
     int top = 10;
+    gboolean rq_lga = FALSE, rq_dp_only = FALSE;
     GOptionEntry entries[] = {
         {"tokens", 0, 0, G_OPTION_ARG_STRING, &tokens_text,
          "Token budget (default: the scaling law's 2 B_crit S_min)", "N"},
@@ -79,6 +101,10 @@ int paro_cmd_plan(int argc, char **argv)
          "Target global batch in tokens (default: the critical batch)", "N"},
         {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a scenario value (repeatable)",
          "KEY=VALUE"},
+        {"lga", 0, 0, G_OPTION_ARG_NONE, &rq_lga,
+         "Also search layered gradient accumulation on modular pipelines", NULL},
+        {"dp-only", 0, 0, G_OPTION_ARG_NONE, &rq_dp_only, "Search data parallelism only (tp = pp = 1)",
+         NULL},
         {"top", 'k', 0, G_OPTION_ARG_INT, &top, "Rows to print (default 10; 0: all)", "K"},
         {"format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "table (default) or csv", "FORMAT"},
         {NULL},
@@ -92,7 +118,7 @@ int paro_cmd_plan(int argc, char **argv)
         return PARO_EXIT_USAGE;
     }
     int format = paro_cli_parse_format(format_name ? format_name : "table");
-    ParoPlanRequest rq = {.sets = (const char *const *)sets};
+    ParoPlanRequest rq = {.sets = (const char *const *)sets, .lga = rq_lga, .dp_only = rq_dp_only};
     const char *usage = NULL;
     if (argc != 2 || top < 0 || format < 0 || format == PARO_FORMAT_JSON)
         usage = "expected SCENARIO.yaml, --top >= 0, --format table or csv";

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "pipe/pipe.h"
 
 gint64 paro_plan_accumulation(double batch_tokens, gint64 gpus, gint64 micro_batch, gint64 sequence)
 {
@@ -42,6 +43,12 @@ static int compare_rows(gconstpointer a, gconstpointer b)
     int c = strcmp(x->strategy->name, y->strategy->name);
     if (c)
         return c;
+    if (x->layout.tp != y->layout.tp)
+        return x->layout.tp < y->layout.tp ? -1 : 1;
+    if (x->layout.pp != y->layout.pp)
+        return x->layout.pp < y->layout.pp ? -1 : 1;
+    if (x->layout.layered != y->layout.layered)
+        return x->layout.layered ? 1 : -1;
     if (x->group != y->group)
         return x->group < y->group ? -1 : 1;
     if (x->micro_batch != y->micro_batch)
@@ -62,7 +69,8 @@ typedef struct {
     gboolean fits;
 } Simulated;
 
-static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, gint64 group,
+static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, const ParoPlanLayout *lay,
+                             gint64 group,
                              gint64 micro_batch, gint64 accumulation, int algorithm,
                              ParoCollCache **cache, Simulated *out, gint64 *gpus, gint64 *sequence,
                              gboolean *pipelined, GError **error)
@@ -74,6 +82,20 @@ static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, gint64
     g_ptr_array_add(sets, g_strdup_printf("training.micro_batch=%" G_GINT64_FORMAT, micro_batch));
     g_ptr_array_add(sets, g_strdup_printf("training.accumulation=%" G_GINT64_FORMAT, accumulation));
     g_ptr_array_add(sets, g_strdup_printf("collectives.algorithm=%s", paro_algorithm_names[algorithm]));
+    if (lay->tp > 1 || lay->pp > 1 || lay->layered) {
+        g_ptr_array_add(sets, g_strdup_printf("parallelism.tp=%" G_GINT64_FORMAT, lay->tp));
+        g_ptr_array_add(sets, g_strdup_printf("parallelism.pp=%" G_GINT64_FORMAT, lay->pp));
+        g_ptr_array_add(sets, g_strdup_printf("parallelism.dp=%" G_GINT64_FORMAT,
+                                              rq->gpus / (lay->tp * lay->pp)));
+        g_ptr_array_add(sets, g_strdup_printf("training.pipeline.schedule=%s",
+                                              paro_pipe_schedule_names[lay->schedule]));
+        g_ptr_array_add(sets, g_strdup_printf("training.pipeline.virtual=%" G_GINT64_FORMAT,
+                                              lay->virtual_stages));
+        if (lay->layered) {
+            g_ptr_array_add(sets, g_strdup("training.pipeline.accumulation=layered"));
+            g_ptr_array_add(sets, g_strdup("training.recompute=full"));
+        }
+    }
     g_ptr_array_add(sets, NULL);
     g_autoptr(ParoScenario) s = paro_scenario_load(path, (const char *const *)sets->pdata, error);
     if (s == NULL)
@@ -95,7 +117,8 @@ static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, gint64
     return TRUE;
 }
 
-static gboolean run_config(const char *path, const ParoPlanRequest *rq, gint64 group,
+static gboolean run_config(const char *path, const ParoPlanRequest *rq, const ParoPlanLayout *lay,
+                           gint64 group,
                            gint64 micro_batch, gint64 accumulation, int algorithm, GArray *rows,
                            GError **error)
 {
@@ -106,17 +129,17 @@ static gboolean run_config(const char *path, const ParoPlanRequest *rq, gint64 g
     gint64 n = 0, sequence = 0;
     gboolean pipelined = FALSE;
     gboolean extrapolate = accumulation > PLAN_SIMULATED_MICRO_STEPS;
-    gboolean ok = simulate_all(path, rq, group, micro_batch,
+    gboolean ok = simulate_all(path, rq, lay, group, micro_batch,
                                extrapolate ? PLAN_SIMULATED_MICRO_STEPS : accumulation, algorithm,
                                &cache, at, &n, &sequence, &pipelined, error);
     /* A pipeline's step is not linear in A while A < pp (the bubble): simulate it whole. */
     if (ok && extrapolate && pipelined) {
         extrapolate = FALSE;
-        ok = simulate_all(path, rq, group, micro_batch, accumulation, algorithm, &cache, at, &n,
+        ok = simulate_all(path, rq, lay, group, micro_batch, accumulation, algorithm, &cache, at, &n,
                           &sequence, &pipelined, error);
     }
     if (ok && extrapolate)
-        ok = simulate_all(path, rq, group, micro_batch, PLAN_SIMULATED_MICRO_STEPS - 1, algorithm,
+        ok = simulate_all(path, rq, lay, group, micro_batch, PLAN_SIMULATED_MICRO_STEPS - 1, algorithm,
                           &cache, before, &n, &sequence, &pipelined, error);
     paro_coll_cache_free(cache);
     if (!ok)
@@ -127,13 +150,13 @@ static gboolean run_config(const char *path, const ParoPlanRequest *rq, gint64 g
         if (extrapolate)
             step += (double)(accumulation - PLAN_SIMULATED_MICRO_STEPS) * (at[i].step_s - before[i].step_s);
         ParoPlanRow row = {
-            .strategy = at[i].strategy, .group = group, .micro_batch = micro_batch,
+            .strategy = at[i].strategy, .layout = *lay, .group = group, .micro_batch = micro_batch,
             .accumulation = accumulation, .algorithm = algorithm, .batch_tokens = batch,
             .step_s = step, .steps = ceil(rq->tokens / batch),
             .peak_bytes = at[i].peak_bytes, .fits = at[i].fits,
         };
         row.train_s = row.steps * row.step_s;
-        row.gpu_hours = (double)n * row.train_s / 3600.0;
+        row.gpu_hours = (double)rq->gpus * row.train_s / 3600.0;
         g_array_append_val(rows, row);
     }
     return TRUE;
@@ -150,34 +173,59 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
         rq->tokens = rq->budget.tokens;
     if (rq->batch_tokens <= 0)
         rq->batch_tokens = rq->budget.critical_batch_tokens;
-    rq->gpus = paro_scenario_n_gpus(base);
-    g_autoptr(GArray) groups = group_sizes(base);
+    rq->gpus = paro_topology_n_gpus(base->topology);
+    gint64 gpn = base->topology->gpus_per_node, L = base->model->has_shape ? base->model->layers : 1;
+    g_autoptr(GArray) layouts = g_array_new(FALSE, FALSE, sizeof(ParoPlanLayout));
+    for (gint64 tp = 1; tp <= (rq->dp_only ? 1 : gpn); tp *= 2)
+        for (gint64 pp = 1; pp <= (rq->dp_only ? 1 : MIN(L, 64)); pp *= 2) {
+            if (gpn % tp != 0 || L % pp != 0 || rq->gpus % (tp * pp) != 0)
+                continue;
+            ParoPlanLayout plain = {tp, pp, PARO_PIPE_1F1B, 1, FALSE};
+            g_array_append_val(layouts, plain);
+            if (rq->lga && base->model->has_shape) {
+                ParoPlanLayout lga = {tp, pp, PARO_PIPE_MODULAR, L / pp, TRUE};
+                g_array_append_val(layouts, lga);
+            }
+        }
     const gint64 micro_batches[] = {1, 2, 4, 8, 16};
     const int algorithms[] = {PARO_ALGO_RING, PARO_ALGO_HO_RING};
     g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
-    for (guint gi = 0; gi < groups->len; gi++) {
-        gint64 m = g_array_index(groups, gint64, gi);
-        for (guint bi = 0; bi < G_N_ELEMENTS(micro_batches); bi++) {
-            gint64 b = micro_batches[bi];
-            gint64 a = paro_plan_accumulation(rq->batch_tokens, rq->gpus, b, base->training.sequence);
-            /* a micro-batch larger than the batch allows is not a choice */
-            if ((double)rq->gpus * (double)b * (double)base->training.sequence > 2 * rq->batch_tokens && b > 1)
-                continue;
-            for (guint ai = 0; ai < G_N_ELEMENTS(algorithms); ai++) {
-                /* ho-ring needs groups inside and across nodes */
-                if (algorithms[ai] == PARO_ALGO_HO_RING && (m == 1 || m == rq->gpus))
+    for (guint li = 0; li < layouts->len; li++) {
+        const ParoPlanLayout *lay = &g_array_index(layouts, ParoPlanLayout, li);
+        gboolean plain_dp = lay->tp == 1 && lay->pp == 1 && !lay->layered;
+        gint64 dp = rq->gpus / (lay->tp * lay->pp);
+        /* PaRO groups: searched for data parallelism alone; with tp or pp, the DP ranks of
+         * a node (the scenario's default), which keeps every group inside a node */
+        g_autoptr(GArray) groups = plain_dp ? group_sizes(base) : g_array_new(FALSE, FALSE, sizeof(gint64));
+        if (!plain_dp) {
+            gint64 m = MAX(1, MIN(dp, gpn / lay->tp));
+            g_array_append_val(groups, m);
+        }
+        for (guint gi = 0; gi < groups->len; gi++) {
+            gint64 m = g_array_index(groups, gint64, gi);
+            for (guint bi = 0; bi < G_N_ELEMENTS(micro_batches); bi++) {
+                gint64 b = micro_batches[bi];
+                gint64 a = paro_plan_accumulation(rq->batch_tokens, dp, b, base->training.sequence);
+                /* a micro-batch larger than the batch allows is not a choice */
+                if ((double)dp * (double)b * (double)base->training.sequence > 2 * rq->batch_tokens && b > 1)
                     continue;
-                GError *local = NULL;
-                if (run_config(path, rq, m, b, a, algorithms[ai], rows, &local))
-                    continue;
-                /* a configuration the cluster cannot take is not a plan; bad input is */
-                if (local->domain == PARO_SIM_ERROR ||
-                    g_error_matches(local, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_CONSTRAINT)) {
-                    g_error_free(local);
-                    continue;
+                for (guint ai = 0; ai < G_N_ELEMENTS(algorithms); ai++) {
+                    /* ho-ring needs groups inside and across nodes; with tp or pp the DP
+                     * collectives keep to ring, which bounds the search */
+                    if (algorithms[ai] == PARO_ALGO_HO_RING && (m == 1 || m == dp || !plain_dp))
+                        continue;
+                    GError *local = NULL;
+                    if (run_config(path, rq, lay, m, b, a, algorithms[ai], rows, &local))
+                        continue;
+                    /* a configuration the cluster cannot take is not a plan; bad input is */
+                    if (local->domain == PARO_SIM_ERROR ||
+                        g_error_matches(local, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_CONSTRAINT)) {
+                        g_error_free(local);
+                        continue;
+                    }
+                    g_propagate_error(error, local);
+                    return NULL;
                 }
-                g_propagate_error(error, local);
-                return NULL;
             }
         }
     }
@@ -194,6 +242,8 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
             if (q->train_s != r->train_s)
                 break; /* sorted by time: copies are adjacent */
             copy = q->strategy == r->strategy && q->micro_batch == r->micro_batch &&
+                   q->layout.tp == r->layout.tp && q->layout.pp == r->layout.pp &&
+                   q->layout.layered == r->layout.layered &&
                    q->accumulation == r->accumulation && q->peak_bytes == r->peak_bytes;
         }
         if (!copy)

@@ -3,8 +3,9 @@
  * configuration (PaRO group size, micro-batch, global collective algorithm) and every
  * strategy, the accumulation is set so the global batch comes closest to the target
  * (the critical batch of the scaling law by default), one step is simulated, and the time
- * to train is the token budget's steps times the step time. Tensor and pipeline
- * dimensions join the search when the training step models them. */
+ * to train is the token budget's steps times the step time. Layouts: tp (inside a node) x
+ * pp (dividing the layers) with 1F1B, and with --lga also layered accumulation on modular
+ * pipelines (Lamy-Poirier 2021). */
 #pragma once
 
 #include "plan/scaling.h"
@@ -12,8 +13,17 @@
 
 G_BEGIN_DECLS
 
+/* Tensor x pipeline layout and the pipeline's schedule. */
+typedef struct {
+    gint64 tp, pp;
+    int schedule;          /* ParoPipeSchedule (1f1b unless layered) */
+    gint64 virtual_stages; /* modules per device (modular: one layer each) */
+    gboolean layered;      /* layered gradient accumulation, with full recomputation */
+} ParoPlanLayout;
+
 typedef struct {
     const ParoStrategy *strategy;
+    ParoPlanLayout layout;
     gint64 group;          /* m */
     gint64 micro_batch;    /* b, sequences */
     gint64 accumulation;   /* A */
@@ -30,9 +40,11 @@ typedef struct {
 typedef struct {
     double tokens;         /* token budget; 0: the scaling law's (2 B_crit S_min) */
     double batch_tokens;   /* target global batch; 0: the critical batch */
+    gboolean dp_only;      /* search tp = pp = 1 only */
+    gboolean lga;          /* also layered accumulation with modular pipelines (one layer a module) */
     const char *const *sets; /* fixed overrides (nullable) */
     ParoTrainingBudget budget; /* (out) the scaling law's figures for the model */
-    gint64 gpus;           /* (out) n */
+    gint64 gpus;           /* (out) all GPUs of the cluster */
     double params;         /* (out) non-embedding parameters used for the law */
 } ParoPlanRequest;
 
