@@ -146,6 +146,11 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
     dp_micro_s = (double)A * v * (gather_f + gather_b + reduce);
     double act_bytes = (double)sc->training.micro_batch * (double)sc->training.sequence *
                        (double)sc->model->hidden * paro_precision_bytes(sc->training.precision);
+    /* A stage boundary's activation (forward) or gradient (backward) goes through the
+     * activations' compressor like any send: S/ratio on the wire, the codec paid by the
+     * sender and the receiver in series with the transfer. */
+    ParoCompressCost p2p = paro_compress_cost(&sc->compression.kinds[PARO_TENSOR_ACTIVATIONS],
+                                              PARO_COLL_SENDRECV, 2, act_bytes / (double)sc->tp);
     ParoPipeSpec spec = {
         .schedule = (ParoPipeSchedule)sc->training.pipeline_schedule,
         .accumulation = layered ? PARO_PIPE_LAYERED : PARO_PIPE_DEPTH_FIRST,
@@ -154,8 +159,8 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
         .micro = A,
         .forward = fwd,
         .backward = bwd,
-        .p2p_latency = paro_time_from_s(paro_topology_inter_latency_s(t)),
-        .p2p_bytes = act_bytes / (double)sc->tp,
+        .p2p_latency = paro_time_from_s(paro_topology_inter_latency_s(t) + p2p.codec_s),
+        .p2p_bytes = p2p.wire_bytes,
         .p2p_bandwidth_Bps = paro_topology_inter_Bps(t),
         .timeline = keep_trace,
     };
