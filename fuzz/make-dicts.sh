@@ -14,12 +14,12 @@ units() { sed -n '/^static const ParoUnit/,/^};/p' src/core/units.c | grep -oE '
 { keys | sort -u | sed 's/$/: /'; keys | sort -u; choices | sort -u; units | sort -u;
   printf '%s\n' 'kind: ' 'schema: 1' '{' '}' '[' ']' ': ' '- ' '&a ' '*a' '<<: ' '"' "'" '#' \
     '---' '...' '!!str' '!!map' 'true' 'false' 'null' '~' '1e18' '1e300' '-1' '0' '1/16' \
-    '.inf' 'nan' '0x10' '../models/llama-7b.yaml' '../topologies/a100x8-100g.yaml' \
+    '.inf' 'nan' '0x10' '4294967296' '9007199254740992' '16777217' '4097' '../models/llama-7b.yaml' '../topologies/a100x8-100g.yaml' \
     '../validation/fits/h100-2026-11-23.yaml'; } | awk '!seen[$0]++' | q > fuzz/dict/yaml.dict
 { keys | sort -u; choices | sort -u; units | sort -u;
   printf '%s\n' '=' '.' 'model=' 'topology=' 'calibration=' 'model.architecture.' 'topology.node.' \
     'training.' 'training.trainable.' 'training.trainable.lora.' 'collectives.' 'parallelism.' \
-    'calibration.compute.' 'models/llama-65b.yaml' '1e18' '1e300' '-1' '1/16'; } |
+    'calibration.compute.' 'models/llama-65b.yaml' '1e18' '1e300' '4294967296' '9007199254740992' '-1' '1/16'; } |
   awk '!seen[$0]++' | q > fuzz/dict/override.dict
 { units | sort -u; printf '%s\n' ' ' '/' 'e' 'e308' 'e-308' '1e400' '-' '+' '.' 'inf' 'nan' \
     '0x' '1/0' '0/0'; } | awk '!seen[$0]++' | q > fuzz/dict/units.dict
