@@ -137,6 +137,23 @@ START_TEST(model_count_only)
 }
 END_TEST
 
+START_TEST(model_huge_heads_do_not_overflow)
+{
+    /* Found with fuzz/ (issue #8): heads x head_dim = 2^32 x 2^32 overflowed gint64 (UB;
+     * in practice 0, so the attention weights vanished). In double it is 2^64, and one
+     * layer's q projection alone is hidden x 2^64 = 4096 x 1.8e19 = 7.6e22 parameters. */
+    const char *text = "kind: model\nschema: 1\nname: huge\narchitecture:\n  hidden: 4096\n"
+                       "  layers: 1\n  heads: 4294967296\n  head_dim: 4294967296\n  ffn: 1\n"
+                       "  vocab: 1\n";
+    g_autoptr(ParoNode) root = paro_yaml_load_data(text, strlen(text), NULL, NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoModel) m = paro_model_from_node(root, &error);
+    ck_assert_msg(m != NULL, "%s", error ? error->message : "");
+    ck_assert(paro_model_base_params(m) > 7.5e22);
+    ck_assert(paro_model_forward_flops(m, 1, 1) > 1.5e23);
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
     Suite *s = suite_create("model");
@@ -148,6 +165,7 @@ static Suite *model_suite(void)
     tcase_add_test(tc, model_flops_six_n_t);
     tcase_add_test(tc, model_hf_matches_yaml);
     tcase_add_test(tc, model_count_only);
+    tcase_add_test(tc, model_huge_heads_do_not_overflow);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -4,7 +4,9 @@
  * worked out in the comments. Rendering itself is tested by tests/plots.sh (needs
  * gnuplot). */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check-main.h"
 #include "core/error.h"
@@ -57,6 +59,19 @@ START_TEST(csv_errors_are_located)
         ck_assert(t == NULL);
         expect_located(error, cases[i].code, strrchr(cases[i].file, '/') + 1, cases[i].line,
                        cases[i].column);
+    }
+    /* A NUL byte used to end the table there, silently (found with fuzz/, issue #8). */
+    {
+        g_autofree char *nul_path = NULL;
+        int fd = g_file_open_tmp("paro-nul-XXXXXX.csv", &nul_path, NULL);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        ck_assert(g_file_set_contents(nul_path, "a,b\n1,2\n3,\0004\n5,6\n", 17, NULL));
+        g_autoptr(GError) nul_error = NULL;
+        g_autoptr(ParoTable) t = paro_table_read(nul_path, ',', &nul_error);
+        g_unlink(nul_path);
+        ck_assert(t == NULL);
+        expect_located(nul_error, PARO_CONFIG_ERROR_SYNTAX, ".csv", 3, 3);
     }
     /* a non-number where the map needs a time: line 2, column 20 = after "0,1,1,1,NII,true," */
     g_autofree char *path = paro_test_path("tests/data/plot/not-a-number.csv");

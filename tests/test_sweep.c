@@ -70,6 +70,14 @@ START_TEST(axis_errors_are_located)
     expect_error("topology.nodes=2..8*1", PARO_CONFIG_ERROR_RANGE, 16);  /* endless */
     expect_error("topology.nodes=0..8*2", PARO_CONFIG_ERROR_RANGE, 16);  /* 0 x F stays 0 */
     expect_error("topology.nodes=1..2000000", PARO_CONFIG_ERROR_RANGE, 16); /* too many */
+    /* Found by fuzz_sweep_axis: ranges that took seconds to build (a million formatted
+     * values) before failing; now counted, and refused, before any value is made. */
+    expect_error("training.efy=0.0..21e300", PARO_CONFIG_ERROR_RANGE, 14);
+    expect_error("topology.nodes=1..1e300", PARO_CONFIG_ERROR_RANGE, 16);
+    expect_error("topology.nodes=1e20..2e20+1", PARO_CONFIG_ERROR_RANGE, 16); /* step lost */
+    expect_error("topology.nodes=1..1e300*1.0000001", PARO_CONFIG_ERROR_RANGE, 16);
+    expect_error("topology.nodes=1..10001", PARO_CONFIG_ERROR_RANGE, 16); /* 10,001 > 10,000 */
+    expect_error("topology.nodes=1,2,3..10002", PARO_CONFIG_ERROR_RANGE, 20); /* with the list */
 }
 END_TEST
 

@@ -13,7 +13,8 @@
 static double layer_weights(const ParoModel *m)
 {
     double h = (double)m->hidden, f = (double)m->ffn;
-    double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
+    double q = (double)m->heads * (double)m->head_dim;
+    double kv = (double)m->kv_heads * (double)m->head_dim;
     return h * q + 2.0 * h * kv + q * h + (m->mlp == PARO_MLP_GATED ? 3.0 : 2.0) * h * f;
 }
 
@@ -40,7 +41,7 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
             lc->weight_share = params / total;
             matmul = 2.0 * T * (layer_weights(m) + (l == L - 1 ? v * h : 0));
             attention = 4.0 * (double)c->batch * (double)c->seq * (double)c->seq *
-                        (double)(m->heads * m->head_dim);
+                        (double)m->heads * (double)m->head_dim;
         } else {
             lc->weight_share = 1;
             matmul = 2.0 * T * paro_model_base_params(m);

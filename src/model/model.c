@@ -47,7 +47,9 @@ static double norm_params(const ParoModel *m)
 static double layer_weight_params(const ParoModel *m)
 {
     double h = (double)m->hidden, f = (double)m->ffn;
-    double q_out = (double)(m->heads * m->head_dim), kv_out = (double)(m->kv_heads * m->head_dim);
+    /* in double: heads x head_dim may overflow 64 bits for a hostile file */
+    double q_out = (double)m->heads * (double)m->head_dim;
+    double kv_out = (double)m->kv_heads * (double)m->head_dim;
     double attention = h * q_out + 2.0 * h * kv_out + q_out * h;
     double mlp = (m->mlp == PARO_MLP_GATED ? 3.0 : 2.0) * h * f;
     return attention + mlp;
@@ -58,7 +60,8 @@ double paro_model_layer_params(const ParoModel *m)
     if (!m->has_shape)
         return 0;
     double h = (double)m->hidden, f = (double)m->ffn;
-    double q_out = (double)(m->heads * m->head_dim), kv_out = (double)(m->kv_heads * m->head_dim);
+    double q_out = (double)m->heads * (double)m->head_dim;
+    double kv_out = (double)m->kv_heads * (double)m->head_dim;
     double params = layer_weight_params(m) + 2.0 * norm_params(m);
     if (m->attn_bias)
         params += q_out + 2.0 * kv_out + h;
@@ -87,7 +90,8 @@ double paro_model_lora_params(const ParoModel *m, gint64 rank, guint targets)
     if (!m->has_shape)
         return 0;
     double h = (double)m->hidden, f = (double)m->ffn, r = (double)rank;
-    double q_out = (double)(m->heads * m->head_dim), kv_out = (double)(m->kv_heads * m->head_dim);
+    double q_out = (double)m->heads * (double)m->head_dim;
+    double kv_out = (double)m->kv_heads * (double)m->head_dim;
     double per_layer = 0;
     if (targets & PARO_LORA_Q)
         per_layer += r * (h + q_out);
@@ -139,7 +143,7 @@ static void forward_parts(const ParoModel *m, gint64 batch, gint64 seq, double *
     double head = (double)m->vocab * (double)m->hidden;
     *out_matmul = 2.0 * tokens * ((double)m->layers * layer_weight_params(m) + head);
     *out_attention = (double)m->layers * 4.0 * (double)batch * (double)seq * (double)seq *
-                     (double)(m->heads * m->head_dim);
+                     (double)m->heads * (double)m->head_dim;
 }
 
 double paro_model_forward_flops(const ParoModel *m, gint64 batch, gint64 seq)

@@ -59,8 +59,23 @@ static GStrv split_line(const char *path, int line_no, const char *line, char se
 ParoTable *paro_table_read(const char *path, char separator, GError **error)
 {
     g_autofree char *text = NULL;
-    if (!g_file_get_contents(path, &text, NULL, error))
+    gsize length = 0;
+    if (!g_file_get_contents(path, &text, &length, error))
         return NULL;
+    /* The lines are C strings: a NUL would silently drop the rest of the file. */
+    const char *nul = memchr(text, '\0', length);
+    if (nul != NULL) {
+        int line_no = 1;
+        const char *line_start = text;
+        for (const char *p = text; p < nul; p++)
+            if (*p == '\n') {
+                line_no++;
+                line_start = p + 1;
+            }
+        paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, path, line_no,
+                              (int)(nul - line_start) + 1, "NUL byte in a text table");
+        return NULL;
+    }
     g_autoptr(ParoTable) t = g_new0(ParoTable, 1);
     t->path = g_strdup(path);
     t->rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);

@@ -13,7 +13,7 @@
 #include "core/error.h"
 #include "core/units.h"
 
-#define MAX_AXIS_VALUES 1000000
+#define MAX_AXIS_VALUES 10000 /* a point per value is a simulation each */
 
 void paro_sweep_axis_free(ParoSweepAxis *a)
 {
@@ -67,6 +67,15 @@ static gboolean parse_range(ParoSweepAxis *a, const char *text, int column, GErr
                               "empty or endless range '%s' (need A <= B, STEP > 0, FACTOR > 1 "
                               "and A > 0 for a factor)",
                               text);
+        return FALSE;
+    }
+    /* Count before generating: a range of more values than an axis may have, or one whose
+     * step is lost in its bounds' rounding (1e20..2e20+1), fails at once instead of
+     * formatting a million values first. */
+    double count = kind == '+' ? (hi - lo) / step : log(hi / lo) / log(step);
+    if (!(count < (double)(MAX_AXIS_VALUES - a->values->len))) {
+        paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, a->label, 1, column,
+                              "range '%s' has more than %d values", text, MAX_AXIS_VALUES);
         return FALSE;
     }
     gboolean integral = lo == floor(lo) && step == floor(step);

@@ -7,7 +7,9 @@
 #include <yaml.h>
 
 #define MAX_DEPTH 64
-#define MAX_NODES 1000000
+/* Real inputs have a few hundred nodes; the bound is what an alias bomb may expand to,
+ * and what it may cost (about 0.1 s). */
+#define MAX_NODES 100000
 
 void paro_node_free(ParoNode *node)
 {
@@ -175,6 +177,8 @@ static ParoNode *build(Builder *b, yaml_node_t *yn, int depth, GError **error)
     }
     case YAML_MAPPING_NODE: {
         g_autoptr(ParoNode) node = node_new(PARO_NODE_MAPPING, b->label, line, column);
+        /* Keys seen so far, for duplicates: a scan of the keys would be quadratic. */
+        g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
         for (yaml_node_pair_t *pair = yn->data.mapping.pairs.start;
              pair < yn->data.mapping.pairs.top; pair++) {
             g_autoptr(ParoNode) key =
@@ -187,7 +191,7 @@ static ParoNode *build(Builder *b, yaml_node_t *yn, int depth, GError **error)
                                 paro_node_kind_name(key->kind));
                 return NULL;
             }
-            ParoNode *previous = paro_node_lookup_key(node, key->scalar);
+            const ParoNode *previous = g_hash_table_lookup(seen, key->scalar);
             if (previous != NULL) {
                 paro_node_error(error, key, PARO_CONFIG_ERROR_DUPLICATE_KEY,
                                 "duplicate key '%s' (first at %d:%d)", key->scalar,
@@ -198,6 +202,7 @@ static ParoNode *build(Builder *b, yaml_node_t *yn, int depth, GError **error)
                 build(b, yaml_document_get_node(b->doc, pair->value), depth + 1, error);
             if (value == NULL)
                 return NULL;
+            g_hash_table_insert(seen, key->scalar, key);
             g_ptr_array_add(node->keys, g_steal_pointer(&key));
             g_ptr_array_add(node->values, value);
         }
@@ -211,11 +216,60 @@ static ParoNode *build(Builder *b, yaml_node_t *yn, int depth, GError **error)
     return NULL;
 }
 
+/* Refuses a first document nested deeper than build() accepts, from libyaml's events,
+ * before the document is loaded: libyaml's scanner takes time quadratic in the nesting
+ * of flow collections ("[[[[...": 16,000 levels take a second), which the event stream
+ * lets us stop after MAX_DEPTH levels. Syntax errors are left to the load, which reports
+ * them. The error is the one build() gives at the same node. */
+static gboolean check_depth(const char *data, gsize length, const char *label, GError **error)
+{
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser))
+        return TRUE;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)data, length);
+    gboolean ok = TRUE, done = FALSE;
+    int depth = 0;
+    while (ok && !done) {
+        yaml_event_t event;
+        if (!yaml_parser_parse(&parser, &event))
+            break;
+        switch (event.type) {
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+            /* The root collection is at depth 0, so build() refuses the one at MAX_DEPTH + 1. */
+            if (++depth > MAX_DEPTH + 1) {
+                paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, label,
+                                      (int)event.start_mark.line + 1,
+                                      (int)event.start_mark.column + 1,
+                                      "document too deep or too large (limits: depth %d, %d nodes)",
+                                      MAX_DEPTH, MAX_NODES);
+                ok = FALSE;
+            }
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            depth--;
+            break;
+        case YAML_DOCUMENT_END_EVENT:
+        case YAML_STREAM_END_EVENT:
+            done = TRUE;
+            break;
+        default:
+            break;
+        }
+        yaml_event_delete(&event);
+    }
+    yaml_parser_delete(&parser);
+    return ok;
+}
+
 ParoNode *paro_yaml_load_data(const char *data, gsize length, const char *label, GError **error)
 {
     g_return_val_if_fail(data != NULL, NULL);
     if (label == NULL)
         label = "<data>";
+    if (!check_depth(data, length, label, error))
+        return NULL;
     yaml_parser_t parser;
     yaml_document_t doc;
     if (!yaml_parser_initialize(&parser)) {
