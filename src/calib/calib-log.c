@@ -230,6 +230,16 @@ static gboolean gemm_row(Parser *p, int line, GArray *fs, GError **error)
                                   "this GEMM failed its check and must not be used");
             return FALSE;
         }
+    /* dimensions are counts: whole, and small enough for an exact gint64 (found by
+     * fuzz_nccl_log: 1.3e30 converted to an integer was undefined behaviour) */
+    const double dims[] = {m, n, k};
+    for (guint i = 0; i < 3; i++)
+        if (dims[i] != floor(dims[i]) || dims[i] > 9007199254740992.0) {
+            paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, p->label, line, f[i].column,
+                                  "a GEMM dimension must be a whole number below 2^53, got %.*s",
+                                  (int)f[i].len, f[i].text);
+            return FALSE;
+        }
     r.m = (gint64)m, r.n = (gint64)n, r.k = (gint64)k;
     g_strlcpy(r.dtype, f[3].text, MIN(sizeof r.dtype, (gsize)f[3].len + 1));
     r.name = g_strndup(f[7].text, (gsize)f[7].len);
