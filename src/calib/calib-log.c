@@ -294,6 +294,15 @@ static char *header_value(const char *line, const char *key)
     return g_strstrip(end ? g_strndup(at, (gsize)(end - at)) : g_strdup(at));
 }
 
+/* A count in a header ("nGpus 8", "ranks per communicator: 16"): 0, meaning unknown, when
+ * it is not a number from 1 to 2^24, so that a garbled header cannot overflow the products
+ * made of it (found by fuzz_nccl_log: nThread 2^63 - 1 x nGpus 2). */
+static gint64 header_count(const char *text)
+{
+    gint64 v = g_ascii_strtoll(text, NULL, 10);
+    return v >= 1 && v <= (1 << 24) ? v : 0;
+}
+
 static gboolean header_line(Parser *p, int line_no, const char *line, GError **error)
 {
     ParoCalibLog *log = p->log;
@@ -339,7 +348,7 @@ static gboolean header_line(Parser *p, int line_no, const char *line, GError **e
             p->scope = PARO_SCOPE_INTER;
         g_autofree char *ranks = header_value(line, "ranks per communicator:");
         if (ranks)
-            p->ranks_given = g_ascii_strtoll(ranks, NULL, 10);
+            p->ranks_given = header_count(ranks);
     } else if (g_str_has_prefix(line, "# nThread")) {
         if (!(p->banner && p->table == NULL))
             new_context(p, p->op_hint, FALSE);
@@ -350,10 +359,10 @@ static gboolean header_line(Parser *p, int line_no, const char *line, GError **e
         g_autofree char *t = header_value(line, "nThread");
         g_autofree char *g = header_value(line, "nGpus");
         if (t)
-            threads = g_ascii_strtoll(t, NULL, 10);
+            threads = header_count(t);
         if (g)
-            gpus = g_ascii_strtoll(g, NULL, 10);
-        p->thread_gpus = threads * gpus;
+            gpus = header_count(g);
+        p->thread_gpus = threads * gpus; /* each below 2^24: no overflow */
     } else if (g_str_has_prefix(line, "#  Rank") || g_str_has_prefix(line, "#   Rank")) {
         g_auto(GStrv) w = g_strsplit_set(line, " ", -1);
         const char *host = NULL, *node = NULL;
