@@ -9,10 +9,7 @@ root=$2
 update=${3:-}
 cd "$root" || exit 1
 scenario=scenarios/llama-7b_a100x8-100g_n32.yaml
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; }
+. "$(dirname "$0")/tap.sh"
 
 golden() { # name, then the parosim arguments
     name=$1

@@ -9,10 +9,7 @@ root=$2
 cd "$root" || exit 1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; }
+. "$(dirname "$0")/tap.sh"
 scenario=scenarios/llama-7b_a100x8-100g_n32.yaml
 
 # 1. SIGINT: a sweep far longer than the wait, stopped after a second

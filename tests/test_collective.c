@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "check-main.h"
+#include "fixtures.h"
 #include "coll/analytic.h"
 #include "coll/simulate.h"
 #include "yaml/loaders.h"
@@ -24,12 +24,7 @@ static ParoTopology *cluster(gint64 nodes, gint64 gpn, double intra, gint64 nics
         "  nics: {count: %" G_GINT64_FORMAT ", bandwidth: %g Gb/s, latency: 8 us}\n"
         "network: {nodes_per_leaf: %" G_GINT64_FORMAT ", oversubscription: %g, latency: 1 us}\n",
         nodes, gpn, intra, nics, nic, per_leaf, oversub);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(ParoNode) root = paro_yaml_load_data(text, strlen(text), NULL, &error);
-    ParoTopology *t = root ? paro_topology_from_node(root, &error) : NULL;
-    if (t == NULL)
-        g_error("%s", error->message);
-    return t;
+    return paro_test_topology(text);
 }
 
 static ParoCollResult run(const ParoTopology *t, gboolean aggregated, ParoCollKind op,

@@ -6,26 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "check-main.h"
+#include "fixtures.h"
 #include "step/step.h"
-
-static ParoScenario *load(const char *const *sets)
-{
-    g_autofree char *path = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
-    g_autoptr(GError) error = NULL;
-    ParoScenario *s = paro_scenario_load(path, sets, &error);
-    if (s == NULL)
-        g_error("%s", error->message);
-    return s;
-}
-
-static const ParoStrategyResult *guideline_of(const ParoGuideline *g, const ParoStrategy *st)
-{
-    for (guint i = 0; i < g->results->len; i++)
-        if (g_array_index(g->results, ParoStrategyResult, i).strategy == st)
-            return &g_array_index(g->results, ParoStrategyResult, i);
-    return NULL;
-}
 
 #define REL(got, want, tol) ck_assert_msg(fabs((got) - (want)) <= (tol) * fabs(want), \
                                           "%s = %.12g, want %.12g", #got, (double)(got), (double)(want))
@@ -73,8 +55,8 @@ START_TEST(compress_threshold_is_respected)
     /* In a step: qwZ with a threshold above every layer's gather is no compression at all. */
     const char *qwz_high[] = {"compression.preset=qwz", "compression.parameters.threshold=1 TB",
                               NULL};
-    g_autoptr(ParoScenario) plain = load(NULL);
-    g_autoptr(ParoScenario) high = load(qwz_high);
+    g_autoptr(ParoScenario) plain = paro_test_default_scenario(NULL);
+    g_autoptr(ParoScenario) high = paro_test_default_scenario(qwz_high);
     g_autoptr(ParoGuideline) gp = paro_guideline_evaluate(plain);
     g_autoptr(ParoGuideline) gh = paro_guideline_evaluate(high);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new(plain, NULL);
@@ -96,8 +78,8 @@ START_TEST(compress_identity_changes_nothing)
                               "compression.gradients.ratio=1", "compression.gradients.threshold=0",
                               "compression.optimizer.ratio=1", "compression.optimizer.threshold=0",
                               NULL};
-    g_autoptr(ParoScenario) plain = load(NULL);
-    g_autoptr(ParoScenario) same = load(identity);
+    g_autoptr(ParoScenario) plain = paro_test_default_scenario(NULL);
+    g_autoptr(ParoScenario) same = paro_test_default_scenario(identity);
     ck_assert(paro_compression_is_active(&same->compression));
     g_autoptr(ParoGuideline) gp = paro_guideline_evaluate(plain);
     g_autoptr(ParoGuideline) gs = paro_guideline_evaluate(same);
@@ -111,8 +93,8 @@ START_TEST(compress_identity_changes_nothing)
         ck_assert_msg(a.step == b.step, "%s: %" G_GINT64_FORMAT " ps vs %" G_GINT64_FORMAT,
                       st->name, a.step, b.step);
         ck_assert(b.compress_s == 0 && b.bytes_saved == 0);
-        ck_assert(guideline_of(gp, st)->t_step == guideline_of(gs, st)->t_step);
-        ck_assert(guideline_of(gp, st)->traffic_inter == guideline_of(gs, st)->traffic_inter);
+        ck_assert(paro_test_guideline_of(gp, st)->t_step == paro_test_guideline_of(gs, st)->t_step);
+        ck_assert(paro_test_guideline_of(gp, st)->traffic_inter == paro_test_guideline_of(gs, st)->traffic_inter);
     }
 }
 END_TEST
@@ -135,15 +117,15 @@ START_TEST(compress_zero3_qwz_by_hand)
      * The simulated step (overlap on) must count the same codec time and bytes, and be
      * faster than without compression. */
     const char *qwz[] = {"compression.preset=qwz", NULL};
-    g_autoptr(ParoScenario) plain = load(NULL);
-    g_autoptr(ParoScenario) comp = load(qwz);
+    g_autoptr(ParoScenario) plain = paro_test_default_scenario(NULL);
+    g_autoptr(ParoScenario) comp = paro_test_default_scenario(qwz);
     g_autoptr(ParoGuideline) gp = paro_guideline_evaluate(plain);
     g_autoptr(ParoGuideline) gc = paro_guideline_evaluate(comp);
     const ParoStrategy *z3 = paro_strategy_lookup("zero-3");
-    REL(guideline_of(gp, z3)->t_comm, 31.3420026144, 1e-9);
-    REL(guideline_of(gc, z3)->t_comm, 21.16699503424, 1e-9);
-    REL(guideline_of(gc, z3)->t_compress, 0.26953662464, 1e-9);
-    REL(guideline_of(gc, z3)->bytes_saved, 130556802560.0, 1e-12);
+    REL(paro_test_guideline_of(gp, z3)->t_comm, 31.3420026144, 1e-9);
+    REL(paro_test_guideline_of(gc, z3)->t_comm, 21.16699503424, 1e-9);
+    REL(paro_test_guideline_of(gc, z3)->t_compress, 0.26953662464, 1e-9);
+    REL(paro_test_guideline_of(gc, z3)->bytes_saved, 130556802560.0, 1e-12);
 
     /* One cache serves both scenarios (it is keyed by wire bytes), as in a sweep. */
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new(plain, NULL);
@@ -173,14 +155,14 @@ START_TEST(compress_step_without_overlap_equals_closed_form)
                               "topology.node.nics.latency=0", "topology.network.latency=0",
                               "training.accumulation=3",      preset,
                               NULL};
-        g_autoptr(ParoScenario) s = load(sets);
+        g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
         g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
         g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
         for (guint i = 0; i < paro_strategy_n_all(); i++) {
             const ParoStrategy *st = paro_strategy_get(i);
             ParoStepResult r;
             ck_assert(paro_step_simulate(g, st, cache, FALSE, &r, NULL));
-            const ParoStrategyResult *want = guideline_of(g, st);
+            const ParoStrategyResult *want = paro_test_guideline_of(g, st);
             double got = paro_time_to_s(r.step);
             ck_assert_msg(fabs(got - want->t_serial) <= 1e-6 * want->t_serial,
                           "%s %s: simulated %.9g, closed form %.9g", presets[p], st->name, got,
@@ -209,7 +191,7 @@ START_TEST(compress_presets_parse)
     for (guint p = 0; p < G_N_ELEMENTS(want); p++) {
         g_autofree char *set = g_strdup_printf("compression.preset=%s", want[p].name);
         const char *sets[] = {set, NULL};
-        g_autoptr(ParoScenario) s = load(sets);
+        g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
         ck_assert_str_eq(paro_compress_preset_names[s->compression.preset], want[p].name);
         for (int k = 0; k < PARO_TENSOR_N; k++) {
             const ParoCompressor *c = &s->compression.kinds[k];
@@ -223,7 +205,7 @@ START_TEST(compress_presets_parse)
     const char *tuned[] = {"compression.preset=zeropp", "compression.parameters.threshold=4 MiB",
                            "compression.gradients=none", "compression.optimizer.ratio=3/2",
                            "compression.optimizer.compress=200 GB/s", NULL};
-    g_autoptr(ParoScenario) s = load(tuned);
+    g_autoptr(ParoScenario) s = paro_test_default_scenario(tuned);
     const ParoCompressor *par = &s->compression.kinds[PARO_TENSOR_PARAMETERS];
     ck_assert(par->enabled && par->ratio == 2 && par->threshold_bytes == 4194304.0 &&
               par->compress_Bps == 1e12);
@@ -234,7 +216,7 @@ START_TEST(compress_presets_parse)
     /* Without a preset, only the explicit kinds compress. */
     const char *only[] = {"compression.gradients.ratio=4", "compression.gradients.lossless=true",
                           NULL};
-    g_autoptr(ParoScenario) o = load(only);
+    g_autoptr(ParoScenario) o = paro_test_default_scenario(only);
     ck_assert_int_eq(o->compression.preset, PARO_COMPRESS_CUSTOM);
     ck_assert(!o->compression.kinds[PARO_TENSOR_PARAMETERS].enabled);
     ck_assert(o->compression.kinds[PARO_TENSOR_GRADIENTS].lossless);

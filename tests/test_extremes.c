@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "check-main.h"
+#include "fixtures.h"
 #include "coll/simulate.h"
 #include "core/error.h"
 #include "report/report.h"
@@ -83,12 +83,7 @@ static ParoTopology *cluster(gint64 nodes, const char *nic_bandwidth, const char
         "  nics: {count: 8, bandwidth: %s, latency: 8 us}\n"
         "network: {nodes_per_leaf: 32, oversubscription: 1, latency: 1 us}\n",
         nodes, fabric_bandwidth, nic_bandwidth);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(ParoNode) root = paro_yaml_load_data(text, strlen(text), NULL, &error);
-    ParoTopology *t = root ? paro_topology_from_node(root, &error) : NULL;
-    if (t == NULL)
-        g_error("%s", error->message);
-    return t;
+    return paro_test_topology(text);
 }
 
 static gboolean simulate(const ParoTopology *t, ParoAlgorithm algo, ParoCollKind op, double size,

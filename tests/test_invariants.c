@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check-main.h"
+#include "fixtures.h"
 #include "coll/simulate.h"
 #include "report/report.h"
 #include "step/step.h"
@@ -52,16 +52,6 @@ static char *random_topology_text(GRand *r, gint64 *nodes_out)
         log_uniform(r, 0.1, 5));
 }
 
-static ParoTopology *parse_topology(const char *text)
-{
-    g_autoptr(GError) error = NULL;
-    g_autoptr(ParoNode) root = paro_yaml_load_data(text, strlen(text), NULL, &error);
-    ParoTopology *t = root ? paro_topology_from_node(root, &error) : NULL;
-    if (t == NULL)
-        g_error("%s\n%s", error->message, text);
-    return t;
-}
-
 START_TEST(collectives_conserve_bytes_and_fold_exactly)
 {
     /* 150 random symmetric clusters x one random collective each, both modes. */
@@ -71,7 +61,7 @@ START_TEST(collectives_conserve_bytes_and_fold_exactly)
     for (int c = 0; c < 150; c++) {
         gint64 nodes;
         g_autofree char *text = random_topology_text(r, &nodes);
-        g_autoptr(ParoTopology) t = parse_topology(text);
+        g_autoptr(ParoTopology) t = paro_test_topology(text);
         gint64 gpn = t->gpus_per_node;
         ParoCollSpec spec = {ops[g_rand_int_range(r, 0, 3)], algos[g_rand_int_range(r, 0, 3)],
                              paro_topology_n_gpus(t), gpn, log_uniform(r, 1024, 4e9),
@@ -111,7 +101,7 @@ static ParoScenario *random_scenario(GRand *r, char **topology_path, GError **er
     g_autofree char *dir = g_dir_make_tmp("parosim-inv-XXXXXX", error);
     *topology_path = g_build_filename(dir, "random.yaml", NULL);
     g_assert(g_file_set_contents(*topology_path, text, -1, NULL));
-    g_autoptr(ParoTopology) t = parse_topology(text);
+    g_autoptr(ParoTopology) t = paro_test_topology(text);
     gint64 gpn = t->gpus_per_node;
     const char *models[] = {"models/llama-7b.yaml", "models/llama-13b.yaml", "models/gpt-neox-20b.yaml"};
     const char *fractions[] = {"1", "1/4", "1/16", "3/1000"};
@@ -164,10 +154,7 @@ START_TEST(steps_within_their_bounds)
             for (int k = 0; k < PARO_MEM_N_CATEGORIES; k++)
                 ck_assert_msg(x.at_peak.bytes[k] >= 0, "case %d %s: category %d negative", c,
                               st->name, k);
-            const ParoStrategyResult *cf = NULL;
-            for (guint j = 0; j < g->results->len; j++)
-                if (g_array_index(g->results, ParoStrategyResult, j).strategy == st)
-                    cf = &g_array_index(g->results, ParoStrategyResult, j);
+            const ParoStrategyResult *cf = paro_test_guideline_of(g, st);
             double states = x.at_peak.bytes[PARO_MEM_PARAMS] + x.at_peak.bytes[PARO_MEM_GRADS] +
                             x.at_peak.bytes[PARO_MEM_OPTIMIZER];
             ck_assert_msg(fabs(states - cf->mem_model_states) <= 1e-9 * states + 1,

@@ -5,26 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "check-main.h"
+#include "fixtures.h"
 #include "step/step.h"
-
-static ParoScenario *load(const char *const *sets)
-{
-    g_autofree char *path = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
-    g_autoptr(GError) error = NULL;
-    ParoScenario *s = paro_scenario_load(path, sets, &error);
-    if (s == NULL)
-        g_error("%s", error->message);
-    return s;
-}
-
-static const ParoStrategyResult *guideline_of(const ParoGuideline *g, const ParoStrategy *st)
-{
-    for (guint i = 0; i < g->results->len; i++)
-        if (g_array_index(g->results, ParoStrategyResult, i).strategy == st)
-            return &g_array_index(g->results, ParoStrategyResult, i);
-    return NULL;
-}
 
 static const char *const no_latency[] = {
     "training.overlap=false",          "topology.node.fabric.latency=0",
@@ -47,7 +29,7 @@ START_TEST(step_without_overlap_equals_closed_form)
         const char *sets[G_N_ELEMENTS(no_latency)];
         memcpy(sets, no_latency, sizeof sets);
         sets[6] = algos[a];
-        g_autoptr(ParoScenario) s = load(sets);
+        g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
         g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
         g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
         for (guint i = 0; i < paro_strategy_n_all(); i++) {
@@ -56,7 +38,7 @@ START_TEST(step_without_overlap_equals_closed_form)
             g_autoptr(GError) error = NULL;
             ck_assert_msg(paro_step_simulate(g, st, cache, FALSE, &r, &error), "%s",
                           error ? error->message : "");
-            double want = guideline_of(g, st)->t_serial, got = paro_time_to_s(r.step);
+            double want = paro_test_guideline_of(g, st)->t_serial, got = paro_time_to_s(r.step);
             ck_assert_msg(fabs(got - want) <= 1e-6 * want, "%s %s: simulated %.9g, closed form %.9g",
                           algos[a], st->name, got, want);
         }
@@ -72,7 +54,7 @@ START_TEST(step_with_overlap_within_bounds)
     const char *algos[][2] = {{"collectives.algorithm=ring", NULL},
                               {"collectives.algorithm=ho-ring", NULL}};
     for (guint a = 0; a < G_N_ELEMENTS(algos); a++) {
-        g_autoptr(ParoScenario) s = load(algos[a]);
+        g_autoptr(ParoScenario) s = paro_test_default_scenario(algos[a]);
         g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
         g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
         for (guint i = 0; i < paro_strategy_n_all(); i++) {
@@ -100,13 +82,13 @@ START_TEST(step_memory_model_states_and_activations)
                           "model.architecture.ffn=4096",   "model.architecture.layers=4",
                           "model.architecture.mlp=plain",  "training.micro_batch=2",
                           NULL};
-    g_autoptr(ParoScenario) s = load(sets);
+    g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
     ParoStepResult r;
     const ParoStrategy *ddp = paro_strategy_lookup("ddp");
     ck_assert(paro_step_simulate(g, ddp, cache, FALSE, &r, NULL));
-    const ParoStrategyResult *cf = guideline_of(g, ddp);
+    const ParoStrategyResult *cf = paro_test_guideline_of(g, ddp);
     double states = r.at_peak.bytes[PARO_MEM_PARAMS] + r.at_peak.bytes[PARO_MEM_GRADS] +
                     r.at_peak.bytes[PARO_MEM_OPTIMIZER];
     ck_assert_double_eq_tol(states, cf->mem_model_states, 1);
@@ -126,7 +108,7 @@ START_TEST(step_out_of_memory)
     g_autofree char *model = paro_test_path("models/llama-65b.yaml");
     g_autofree char *swap = g_strdup_printf("model=%s", model);
     const char *sets[] = {swap, "training.recompute=full", "training.accumulation=2", NULL};
-    g_autoptr(ParoScenario) s = load(sets);
+    g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
     ParoStepResult ddp, zero3;
@@ -152,7 +134,7 @@ START_TEST(step_partial_training_ranking)
     g_autofree char *swap = g_strdup_printf("model=%s", model);
     const char *sets[] = {swap, "training.trainable.fraction=1/16", "training.recompute=full",
                           "training.accumulation=4", NULL};
-    g_autoptr(ParoScenario) s = load(sets);
+    g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
     ParoStepResult r[6];
@@ -170,7 +152,7 @@ START_TEST(step_trace_is_consistent)
 {
     /* Tasks never overlap on one stream, and the memory timeline ends where it began
      * (everything transient is freed by the end of the step). */
-    g_autoptr(ParoScenario) s = load(NULL);
+    g_autoptr(ParoScenario) s = paro_test_default_scenario(NULL);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
     ParoStepResult r;

@@ -117,14 +117,7 @@ static void json(const ParoGuideline *g, const ParoStepResult *rows, guint n, GS
     g_string_append(out, ",\n  \"strategies\": [\n");
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
-        g_string_append(out, "    {\"name\": ");
-        paro_report_json_string(out, r->strategy->name);
-        g_string_append(out, ", \"aliases\": [");
-        for (int k = 0; r->strategy->aliases[k]; k++) {
-            if (k)
-                g_string_append(out, ", ");
-            paro_report_json_string(out, r->strategy->aliases[k]);
-        }
+        paro_report_json_strategy(out, r->strategy);
         g_string_append_printf(out, "], \"rank\": %d, \"fits\": %s,\n     \"time\": {", r->rank,
                                r->fits ? "true" : "false");
         num_field(out, "step", paro_time_to_s(r->step), FALSE);

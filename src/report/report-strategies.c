@@ -9,6 +9,18 @@
 
 const char *const paro_format_names[] = {"table", "json", "csv", NULL};
 
+void paro_report_json_strategy(GString *out, const ParoStrategy *strategy)
+{
+    g_string_append(out, "    {\"name\": ");
+    paro_report_json_string(out, strategy->name);
+    g_string_append(out, ", \"aliases\": [");
+    for (int k = 0; strategy->aliases[k]; k++) {
+        if (k)
+            g_string_append(out, ", ");
+        paro_report_json_string(out, strategy->aliases[k]);
+    }
+}
+
 void paro_report_json_string(GString *out, const char *text)
 {
     g_string_append_c(out, '"');
@@ -190,14 +202,7 @@ static void json(const ParoGuideline *g, GString *out)
     g_string_append(out, ",\n  \"strategies\": [\n");
     for (guint i = 0; i < g->results->len; i++) {
         const ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
-        g_string_append(out, "    {\"name\": ");
-        paro_report_json_string(out, r->strategy->name);
-        g_string_append(out, ", \"aliases\": [");
-        for (int k = 0; r->strategy->aliases[k]; k++) {
-            if (k)
-                g_string_append(out, ", ");
-            paro_report_json_string(out, r->strategy->aliases[k]);
-        }
+        paro_report_json_strategy(out, r->strategy);
         g_string_append_printf(out, "], \"rank\": %d,\n     \"memory\": {", r->rank);
         json_field(out, "params", round(r->mem_params), FALSE);
         json_field(out, "grads", round(r->mem_grads), FALSE);

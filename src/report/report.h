@@ -31,6 +31,11 @@ void paro_report_trace(const ParoStepResult *rows, guint n, gboolean chrome, GSt
 /** paro_report_json_string: appends @text as a JSON string literal. */
 void paro_report_json_string(GString *out, const char *text);
 
+/** paro_report_json_strategy: opens a strategy's JSON object with its name and aliases,
+ * `    {"name": "...", "aliases": [...`, leaving the aliases list open for the caller to
+ * close and continue. */
+void paro_report_json_strategy(GString *out, const ParoStrategy *strategy);
+
 /** paro_report_number: appends a double as the shortest round-tripping %.17g-style
  * text ("null" if not finite, which the simulation never produces). */
 void paro_report_number(GString *out, double value);

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* Fixtures shared by the test suites that simulate: the default scenario with overrides,
+ * a strategy's closed-form row, and a topology written inline as YAML. */
+#pragma once
+
+#include <string.h>
+
+#include "check-main.h"
+#include "step/step.h"
+#include "yaml/loaders.h"
+
+/* The default scenario (scenarios/llama-7b_a100x8-100g_n32.yaml) with @sets applied;
+ * aborts the test on a load error, since every caller expects the input to be valid. */
+static inline ParoScenario *paro_test_default_scenario(const char *const *sets)
+{
+    g_autofree char *path = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
+    g_autoptr(GError) error = NULL;
+    ParoScenario *s = paro_scenario_load(path, sets, &error);
+    if (s == NULL)
+        g_error("%s", error->message);
+    return s;
+}
+
+/* The guideline's row of @st, or NULL. */
+static inline const ParoStrategyResult *paro_test_guideline_of(const ParoGuideline *g,
+                                                              const ParoStrategy *st)
+{
+    for (guint i = 0; i < g->results->len; i++)
+        if (g_array_index(g->results, ParoStrategyResult, i).strategy == st)
+            return &g_array_index(g->results, ParoStrategyResult, i);
+    return NULL;
+}
+
+/* A topology from YAML text; aborts the test if it does not load. */
+static inline ParoTopology *paro_test_topology(const char *text)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoNode) root = paro_yaml_load_data(text, strlen(text), NULL, &error);
+    ParoTopology *t = root ? paro_topology_from_node(root, &error) : NULL;
+    if (t == NULL)
+        g_error("%s\n%s", error->message, text);
+    return t;
+}
