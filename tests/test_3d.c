@@ -28,10 +28,10 @@ START_TEST(tp_layer_time_is_two_ring_allreduces)
     ParoCommModel cm = paro_guideline_comm_model(s);
     double S = 4.0 * 2048 * 6144 * 2, t = 2;
     double one = 2 * (t - 1) * cm.intra_lat_s + 2 * (t - 1) / t * S / cm.intra_Bps;
-    double codec = 0;
-    ck_assert_double_eq_tol(paro_step3d_tp_layer_s(s, FALSE, &codec), 2 * one, 2 * one * 1e-12);
-    ck_assert_double_eq_tol(paro_step3d_tp_layer_s(s, TRUE, &codec), 4 * one, 4 * one * 1e-12);
-    ck_assert(codec == 0);
+    ParoStep3dComm fwd = paro_step3d_tp_layer(s, FALSE), bwd = paro_step3d_tp_layer(s, TRUE);
+    ck_assert_double_eq_tol(fwd.time_s, 2 * one, 2 * one * 1e-12);
+    ck_assert_double_eq_tol(bwd.time_s, 4 * one, 4 * one * 1e-12);
+    ck_assert(fwd.codec_s == 0 && bwd.codec_s == 0 && bwd.saved_bytes == 0);
     /* Traffic: each AllReduce sends 2(t-1)/t*S = S per GPU at t = 2, so one micro-batch
      * moves 44 layers / pp 4 = 11 layers x (2 + 4) x S on a stage's GPU. */
 }
@@ -86,6 +86,54 @@ START_TEST(model_states_of_a_stage_shard_over_dp)
 }
 END_TEST
 
+static ParoStepResult zero1_step(const char *const *sets)
+{
+    g_autoptr(ParoScenario) s = neox(sets);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, &error);
+    ParoStepResult r;
+    ck_assert_msg(paro_step_simulate(g, paro_strategy_lookup("zero-1"), cache, FALSE, &r, &error),
+                  "%s", error ? error->message : "");
+    return r;
+}
+
+START_TEST(compressed_tp_and_p2p_are_counted_per_call)
+{
+    /* System: NeoX-20B 3D scenario (tp 2, pp 4, A = 32, 11 layers a stage, full
+     * recomputation), ZeRO-1, codecs in series (chunk 0), ratio 2, 100 GB/s each way.
+     * TP ("activations"): S = 4 x 2048 x 6144 x 2 = 100,663,296 B per AllReduce over 2 GPUs;
+     * codec S/theta_c + 2(1/2) S/theta_d = 2.01326592 ms (compress.c); calls per step
+     * A x 11 x (2 forward + 4 backward) = 2112: 4.25201762304 s of codec; a 2-GPU ring
+     * AllReduce sends S per GPU, half of it saved: 2112 x S/2 = 106,300,440,576 B.
+     * PP ("pipeline"): a boundary message is S/tp = 50,331,648 B, codec 1.00663296 ms;
+     * 1F1B sends (P-1) x M forward and as many backward = 192 messages over 4 devices,
+     * 48 per device: 48.31838208 ms and 48 x 25,165,824 = 1,207,959,552 B saved.
+     * Tolerance 1e-9 relative. Free codecs with ratio 2 on both make the step faster. */
+    const char *tp[] = {"compression.activations.ratio=2",
+                        "compression.activations.compress=100 GB/s",
+                        "compression.activations.decompress=100 GB/s",
+                        "compression.activations.chunk=0", NULL};
+    ParoStepResult r = zero1_step(tp);
+    ck_assert_double_eq_tol(r.compress_s, 4.25201762304, 4.25201762304 * 1e-9);
+    ck_assert_double_eq_tol(r.bytes_saved, 106300440576.0, 106300440576.0 * 1e-9);
+    paro_step_result_clear(&r);
+    const char *pp[] = {"compression.pipeline.ratio=2", "compression.pipeline.compress=100 GB/s",
+                        "compression.pipeline.decompress=100 GB/s",
+                        "compression.pipeline.chunk=0", NULL};
+    r = zero1_step(pp);
+    ck_assert_double_eq_tol(r.compress_s, 0.04831838208, 0.04831838208 * 1e-9);
+    ck_assert_double_eq_tol(r.bytes_saved, 1207959552.0, 1207959552.0 * 1e-9);
+    paro_step_result_clear(&r);
+    const char *free_codecs[] = {"compression.activations.ratio=2",
+                                 "compression.pipeline.ratio=2", NULL};
+    ParoStepResult plain = zero1_step(NULL), fast = zero1_step(free_codecs);
+    ck_assert(fast.step < plain.step && fast.compress_s == 0);
+    paro_step_result_clear(&plain);
+    paro_step_result_clear(&fast);
+}
+END_TEST
+
 START_TEST(layout_keys_default_to_dp_only)
 {
     /* tp = pp = 1 by default: n is every GPU and the step takes the DP-only path, whose
@@ -106,6 +154,7 @@ static Suite *three_d_suite(void)
     tcase_add_test(tc, tp_layer_time_is_two_ring_allreduces);
     tcase_add_test(tc, activations_with_tp_follow_korthikanti);
     tcase_add_test(tc, model_states_of_a_stage_shard_over_dp);
+    tcase_add_test(tc, compressed_tp_and_p2p_are_counted_per_call);
     tcase_add_test(tc, layout_keys_default_to_dp_only);
     suite_add_tcase(s, tc);
     return s;

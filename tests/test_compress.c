@@ -21,7 +21,8 @@ START_TEST(compress_cost_by_hand)
      *   700 MB * (1/100 + 1/200) s/GB = 7 ms + 3.5 ms = 10.5 ms.
      * AllReduce: 800 MB / 100 GB/s + 2 * 700 MB / 200 GB/s = 8 ms + 7 ms = 15 ms.
      * Send/receive: 8 ms + 4 ms = 12 ms. */
-    ParoCompressor c = {TRUE, "test", 2.0, 100e9, 200e9, PARO_COMPRESS_THRESHOLD_BYTES, FALSE};
+    ParoCompressor c = {.enabled = TRUE, .codec = "test", .ratio = 2.0, .compress_Bps = 100e9,
+                        .decompress_Bps = 200e9, .threshold_bytes = PARO_COMPRESS_THRESHOLD_BYTES};
     ParoCompressCost ag = paro_compress_cost(&c, PARO_COLL_ALLGATHER, 8, 800e6);
     ck_assert(ag.applied);
     REL(ag.wire_bytes, 400e6, 1e-15);
@@ -35,6 +36,39 @@ START_TEST(compress_cost_by_hand)
     id.threshold_bytes = 0;
     ParoCompressCost same = paro_compress_cost(&id, PARO_COLL_ALLREDUCE, 32, 123456789.0);
     ck_assert(same.wire_bytes == 123456789.0 && same.codec_s == 0.0);
+    ck_assert(paro_compress_time_s(&same, 0.25) == 0.25);
+}
+END_TEST
+
+START_TEST(compress_pipelined_by_hand)
+{
+    /* Codec and transfer as a two-stage pipeline of D pieces (compress.c):
+     * T = max(net, codec) + min(net, codec) / D.
+     * Send of S = 100 MB, ratio 2, theta_c = theta_d = 100 GB/s, chunk 1 MB: codec = 1 ms +
+     * 1 ms = 2 ms, D = 100. With a 3 ms transfer: 3 + 2/100 = 3.02 ms (in series: 5 ms);
+     * with a 0.5 ms transfer: 2 + 0.5/100 = 2.005 ms.
+     * AllReduce of S = 400 MB over k = 4: codec = 400 MB / 100 GB/s + 2 x 300 MB / 100 GB/s =
+     * 4 + 6 = 10 ms, D = 3/4 x 400 MB / 1 MB = 300; with an 8 ms transfer
+     * 10 + 8/300 ms = 10.026666... ms.
+     * A chunk larger than the data is one piece: the serial sum. */
+    ParoCompressor c = {.enabled = TRUE, .codec = "test", .ratio = 2.0, .compress_Bps = 100e9,
+                        .decompress_Bps = 100e9, .threshold_bytes = 1e6, .chunk_bytes = 1e6};
+    ParoCompressCost send = paro_compress_cost(&c, PARO_COLL_SENDRECV, 2, 100e6);
+    REL(send.codec_s, 2e-3, 1e-12);
+    REL(send.pieces, 100.0, 0);
+    REL(paro_compress_time_s(&send, 3e-3), 3.02e-3, 1e-12);
+    REL(paro_compress_time_s(&send, 0.5e-3), 2.005e-3, 1e-12);
+    ParoCompressCost ar = paro_compress_cost(&c, PARO_COLL_ALLREDUCE, 4, 400e6);
+    REL(ar.codec_s, 10e-3, 1e-12);
+    REL(ar.pieces, 300.0, 0);
+    REL(paro_compress_time_s(&ar, 8e-3), 10e-3 + 8e-3 / 300, 1e-12);
+    c.chunk_bytes = 0;
+    ParoCompressCost serial = paro_compress_cost(&c, PARO_COLL_SENDRECV, 2, 100e6);
+    REL(paro_compress_time_s(&serial, 3e-3), 5e-3, 1e-12);
+    c.chunk_bytes = 1e9;
+    ParoCompressCost one = paro_compress_cost(&c, PARO_COLL_SENDRECV, 2, 100e6);
+    REL(one.pieces, 1.0, 0);
+    REL(paro_compress_time_s(&one, 3e-3), 5e-3, 1e-12);
 }
 END_TEST
 
@@ -42,7 +76,8 @@ START_TEST(compress_threshold_is_respected)
 {
     /* A collective of exactly the threshold is compressed; one byte less is not (and costs
      * nothing); a disabled compressor or a single GPU never compresses. */
-    ParoCompressor c = {TRUE, "test", 4.0, 1e12, 1e12, 1048576.0, FALSE};
+    ParoCompressor c = {.enabled = TRUE, .codec = "test", .ratio = 4.0, .compress_Bps = 1e12,
+                        .decompress_Bps = 1e12, .threshold_bytes = 1048576.0};
     ParoCompressCost at = paro_compress_cost(&c, PARO_COLL_REDUCESCATTER, 4, 1048576.0);
     ck_assert(at.applied && at.wire_bytes == 262144.0 && at.codec_s > 0);
     ParoCompressCost below = paro_compress_cost(&c, PARO_COLL_REDUCESCATTER, 4, 1048575.0);
@@ -77,7 +112,8 @@ START_TEST(compress_identity_changes_nothing)
     const char *identity[] = {"compression.parameters.ratio=1", "compression.parameters.threshold=0",
                               "compression.gradients.ratio=1", "compression.gradients.threshold=0",
                               "compression.optimizer.ratio=1", "compression.optimizer.threshold=0",
-                              NULL};
+                              "compression.activations.threshold=0",
+                              "compression.pipeline.threshold=0", NULL};
     g_autoptr(ParoScenario) plain = paro_test_default_scenario(NULL);
     g_autoptr(ParoScenario) same = paro_test_default_scenario(identity);
     ck_assert(paro_compression_is_active(&same->compression));
@@ -144,16 +180,25 @@ END_TEST
 
 START_TEST(compress_step_without_overlap_equals_closed_form)
 {
-    /* As test_step's oracle, with compression: overlap off, no latencies, A = 3: the step is
-     * the sum of its tasks, each per-layer collective at its wire size plus a codec time
-     * linear in S, so it adds up to the guideline's t_comp + t_comm, for every strategy,
-     * under each preset. Tolerance 1e-6 (each task rounds up to the picosecond). */
+    /* As test_step's oracle, with compression: overlap off, no latencies, A = 3, codecs in
+     * series (chunk 0; the ZeRO++ presets are already): the step is the sum of its tasks,
+     * each per-layer collective at its wire size plus a codec time linear in S, so it adds
+     * up to the guideline's t_comp + t_comm, for every strategy, under each preset.
+     * Tolerance 1e-6 (each task rounds up to the picosecond). */
     const char *presets[] = {"naive", "hybrid", "qwz", "qgz", "zeropp"};
     for (guint p = 0; p < G_N_ELEMENTS(presets); p++) {
         g_autofree char *preset = g_strdup_printf("compression.preset=%s", presets[p]);
-        const char *sets[] = {"training.overlap=false",       "topology.node.fabric.latency=0",
-                              "topology.node.nics.latency=0", "topology.network.latency=0",
-                              "training.accumulation=3",      preset,
+        gboolean mvapich = p < 2;
+        const char *sets[] = {"training.overlap=false",
+                              "topology.node.fabric.latency=0",
+                              "topology.node.nics.latency=0",
+                              "topology.network.latency=0",
+                              "training.accumulation=3",
+                              preset,
+                              /* NULL ends the list for the (serial) ZeRO++ presets */
+                              mvapich ? "compression.parameters.chunk=0" : NULL,
+                              "compression.gradients.chunk=0",
+                              "compression.optimizer.chunk=0",
                               NULL};
         g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
         g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
@@ -181,12 +226,12 @@ START_TEST(compress_presets_parse)
         const char *name;
         double ratio[PARO_TENSOR_N]; /* 0: off */
     } want[] = {
-        {"none", {0, 0, 0, 0}},
-        {"naive", {2, 2, 2, 2}},
-        {"hybrid", {1.2, 2, 1.2, 1.2}},
-        {"qwz", {2, 0, 0, 0}},
-        {"qgz", {0, 4, 0, 0}},
-        {"zeropp", {2, 4, 0, 0}},
+        {"none", {0, 0, 0, 0, 0}},
+        {"naive", {2, 2, 2, 2, 2}},
+        {"hybrid", {1.2, 2, 1.2, 1.2, 1.2}},
+        {"qwz", {2, 0, 0, 0, 0}},
+        {"qgz", {0, 4, 0, 0, 0}},
+        {"zeropp", {2, 4, 0, 0, 0}},
     };
     for (guint p = 0; p < G_N_ELEMENTS(want); p++) {
         g_autofree char *set = g_strdup_printf("compression.preset=%s", want[p].name);
@@ -260,6 +305,7 @@ static Suite *compress_suite(void)
     tcase_add_test(tc, compress_threshold_is_respected);
     tcase_add_test(tc, compress_identity_changes_nothing);
     tcase_add_test(tc, compress_zero3_qwz_by_hand);
+    tcase_add_test(tc, compress_pipelined_by_hand);
     tcase_add_test(tc, compress_step_without_overlap_equals_closed_form);
     tcase_add_test(tc, compress_presets_parse);
     tcase_add_test(tc, compress_bad_values_are_located);

@@ -78,7 +78,8 @@ int paro_cmd_run(int argc, char **argv)
     for (guint i = 0; i < chosen->len; i++) {
         ParoStepResult r;
         if (!paro_step_simulate(guideline, g_ptr_array_index(chosen, i), cache,
-                                trace_path != NULL, &r, &error)) {
+                                trace_path != NULL, &r, &error) ||
+            !paro_step_add_time_saved(guideline, cache, &r, &error)) {
             g_printerr("parosim run: error: %s\n", error->message);
             return PARO_EXIT_ERROR;
         }

@@ -32,7 +32,9 @@ static const ParoField compression_fields[] = {
     {"optimizer", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(Parsed, kinds[PARO_TENSOR_OPTIMIZER]), 0,
      NULL, remember_node, "the parameter sync after the optimizer: a compressor or none"},
     {"activations", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(Parsed, kinds[PARO_TENSOR_ACTIVATIONS]),
-     0, NULL, remember_node, "tensor/pipeline activations (no such traffic yet)"},
+     0, NULL, remember_node, "tensor-parallel collectives of activations: a compressor or none"},
+    {"pipeline", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(Parsed, kinds[PARO_TENSOR_PIPELINE]), 0,
+     NULL, remember_node, "pipeline sends between stages: a compressor or none"},
 };
 
 static const ParoField compressor_fields[] = {
@@ -47,6 +49,9 @@ static const ParoField compressor_fields[] = {
     {"threshold", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoCompressor, threshold_bytes), PARO_QUANTITY_BYTES, NULL, NULL,
      "collectives smaller than this go uncompressed; default 1 MiB"},
+    {"chunk", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG, G_STRUCT_OFFSET(ParoCompressor, chunk_bytes),
+     PARO_QUANTITY_BYTES, NULL, NULL,
+     "pieces the codec pipelines with the transfer; 0: codec in series; default 1 MiB"},
     {"lossless", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoCompressor, lossless), 0, NULL, NULL,
      "the codec is lossless (reported; no effect on time)"},
 };

@@ -30,12 +30,20 @@
  * compresses per phase; its per-GPU compute sums to the same formulas, e.g. ReduceScatter
  * (m-1)/m S + (g-1)/g S/m = (n-1)/n S of data through each codec.
  *
- * Where the time goes: added to the collective's duration, on its communication stream,
- * and counted apart as compress time. Serial addition is an upper bound (MVAPICH pipelines
- * chunks over several CUDA streams, hiding part of it behind the transfer); leaving the
- * compute stream free is a lower bound (the kernels take SMs from compute). The two errors
- * point opposite ways; both are stated in README.md's decision list. No per-call fixed
- * overhead (kappa) is modelled: kernel launches are ~us against collectives of >= 1 MiB.
+ * Where the time goes: on the collective's communication stream, counted apart as
+ * compress time (the kernels' busy time). Two schedules, chosen per compressor:
+ *   pipelined (chunk_bytes > 0)  MVAPICH cuts a message into pieces and runs ZFP on several
+ *                  CUDA streams, so piece i+1 is compressed while piece i is on the wire
+ *                  and piece i-1 is decoded: a two-stage pipeline of D pieces,
+ *                  T = max(T_net, T_codec) + min(T_net, T_codec)/D, with
+ *                  D = max(1, (k-1)/k S / chunk) (the data a GPU receives in a ring
+ *                  collective, S for a send); D = 1 is the serial sum.
+ *   serial (chunk_bytes = 0)     ZeRO++ quantizes the whole tensor, then communicates, then
+ *                  dequantizes: T = T_net + T_codec.
+ * The kernels share the SMs with the layer's compute; that cost is not modelled (the
+ * compute stream keeps its speed), an optimistic error stated in README.md's decision list.
+ * No per-call fixed overhead (kappa) is modelled: kernel launches are ~us against
+ * collectives of >= 1 MiB.
  *
  * Threshold: a collective whose S is below threshold_bytes goes uncompressed at no cost
  * (MVAPICH's default 1 MB); S is the size the training step issues (a layer's parameters,
@@ -47,8 +55,8 @@
 
 #include "core/units.h"
 
-const char *const paro_tensor_kind_names[] = {"parameters", "gradients", "optimizer",
-                                              "activations", NULL};
+const char *const paro_tensor_kind_names[] = {"parameters",  "gradients", "optimizer",
+                                              "activations", "pipeline",  NULL};
 const char *const paro_compress_preset_names[] = {"none", "naive", "hybrid", "qwz",
                                                   "qgz",  "zeropp", NULL};
 
@@ -58,27 +66,34 @@ const char *const paro_compress_preset_names[] = {"none", "naive", "hybrid", "qw
  * and its validation case A-V5; the SZx paper (Yu et al., HPDC 2022) measured existing GPU
  * lossy compressors (cuSZ, cuZFP) at 10-66 GB/s, so this is optimistic for them and
  * plausible for newer GPUs. */
-static const ParoCompressor zfp = {TRUE, "zfp", 2.0, 100e9, 100e9,
-                                   PARO_COMPRESS_THRESHOLD_BYTES, FALSE};
+static const ParoCompressor zfp = {TRUE,  "zfp", 2.0, 100e9, 100e9, PARO_COMPRESS_THRESHOLD_BYTES,
+                                   PARO_COMPRESS_CHUNK_BYTES, FALSE};
 /* MPC (Yang et al., Cluster 2015), lossless, data-dependent ratio: 1.2 and 50 GB/s are
  * placeholders [R] (its ratio "roughly matches the best CPU lossless codecs", ~1.1-1.3 on
  * floats; it is "one to two orders of magnitude" faster than CPU codecs). */
-static const ParoCompressor mpc = {TRUE, "mpc", 1.2, 50e9, 50e9, PARO_COMPRESS_THRESHOLD_BYTES,
-                                   TRUE};
+static const ParoCompressor mpc = {TRUE,  "mpc", 1.2, 50e9, 50e9, PARO_COMPRESS_THRESHOLD_BYTES,
+                                   PARO_COMPRESS_CHUNK_BYTES, TRUE};
 /* ZeRO++ qwZ: block-quantized int8 weights for the parameter all-gathers, 2x over bf16
  * (per-block scales, a few bytes per block of thousands, ignored); qgZ: int4 gradients, 4x
  * over bf16 (the paper's 3M -> 0.75M volume: forward 0.5M, gradients 0.25M).
  * Throughput [R]: quantizing reads 2 B and writes 1 B (or 0.5 B) per element, memory-bound;
- * at an A100's 1.5-2 TB/s of HBM that is about 1 TB/s of input each way. */
+ * at an A100's 1.5-2 TB/s of HBM that is about 1 TB/s of input each way. The kernels run
+ * before and after the collective (chunk 0: in series). */
 static const ParoCompressor int8_weights = {TRUE, "int8", 2.0, 1e12, 1e12,
-                                            PARO_COMPRESS_THRESHOLD_BYTES, FALSE};
+                                            PARO_COMPRESS_THRESHOLD_BYTES, 0, FALSE};
 static const ParoCompressor int4_gradients = {TRUE, "int4", 4.0, 1e12, 1e12,
-                                              PARO_COMPRESS_THRESHOLD_BYTES, FALSE};
+                                              PARO_COMPRESS_THRESHOLD_BYTES, 0, FALSE};
 
 ParoCompressor paro_compressor_identity(void)
 {
-    return (ParoCompressor){TRUE, "custom", 1.0, INFINITY, INFINITY,
-                            PARO_COMPRESS_THRESHOLD_BYTES, FALSE};
+    return (ParoCompressor){TRUE,
+                            "custom",
+                            1.0,
+                            INFINITY,
+                            INFINITY,
+                            PARO_COMPRESS_THRESHOLD_BYTES,
+                            PARO_COMPRESS_CHUNK_BYTES,
+                            FALSE};
 }
 
 void paro_compression_preset(ParoCompression *c, ParoCompressPreset preset)
@@ -102,6 +117,7 @@ void paro_compression_preset(ParoCompression *c, ParoCompressPreset preset)
         k[PARO_TENSOR_PARAMETERS] = mpc;
         k[PARO_TENSOR_OPTIMIZER] = mpc;
         k[PARO_TENSOR_ACTIVATIONS] = mpc;
+        k[PARO_TENSOR_PIPELINE] = mpc;
         return;
     case PARO_COMPRESS_QWZ:
         k[PARO_TENSOR_PARAMETERS] = int8_weights;
@@ -158,10 +174,11 @@ gint64 paro_compress_ranks(ParoScope scope, gint64 n, gint64 m)
 ParoCompressCost paro_compress_cost(const ParoCompressor *c, ParoCollKind op, gint64 k,
                                     double S)
 {
-    ParoCompressCost cost = {FALSE, S, 0.0};
+    ParoCompressCost cost = {FALSE, S, 0.0, 1.0};
     if (c == NULL || !c->enabled || S < c->threshold_bytes || k < 2)
         return cost;
     double kk = (double)k, inv_c = 1.0 / c->compress_Bps, inv_d = 1.0 / c->decompress_Bps;
+    double received = (kk - 1) / kk * S; /* what one GPU receives in a ring collective */
     cost.applied = TRUE;
     cost.wire_bytes = S / c->ratio;
     switch (op) {
@@ -177,9 +194,20 @@ ParoCompressCost paro_compress_cost(const ParoCompressor *c, ParoCollKind op, gi
     case PARO_COLL_BROADCAST:
     case PARO_COLL_SENDRECV:
         cost.codec_s = S * inv_c + S * inv_d;
+        received = S;
         break;
     }
+    if (c->chunk_bytes > 0)
+        cost.pieces = MAX(1.0, floor(received / c->chunk_bytes));
     return cost;
+}
+
+double paro_compress_time_s(const ParoCompressCost *cc, double net_s)
+{
+    if (!cc->applied || cc->codec_s == 0)
+        return net_s;
+    double longer = MAX(net_s, cc->codec_s), shorter = MIN(net_s, cc->codec_s);
+    return longer + shorter / cc->pieces;
 }
 
 static char *format_rate(double Bps)
@@ -187,7 +215,7 @@ static char *format_rate(double Bps)
     return isinf(Bps) ? g_strdup("free") : paro_units_format(Bps, PARO_QUANTITY_BANDWIDTH);
 }
 
-/* Thresholds are usually powers of two (1 MiB): print those in IEC units as written. */
+/* Thresholds and chunks are usually powers of two (1 MiB): print those in IEC units. */
 static char *format_threshold(double bytes)
 {
     static const char *const iec[] = {"GiB", "MiB", "KiB"};
@@ -209,11 +237,15 @@ char *paro_compression_describe(const ParoCompression *c)
         g_autofree char *comp = format_rate(k->compress_Bps);
         g_autofree char *decomp = format_rate(k->decompress_Bps);
         g_autofree char *threshold = format_threshold(k->threshold_bytes);
+        g_autofree char *chunk = k->chunk_bytes > 0 ? format_threshold(k->chunk_bytes) : NULL;
+        g_autofree char *schedule =
+            chunk ? g_strdup_printf("pipelined in %s pieces", chunk) : g_strdup("in series");
         char ratio[G_ASCII_DTOSTR_BUF_SIZE];
-        g_string_append_printf(out, "%s%s %s x%s (compress %s, decompress %s, threshold %s, %s)",
-                               out->len ? "; " : "", paro_tensor_kind_names[i], k->codec,
-                               g_ascii_formatd(ratio, sizeof ratio, "%g", k->ratio), comp, decomp,
-                               threshold, k->lossless ? "lossless" : "lossy");
+        g_string_append_printf(
+            out, "%s%s %s x%s (compress %s, decompress %s, threshold %s, %s, %s)",
+            out->len ? "; " : "", paro_tensor_kind_names[i], k->codec,
+            g_ascii_formatd(ratio, sizeof ratio, "%g", k->ratio), comp, decomp, threshold,
+            schedule, k->lossless ? "lossless" : "lossy");
     }
     return g_string_free(out, FALSE);
 }

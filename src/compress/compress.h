@@ -2,9 +2,10 @@
 /* Compression of collectives: a compressor per tensor kind (parameters, gradients,
  * optimizer output, activations), presets after the hybrid-compression paper (ZFP/MPC) and
  * ZeRO++ (qwZ/qgZ), and the cost of a compressed collective. The network moves S/ratio
- * bytes; the compression and decompression kernels add their time to the collective's
- * duration (serially, on the collective's own stream) and are reported apart as "compress"
- * time. compress.c derives the per-collective formulas; README.md's decision list says why. */
+ * bytes; the compression and decompression kernels run on the collective's own stream,
+ * either pipelined with the transfer piece by piece (MVAPICH's multi-stream codec) or in
+ * series with it (ZeRO++'s quantize-then-communicate kernels), and are reported apart as
+ * "compress" time. compress.c derives the formulas; README.md's decision list says why. */
 #pragma once
 
 #include <glib.h>
@@ -20,11 +21,12 @@ typedef enum {
     PARO_TENSOR_PARAMETERS,  /* all-gathers of weights (forward, backward) */
     PARO_TENSOR_GRADIENTS,   /* per-micro-step reduce-scatters and the gradient sync */
     PARO_TENSOR_OPTIMIZER,   /* the once-per-step sync of the optimizer's output (os -> p) */
-    PARO_TENSOR_ACTIVATIONS, /* reserved for tensor and pipeline parallelism */
+    PARO_TENSOR_ACTIVATIONS, /* tensor-parallel collectives of a layer's activations */
+    PARO_TENSOR_PIPELINE,    /* pipeline send/recv of stage-boundary activations, gradients */
     PARO_TENSOR_N,
 } ParoTensorKind;
 
-extern const char *const paro_tensor_kind_names[]; /* "parameters", ..., "activations", NULL */
+extern const char *const paro_tensor_kind_names[]; /* "parameters", ..., "pipeline", NULL */
 
 typedef struct {
     gboolean enabled;       /* FALSE: the kind travels as it is, at no cost */
@@ -33,6 +35,7 @@ typedef struct {
     double compress_Bps;    /* theta_c, uncompressed bytes per second; INFINITY = free */
     double decompress_Bps;  /* theta_d, uncompressed (output) bytes per second */
     double threshold_bytes; /* collectives of fewer bytes (S, the whole array) go as they are */
+    double chunk_bytes;     /* pieces the codec pipelines with the transfer; 0: in series */
     gboolean lossless;
 } ParoCompressor;
 
@@ -59,8 +62,13 @@ typedef struct {
 /** paro_compression_preset: @c set to @preset's compressors. */
 void paro_compression_preset(ParoCompression *c, ParoCompressPreset preset);
 
+/* The default piece of a pipelined codec: the threshold, the smallest message MVAPICH
+ * compresses at all, so a message at the threshold runs in series. */
+#define PARO_COMPRESS_CHUNK_BYTES PARO_COMPRESS_THRESHOLD_BYTES
+
 /** paro_compressor_identity: an enabled compressor that changes nothing (ratio 1,
- * infinite throughputs, threshold 1 MiB, lossy flag off): the start of an explicit kind. */
+ * infinite throughputs, threshold and chunk 1 MiB, lossy flag off): the start of an
+ * explicit kind. */
 ParoCompressor paro_compressor_identity(void);
 
 /** paro_compression_is_active: some kind is enabled. */
@@ -75,7 +83,8 @@ gint64 paro_compress_ranks(ParoScope scope, gint64 n, gint64 m);
 typedef struct {
     gboolean applied;  /* enabled and S >= threshold */
     double wire_bytes; /* S/ratio when applied, else S: the size the network moves */
-    double codec_s;    /* compression + decompression time on the critical path */
+    double codec_s;    /* compression + decompression kernel time of one GPU */
+    double pieces;     /* pipeline depth D: codec input / chunk, 1 when in series */
 } ParoCompressCost;
 
 /**
@@ -86,6 +95,15 @@ typedef struct {
  */
 ParoCompressCost paro_compress_cost(const ParoCompressor *c, ParoCollKind op, gint64 k,
                                     double size_bytes);
+
+/**
+ * paro_compress_time_s:
+ * The duration of a compressed collective whose network part takes @net_s (its S/ratio
+ * bytes on the wire): codec and transfer as a two-stage pipeline of cc->pieces pieces,
+ * max(net, codec) + min(net, codec)/D; D = 1 is the serial sum net + codec. Without
+ * compression (or with free codecs) exactly @net_s.
+ */
+double paro_compress_time_s(const ParoCompressCost *cc, double net_s);
 
 /** paro_compression_describe: (transfer full) one line per enabled kind, for report headers
  * ("# compression: ..."), or "" when none is active. */

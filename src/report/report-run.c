@@ -43,10 +43,10 @@ static void table(const ParoGuideline *g, const ParoStepResult *rows, guint n, G
     gboolean compressed = paro_compression_is_active(&g->scenario->compression);
     g_string_append(out, "#rank strategy          aliases               step  guideline    compute"
                          "    exposed   samples/s    tokens/s  TFLOP/s    MFU     peak  fits");
-    g_string_append(out, compressed ? "  compress     saved\n" : "\n");
+    g_string_append(out, compressed ? "  compress     saved     saved\n" : "\n");
     g_string_append(out, "#                                              (s)        (s)        (s)"
                          "        (s)                           (/GPU)            (GB)");
-    g_string_append(out, compressed ? "             (s)      (GB)\n" : "\n");
+    g_string_append(out, compressed ? "             (s)       (s)      (GB)\n" : "\n");
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
         g_autofree char *aliases = g_strjoinv(",", (char **)r->strategy->aliases);
@@ -64,6 +64,7 @@ static void table(const ParoGuideline *g, const ParoStepResult *rows, guint n, G
         g_string_append_printf(out, "  %s", r->fits ? "yes" : "OOM");
         if (compressed) {
             fixed(out, "%.3f", r->compress_s, 9);
+            fixed(out, "%.3f", r->time_saved_s, 9);
             fixed(out, "%.2f", r->bytes_saved / 1e9, 9);
         }
         g_string_append_c(out, '\n');
@@ -125,8 +126,10 @@ static void json(const ParoGuideline *g, const ParoStepResult *rows, guint n, GS
         num_field(out, "compute", r->compute_s, FALSE);
         num_field(out, "comm", r->comm_s, FALSE);
         num_field(out, "exposed_comm", r->exposed_comm_s, !compressed);
-        if (compressed)
-            num_field(out, "compress", r->compress_s, TRUE);
+        if (compressed) {
+            num_field(out, "compress", r->compress_s, FALSE);
+            num_field(out, "saved", r->time_saved_s, TRUE);
+        }
         g_string_append(out, "},\n     \"throughput\": {");
         num_field(out, "samples_per_s", r->samples_per_s, FALSE);
         num_field(out, "tokens_per_s", r->tokens_per_s, FALSE);
@@ -155,7 +158,7 @@ static void csv(const ParoGuideline *g, const ParoStepResult *rows, guint n, GSt
     for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
         g_string_append_printf(out, ",mem_%s", paro_mem_category_names[c]);
     /* Appended last (and always, so every row of a sweep has the same columns). */
-    g_string_append(out, ",gpus,mem_capacity,time_compress,bytes_saved\n");
+    g_string_append(out, ",gpus,mem_capacity,time_compress,bytes_saved,time_saved\n");
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
         g_autofree char *aliases = g_strjoinv(";", (char **)r->strategy->aliases);
@@ -179,6 +182,8 @@ static void csv(const ParoGuideline *g, const ParoStepResult *rows, guint n, GSt
         paro_report_number(out, r->compress_s);
         g_string_append_c(out, ',');
         paro_report_number(out, r->bytes_saved);
+        g_string_append_c(out, ',');
+        paro_report_number(out, r->time_saved_s);
         g_string_append_c(out, '\n');
     }
 }

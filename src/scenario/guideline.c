@@ -8,8 +8,8 @@
  * both moments and the gradient and writes master, moments and the 16-bit parameter:
  * (2K + b_g + b_p) bytes per parameter it owns. T = max(t_comp, t_comm) (full overlap) is
  * the step time the ranking uses; t_comp + t_comm is the serial bound. With compression, a
- * collective of S bytes costs its alpha-beta time at S/ratio plus the codec time of
- * compress/compress.c, the same sum the training-step simulation schedules.
+ * collective of S bytes costs its alpha-beta time at S/ratio combined with the codec time
+ * of compress/compress.c (pipelined or in series), as the training-step simulation does.
  *
  * Memory: model states (strategy.c) + activations of one micro-batch over all layers +
  * transient buffers + NCCL's buffers + cuBLAS's workspace + the scenario's fixed overhead. Buffers, an estimate the training-
@@ -153,8 +153,9 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
         ParoCompressCost cc = paro_compress_cost(
             &s->compression.kinds[paro_compress_tensor_of(c->phase)], c->op,
             paro_compress_ranks(c->scope, z->n, z->m), c->size_bytes);
-        double t = times * (paro_coll_closed_form_s(&g->comm, c->op, c->scope, cc.wire_bytes) +
-                            cc.codec_s);
+        double t = times * paro_compress_time_s(&cc, paro_coll_closed_form_s(&g->comm, c->op,
+                                                                             c->scope,
+                                                                             cc.wire_bytes));
         double intra, inter;
         paro_coll_traffic(&g->comm, c->op, c->scope, cc.wire_bytes, &intra, &inter);
         r->traffic_intra += times * intra;

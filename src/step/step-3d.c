@@ -32,7 +32,7 @@
 #include "coll/analytic.h"
 #include "pipe/pipe.h"
 
-/* Network time plus codec time of one DP collective of @size over the DP view. */
+/* Network time combined with codec time of one DP collective of @size over the DP view. */
 static gboolean dp_coll(const ParoScenario *sc, const ParoStateSizes *z, const ParoCommModel *dpcm,
                         ParoCollCache *cache, const ParoCollCall *call, double size, double *io_s,
                         double *io_codec_s, double *io_saved, GError **error)
@@ -43,7 +43,7 @@ static gboolean dp_coll(const ParoScenario *sc, const ParoStateSizes *z, const P
     ParoTime d;
     if (!paro_coll_cache_time(cache, call->op, call->scope, cc.wire_bytes, &d, error))
         return FALSE;
-    *io_s += paro_time_to_s(d) + cc.codec_s;
+    *io_s += paro_compress_time_s(&cc, paro_time_to_s(d));
     *io_codec_s += cc.codec_s;
     if (cc.applied) {
         double a, b, wa, wb;
@@ -54,29 +54,35 @@ static gboolean dp_coll(const ParoScenario *sc, const ParoStateSizes *z, const P
     return TRUE;
 }
 
-/* One TP collective of @op over tp GPUs of a node, with the activations' compressor. */
-static double tp_coll_s(const ParoScenario *sc, const ParoCommModel *cm, ParoCollKind op,
-                        double size, double *io_codec_s)
+/* One TP collective of @op over tp GPUs of a node, with the activations' compressor: a
+ * ring sends (k-1)/k S per GPU per pass, two passes for an AllReduce. */
+static void tp_coll(const ParoScenario *sc, const ParoCommModel *cm, ParoCollKind op, double size,
+                    ParoStep3dComm *io)
 {
     ParoCompressCost cc =
         paro_compress_cost(&sc->compression.kinds[PARO_TENSOR_ACTIVATIONS], op, sc->tp, size);
-    *io_codec_s += cc.codec_s;
-    return paro_coll_ring_s(cm, op, sc->tp, sc->tp, cc.wire_bytes) + cc.codec_s;
+    io->time_s += paro_compress_time_s(&cc, paro_coll_ring_s(cm, op, sc->tp, sc->tp, cc.wire_bytes));
+    io->codec_s += cc.codec_s;
+    double passes = op == PARO_COLL_ALLREDUCE ? 2 : 1;
+    io->saved_bytes += passes * (double)(sc->tp - 1) / (double)sc->tp * (size - cc.wire_bytes);
 }
 
-double paro_step3d_tp_layer_s(const ParoScenario *sc, gboolean backward, double *io_codec_s)
+ParoStep3dComm paro_step3d_tp_layer(const ParoScenario *sc, gboolean backward)
 {
+    ParoStep3dComm one = {0};
     if (sc->tp == 1)
-        return 0;
+        return one;
     ParoCommModel cm = paro_guideline_comm_model(sc);
     double S = (double)sc->training.micro_batch * (double)sc->training.sequence *
                (double)sc->model->hidden * paro_precision_bytes(sc->training.precision);
-    double one = sc->sequence_parallel
-                     ? tp_coll_s(sc, &cm, PARO_COLL_ALLGATHER, S, io_codec_s) +
-                           tp_coll_s(sc, &cm, PARO_COLL_REDUCESCATTER, S, io_codec_s)
-                     : tp_coll_s(sc, &cm, PARO_COLL_ALLREDUCE, S, io_codec_s);
-    int count = backward && sc->training.recompute == PARO_RECOMPUTE_FULL ? 4 : 2;
-    return count * one;
+    if (sc->sequence_parallel) {
+        tp_coll(sc, &cm, PARO_COLL_ALLGATHER, S, &one);
+        tp_coll(sc, &cm, PARO_COLL_REDUCESCATTER, S, &one);
+    } else {
+        tp_coll(sc, &cm, PARO_COLL_ALLREDUCE, S, &one);
+    }
+    double count = backward && sc->training.recompute == PARO_RECOMPUTE_FULL ? 4 : 2;
+    return (ParoStep3dComm){count * one.time_s, count * one.codec_s, count * one.saved_bytes};
 }
 
 ParoStateSizes paro_step3d_sizes(const ParoScenario *sc)
@@ -122,8 +128,12 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
     gather_f *= per_pass;
     gather_b *= per_pass;
     reduce *= per_pass;
-    double tp_f = paro_step3d_tp_layer_s(sc, FALSE, &codec_s);
-    double tp_b = paro_step3d_tp_layer_s(sc, TRUE, &codec_s);
+    ParoStep3dComm tp_fwd = paro_step3d_tp_layer(sc, FALSE), tp_bwd = paro_step3d_tp_layer(sc, TRUE);
+    double tp_f = tp_fwd.time_s, tp_b = tp_bwd.time_s;
+    /* Every layer of the stage runs its TP collectives for each of the A micro-batches. */
+    double tp_calls = (double)A * (double)per_module * (double)v;
+    codec_s += tp_calls * (tp_fwd.codec_s + tp_bwd.codec_s);
+    saved += tp_calls * (tp_fwd.saved_bytes + tp_bwd.saved_bytes);
     g_autofree ParoTime *fwd = g_new(ParoTime, S), *bwd = g_new(ParoTime, S);
     double slowest_device_s = 0;
     for (gint64 k = 0; k < S; k++) {
@@ -142,15 +152,18 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
             sum += paro_time_to_s(fwd[k]) + paro_time_to_s(bwd[k]);
         slowest_device_s = MAX(slowest_device_s, sum);
     }
-    tp_s = (double)A * (double)per_module * v * (tp_f + tp_b);
+    tp_s = tp_calls * (tp_f + tp_b);
     dp_micro_s = (double)A * v * (gather_f + gather_b + reduce);
     double act_bytes = (double)sc->training.micro_batch * (double)sc->training.sequence *
                        (double)sc->model->hidden * paro_precision_bytes(sc->training.precision);
     /* A stage boundary's activation (forward) or gradient (backward) goes through the
-     * activations' compressor like any send: S/ratio on the wire, the codec paid by the
-     * sender and the receiver in series with the transfer. */
-    ParoCompressCost p2p = paro_compress_cost(&sc->compression.kinds[PARO_TENSOR_ACTIVATIONS],
+     * pipeline's compressor like any send: S/ratio on the wire, the codec (the sender's
+     * compression, the receiver's decompression) pipelined with the transfer or in series;
+     * what it adds to the transfer is charged as latency. */
+    ParoCompressCost p2p = paro_compress_cost(&sc->compression.kinds[PARO_TENSOR_PIPELINE],
                                               PARO_COLL_SENDRECV, 2, act_bytes / (double)sc->tp);
+    double p2p_net_s = paro_topology_inter_latency_s(t) + p2p.wire_bytes / paro_topology_inter_Bps(t);
+    double p2p_codec_extra_s = paro_compress_time_s(&p2p, p2p_net_s) - p2p_net_s;
     ParoPipeSpec spec = {
         .schedule = (ParoPipeSchedule)sc->training.pipeline_schedule,
         .accumulation = layered ? PARO_PIPE_LAYERED : PARO_PIPE_DEPTH_FIRST,
@@ -159,7 +172,7 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
         .micro = A,
         .forward = fwd,
         .backward = bwd,
-        .p2p_latency = paro_time_from_s(paro_topology_inter_latency_s(t) + p2p.codec_s),
+        .p2p_latency = paro_time_from_s(paro_topology_inter_latency_s(t) + p2p_codec_extra_s),
         .p2p_bytes = p2p.wire_bytes,
         .p2p_bandwidth_Bps = paro_topology_inter_Bps(t),
         .timeline = keep_trace,
@@ -167,6 +180,13 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
     g_autoptr(ParoPipeResult) pr = paro_pipe_simulate(&spec, error);
     if (pr == NULL)
         return FALSE;
+    /* The representative GPU's share of the sends: a message's sender compresses and its
+     * receiver decompresses, so the step's codec work is messages x codec, over P devices. */
+    if (p2p.applied) {
+        double per_device = (double)pr->p2p_messages / (double)P;
+        codec_s += per_device * p2p.codec_s;
+        saved += per_device * (act_bytes / (double)sc->tp - p2p.wire_bytes);
+    }
 
     /* The DP phase: gradient sync, optimizer, parameter sync, in sequence. */
     double sync_s = 0;

@@ -13,10 +13,16 @@ ParoCommModel paro_coll_cache_comm_model(const ParoCollCache *cache);
 /** paro_step3d_sizes: the DP sizes of one stage: n = dp, Psi and Psi' divided by tp*pp. */
 ParoStateSizes paro_step3d_sizes(const ParoScenario *scenario);
 
-/** paro_step3d_tp_layer_s: one layer's TP collective time for one micro-batch, forward or
- * backward (2 AllReduces, or 4 in backward with full recomputation); 0 when tp = 1. Adds
- * the codec time to @io_codec_s. */
-double paro_step3d_tp_layer_s(const ParoScenario *scenario, gboolean backward, double *io_codec_s);
+typedef struct {
+    double time_s;      /* on the layer's critical path, codec included */
+    double codec_s;     /* compression kernels' busy time */
+    double saved_bytes; /* bytes one GPU does not send thanks to compression */
+} ParoStep3dComm;
+
+/** paro_step3d_tp_layer: one layer's TP collectives for one micro-batch, forward or
+ * backward (2 AllReduces, or 4 in backward with full recomputation; AllGather +
+ * ReduceScatter pairs with sequence parallelism); zero when tp = 1. */
+ParoStep3dComm paro_step3d_tp_layer(const ParoScenario *scenario, gboolean backward);
 
 /** paro_step3d_simulate: paro_step_simulate for a scenario with tp or pp above 1. */
 gboolean paro_step3d_simulate(const ParoGuideline *guideline, const ParoStrategy *strategy,

@@ -227,8 +227,9 @@ typedef struct {
 } Builder;
 
 /* A collective task: the network time of its bytes on the wire (compressed when the
- * scenario compresses this tensor kind and the piece reaches the threshold) plus the
- * compression kernels' time, both on the collective's stream (compress/compress.c). */
+ * scenario compresses this tensor kind and the piece reaches the threshold) combined with
+ * the compression kernels' time, pipelined or in series, on the collective's stream
+ * (compress/compress.c). */
 static guint add_coll(Builder *b, const char *name, const ParoCollCall *call, double size,
                       gint micro, gint layer)
 {
@@ -241,7 +242,7 @@ static guint add_coll(Builder *b, const char *name, const ParoCollCall *call, do
     if (!b->failed &&
         !paro_coll_cache_time(b->cache, call->op, call->scope, cc.wire_bytes, &d, b->error))
         b->failed = TRUE;
-    d = paro_time_add(d, paro_time_from_s(cc.codec_s));
+    d = paro_time_from_s(paro_compress_time_s(&cc, paro_time_to_s(d)));
     b->compress_s += cc.codec_s;
     if (cc.applied) {
         double intra, inter, wire_intra, wire_inter;

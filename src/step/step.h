@@ -52,6 +52,7 @@ typedef struct {
     double exposed_comm_s;  /* step - compute: what communication adds */
     double compress_s;      /* compression and decompression inside the collectives (in comm_s) */
     double bytes_saved;     /* bytes this GPU does not send in the step thanks to compression */
+    double time_saved_s;    /* step without compression - step; < 0: it costs more than it saves */
     double samples_per_s, tokens_per_s;
     double tflops_per_gpu;  /* model FLOPs (no recomputation) per second */
     double mfu;             /* tflops_per_gpu / peak */
@@ -77,5 +78,13 @@ int paro_step_result_compare(gconstpointer a, gconstpointer b);
 gboolean paro_step_simulate(const ParoGuideline *guideline, const ParoStrategy *strategy,
                             ParoCollCache *cache, gboolean keep_trace, ParoStepResult *out,
                             GError **error);
+
+/**
+ * paro_step_add_time_saved:
+ * Sets @r->time_saved_s for the guideline's scenario by simulating @r->strategy again
+ * without compression on @cache (step-saved.c); 0 when the scenario compresses nothing.
+ */
+gboolean paro_step_add_time_saved(const ParoGuideline *guideline, ParoCollCache *cache,
+                                  ParoStepResult *r, GError **error);
 
 G_END_DECLS

@@ -287,7 +287,8 @@ static void work(gpointer data, gpointer user_data)
     for (guint i = 0; i < run->strategies->len; i++) {
         ParoStepResult r;
         if (!paro_step_simulate(p->guideline, g_ptr_array_index(run->strategies, i), wc->cache,
-                                FALSE, &r, &error)) {
+                                FALSE, &r, &error) ||
+            !paro_step_add_time_saved(p->guideline, wc->cache, &r, &error)) {
             fail(run, point, error);
             point_free(p);
             return;
