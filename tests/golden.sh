@@ -46,6 +46,8 @@ golden run-zeropp.txt run scenarios/paro-llama-7b-zeropp_n32.yaml \
     --strategies zero-1,zero-2,zero-3,zero++,NII,NGI
 golden run-naive.json run "$scenario" --set compression.preset=naive --strategies zero-3,NII \
     --format json
+golden run-neox-3d-hybrid.txt run scenarios/neox-20b_lassen-v100x4_3d.yaml \
+    --strategies zero-1,zero-2,zero-3 --set compression.preset=hybrid
 golden strategies-default.json strategies "$scenario" --format json
 golden strategies-default.csv strategies "$scenario" --format csv
 golden strategies-65b-partial.txt strategies "$scenario" --set model=models/llama-65b.yaml \

@@ -107,16 +107,17 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
     gint64 P = sc->pp, v = sc->training.pipeline_virtual, S = P * v, L = (gint64)layers->len;
     gint64 A = sc->training.accumulation, per_module = L / S;
     double codec_s = 0, saved = 0, tp_s = 0, dp_micro_s = 0;
-    /* Per micro-batch DP collectives of one module (1/v of the stage's share). */
-    double gather_f = 0, gather_b = 0, reduce = 0;
+    /* Per micro-batch DP collectives of one module (1/v of the stage's share), with their
+     * codec time and saved bytes for one (module, micro-batch) pass. */
+    double gather_f = 0, gather_b = 0, reduce = 0, micro_codec_s = 0, micro_saved = 0;
     for (guint i = 0; i < calls->len; i++) {
         const ParoCollCall *c = &g_array_index(calls, ParoCollCall, i);
         double *slot = c->phase == PARO_PHASE_FORWARD    ? &gather_f
                        : c->phase == PARO_PHASE_BACKWARD ? &gather_b
                        : c->phase == PARO_PHASE_GRADIENT ? &reduce
                                                          : NULL;
-        if (slot && !dp_coll(sc, &z, &dpcm, cache, c, c->size_bytes / (double)v, slot, &codec_s,
-                             &saved, error))
+        if (slot && !dp_coll(sc, &z, &dpcm, cache, c, c->size_bytes / (double)v, slot,
+                             &micro_codec_s, &micro_saved, error))
             return FALSE;
     }
     /* Layered accumulation (Lamy-Poirier 2021): a module's micro-batches run back to back,
@@ -128,6 +129,10 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
     gather_f *= per_pass;
     gather_b *= per_pass;
     reduce *= per_pass;
+    /* v modules a device, A micro-batches each (or one pass of them, layered). */
+    double micro_passes = (double)A * (double)v * per_pass;
+    codec_s += micro_passes * micro_codec_s;
+    saved += micro_passes * micro_saved;
     ParoStep3dComm tp_fwd = paro_step3d_tp_layer(sc, FALSE), tp_bwd = paro_step3d_tp_layer(sc, TRUE);
     double tp_f = tp_fwd.time_s, tp_b = tp_bwd.time_s;
     /* Every layer of the stage runs its TP collectives for each of the A micro-batches. */
