@@ -17,9 +17,12 @@
  *   scatter-gather split across the TP ranks) at the per-GPU inter-node bandwidth and latency.
  * - DP collectives: the strategy's calls over n = dp ranks, simulated on the DP view of the
  *   cluster (coll-cache.c): the dp ranks of one (TP rank, stage) hold gpn/tp GPUs per node.
- * - Parameters per stage: Psi/(tp*pp), the stages taken as balanced (embeddings and head
- *   spread over the stages; Megatron keeps them on the first and last stage, which then
- *   hold Psi_emb/tp more); the compute of the embedding and head stays on its stage.
+ * - Parameters: those of stage 0, the stage every figure is taken on (it holds the most
+ *   activations under 1F1B): its share of the layers plus the input embedding (Megatron
+ *   keeps the embedding on the first stage and the head, or the tied embedding's copy, on
+ *   the last; the head is no larger than the input embedding, so stage 0 holds the most
+ *   parameters too, and its DP phase ends the step), over tp (paro_step3d_stage_share).
+ *   The compute of the embedding and head stays balanced.
  * - Memory: the strategy's model states of the stage's share over dp; activations per
  *   layer per Korthikanti (paro_model_activation_bytes_tp) x the stage's layers per module
  *   x the most (module, micro-batch) pairs the pipeline holds on a device; with full
@@ -85,11 +88,25 @@ ParoStep3dComm paro_step3d_tp_layer(const ParoScenario *sc, gboolean backward)
     return (ParoStep3dComm){count * one.time_s, count * one.codec_s, count * one.saved_bytes};
 }
 
+double paro_step3d_stage_share(const ParoModel *m, gint64 pp)
+{
+    double all = paro_model_shape_params(m);
+    if (all <= 0)
+        return 1.0 / (double)pp; /* a parameter count only: balanced stages */
+    double h = (double)m->hidden, v = (double)m->vocab;
+    double input = v * h + (double)m->position_embeddings * h;
+    double head = m->tied_embeddings ? 0 : v * h;
+    if (pp == 1)
+        return 1.0;
+    return ((all - input - head) / (double)pp + input) / all;
+}
+
 ParoStateSizes paro_step3d_sizes(const ParoScenario *sc)
 {
     ParoStateSizes z = paro_guideline_state_sizes(sc);
-    z.params /= (double)(sc->tp * sc->pp);
-    z.trainable /= (double)(sc->tp * sc->pp);
+    double share = paro_step3d_stage_share(sc->model, sc->pp) / (double)sc->tp;
+    z.params *= share;
+    z.trainable *= share;
     return z;
 }
 
@@ -234,8 +251,11 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
     m[PARO_MEM_GRADS] = states.grads;
     m[PARO_MEM_OPTIMIZER] = states.optimizer;
     m[PARO_MEM_ACTIVATIONS] = (double)in_flight * (double)per_module * act_layer + transient;
-    if (st->p != PARO_PART_N)
-        m[PARO_MEM_GATHERED] = 2.0 * z.param_bytes * z.params / (double)(L / P);
+    if (st->p != PARO_PART_N) { /* two layers gathered (the one in use, the next) */
+        double layer = paro_model_layer_params(sc->model) / (double)sc->tp;
+        m[PARO_MEM_GATHERED] =
+            2.0 * z.param_bytes * (layer > 0 ? layer : z.params / (double)(L / P));
+    }
     m[PARO_MEM_COMM_BUFFERS] = paro_guideline_comm_buffers(sc, st);
     m[PARO_MEM_WORKSPACE] = PARO_CUBLAS_WORKSPACE_BYTES;
     m[PARO_MEM_OVERHEAD] = sc->training.memory_overhead;

@@ -10,7 +10,13 @@ G_BEGIN_DECLS
  * on (the DP view when tp*pp > 1), for traffic accounting. */
 ParoCommModel paro_coll_cache_comm_model(const ParoCollCache *cache);
 
-/** paro_step3d_sizes: the DP sizes of one stage: n = dp, Psi and Psi' divided by tp*pp. */
+/** paro_step3d_stage_share: the share of the model's parameters on pipeline stage 0 of
+ * @pp: 1/pp of the transformer layers, final norm and head plus the whole input embedding
+ * (positions included); 1/pp for a model given by its parameter count only. */
+double paro_step3d_stage_share(const ParoModel *model, gint64 pp);
+
+/** paro_step3d_sizes: the DP sizes of stage 0 on one TP rank: n = dp, Psi and Psi' times
+ * paro_step3d_stage_share / tp. */
 ParoStateSizes paro_step3d_sizes(const ParoScenario *scenario);
 
 typedef struct {
