@@ -161,6 +161,38 @@ START_TEST(compressed_tp_and_p2p_are_counted_per_call)
 }
 END_TEST
 
+START_TEST(module_dp_collectives_overlap_layer_by_layer)
+{
+    /* Hand derivation (prefetch 1 on uniform layers): the first layer's collective is
+     * exposed, then each of the k-1 following steps takes the longer of a layer's compute
+     * and the next collective, then the last layer computes.
+     * 4 layers, compute 10, collectives 4 (c 2.5, d 1): 1 + 3 x 2.5 + 2.5 = 11.
+     * Collectives 20 (d 5 > c): 5 + 3 x 5 + 2.5 = 22.5. One layer: in series, 2.5 + 1.
+     * Without overlap, or without collectives, the sum. */
+    ck_assert_double_eq_tol(paro_step3d_module_s(10, 4, 4, TRUE), 11, 1e-12);
+    ck_assert_double_eq_tol(paro_step3d_module_s(10, 20, 4, TRUE), 22.5, 1e-12);
+    ck_assert_double_eq_tol(paro_step3d_module_s(2.5, 1, 1, TRUE), 3.5, 1e-12);
+    ck_assert_double_eq_tol(paro_step3d_module_s(10, 4, 4, FALSE), 14, 1e-12);
+    ck_assert_double_eq_tol(paro_step3d_module_s(10, 0, 4, TRUE), 10, 1e-12);
+
+    /* In a step: ZeRO-3 on NeoX's layout gathers every micro-batch; overlapping them with
+     * the layers can only shorten the step, and never below its compute. */
+    const char *serial[] = {"training.overlap=false", NULL};
+    g_autoptr(ParoScenario) s_on = neox(NULL);
+    g_autoptr(ParoScenario) s_off = neox(serial);
+    g_autoptr(ParoGuideline) g_on = paro_guideline_evaluate(s_on);
+    g_autoptr(ParoGuideline) g_off = paro_guideline_evaluate(s_off);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s_on, NULL);
+    ParoStepResult on, off;
+    ck_assert(paro_step_simulate(g_on, paro_strategy_lookup("zero-3"), cache, FALSE, &on, NULL));
+    ck_assert(paro_step_simulate(g_off, paro_strategy_lookup("zero-3"), cache, FALSE, &off, NULL));
+    ck_assert(on.step < off.step);
+    ck_assert(paro_time_to_s(on.step) >= on.compute_s);
+    paro_step_result_clear(&on);
+    paro_step_result_clear(&off);
+}
+END_TEST
+
 START_TEST(layout_keys_default_to_dp_only)
 {
     /* tp = pp = 1 by default: n is every GPU and the step takes the DP-only path, whose
@@ -182,6 +214,7 @@ static Suite *three_d_suite(void)
     tcase_add_test(tc, activations_with_tp_follow_korthikanti);
     tcase_add_test(tc, model_states_of_a_stage_shard_over_dp);
     tcase_add_test(tc, compressed_tp_and_p2p_are_counted_per_call);
+    tcase_add_test(tc, module_dp_collectives_overlap_layer_by_layer);
     tcase_add_test(tc, layout_keys_default_to_dp_only);
     suite_add_tcase(s, tc);
     return s;

@@ -11,8 +11,8 @@
  *   recomputation re-runs the forward. Their time is the closed-form ring on the intra-node
  *   fabric (coll/analytic.c): 2(t-1)(alpha' + S/(t B')) per AllReduce. The strategy's
  *   per-micro-batch DP collectives (parameter gathers, gradient reduce-scatters) of the
- *   module's share of the stage are added to its forward/backward in sequence: a
- *   conservative bound (no overlap with the compute).
+ *   module's share of the stage overlap its layers' compute layer by layer
+ *   (paro_step3d_module_s).
  * - p2p between stages: b*s*h*bytes/tp per micro-batch and boundary (Megatron's
  *   scatter-gather split across the TP ranks) at the per-GPU inter-node bandwidth and latency.
  * - DP collectives: the strategy's calls over n = dp ranks, simulated on the DP view of the
@@ -101,6 +101,21 @@ double paro_step3d_stage_share(const ParoModel *m, gint64 pp)
     return ((all - input - head) / (double)pp + input) / all;
 }
 
+/* A module's time for one micro-batch: its layers' compute (TP collectives included) and
+ * the strategy's DP collectives of those layers. With overlap, each layer's DP collective
+ * runs on the communication stream beside its neighbour's compute (the next layer's
+ * gather prefetched, the previous layer's gradients reduced), as in the DP-only step with
+ * prefetch 1: uniform layers give d + (k-1) max(c, d) + c for k layers of compute c and
+ * collectives d; the first gather and the last layer's compute stay exposed. Without
+ * overlap, in series. */
+double paro_step3d_module_s(double compute, double comm, gint64 layers, gboolean overlap)
+{
+    if (!overlap || comm == 0)
+        return compute + comm;
+    double c = compute / (double)layers, d = comm / (double)layers;
+    return d + (double)(layers - 1) * MAX(c, d) + c;
+}
+
 ParoStateSizes paro_step3d_sizes(const ParoScenario *sc)
 {
     ParoStateSizes z = paro_guideline_state_sizes(sc);
@@ -125,7 +140,10 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
     gint64 A = sc->training.accumulation, per_module = L / S;
     double codec_s = 0, saved = 0, tp_s = 0, dp_micro_s = 0;
     /* Per micro-batch DP collectives of one module (1/v of the stage's share), with their
-     * codec time and saved bytes for one (module, micro-batch) pass. */
+     * codec time and saved bytes for one (module, micro-batch) pass. Issued layer by layer,
+     * as frameworks do (a layer's gather, a layer's reduce-scatter): per_module collectives
+     * of a layer's share each, so every one pays its latency terms, which at thousands of
+     * ranks (2(k-1) ring steps) outweigh the bytes. */
     double gather_f = 0, gather_b = 0, reduce = 0, micro_codec_s = 0, micro_saved = 0;
     for (guint i = 0; i < calls->len; i++) {
         const ParoCollCall *c = &g_array_index(calls, ParoCollCall, i);
@@ -133,9 +151,16 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
                        : c->phase == PARO_PHASE_BACKWARD ? &gather_b
                        : c->phase == PARO_PHASE_GRADIENT ? &reduce
                                                          : NULL;
-        if (slot && !dp_coll(sc, &z, &dpcm, cache, c, c->size_bytes / (double)v, slot,
-                             &micro_codec_s, &micro_saved, error))
+        double layer_s = 0, layer_codec_s = 0, layer_saved = 0;
+        if (slot && !dp_coll(sc, &z, &dpcm, cache, c,
+                             c->size_bytes / (double)(v * per_module), &layer_s, &layer_codec_s,
+                             &layer_saved, error))
             return FALSE;
+        if (slot) {
+            *slot += (double)per_module * layer_s;
+            micro_codec_s += (double)per_module * layer_codec_s;
+            micro_saved += (double)per_module * layer_saved;
+        }
     }
     /* Layered accumulation (Lamy-Poirier 2021): a module's micro-batches run back to back,
      * so its parameters are gathered once per pass and its gradients reduced once per step,
@@ -158,15 +183,18 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
     saved += tp_calls * (tp_fwd.saved_bytes + tp_bwd.saved_bytes);
     g_autofree ParoTime *fwd = g_new(ParoTime, S), *bwd = g_new(ParoTime, S);
     double slowest_device_s = 0;
+    g_autofree double *device_layers_s = g_new0(double, P); /* compute only, a micro-batch */
     for (gint64 k = 0; k < S; k++) {
-        double f = gather_f, b = gather_b + reduce;
+        double f = 0, b = 0;
         for (gint64 l = k * per_module; l < (k + 1) * per_module; l++) {
             const ParoLayerCost *lc = &g_array_index(layers, ParoLayerCost, l);
             f += lc->forward_s / (double)sc->tp + tp_f;
             b += lc->backward_s / (double)sc->tp + tp_b;
+            /* modules round-robin: device d holds k = d, d + P, d + 2P, ... */
+            device_layers_s[k % P] += (lc->forward_s + lc->backward_s) / (double)sc->tp;
         }
-        fwd[k] = paro_time_from_s(f);
-        bwd[k] = paro_time_from_s(b);
+        fwd[k] = paro_time_from_s(paro_step3d_module_s(f, gather_f, per_module, sc->training.overlap));
+        bwd[k] = paro_time_from_s(paro_step3d_module_s(b, gather_b + reduce, per_module, sc->training.overlap));
     }
     for (gint64 dev = 0; dev < P; dev++) {
         double sum = 0;
@@ -265,7 +293,13 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
     out->strategy = st;
     out->step = step;
     double step_s = paro_time_to_s(step);
-    out->compute_s = paro_time_to_s(pr->ideal) - tp_s - dp_micro_s + optimizer_s;
+    /* The busiest device's own compute, which bounds the step: its layers for every
+     * micro-batch (TP and DP collectives, which overlap or block, are communication) and
+     * the optimizer. */
+    double busiest_layers_s = 0;
+    for (gint64 dev = 0; dev < P; dev++)
+        busiest_layers_s = MAX(busiest_layers_s, device_layers_s[dev]);
+    out->compute_s = (double)A * busiest_layers_s + optimizer_s;
     out->comm_s = tp_s + dp_micro_s + sync_s;
     out->intra_busy_s = tp_s;
     out->inter_busy_s = dp_micro_s + sync_s;

@@ -15,6 +15,11 @@ ParoCommModel paro_coll_cache_comm_model(const ParoCollCache *cache);
  * (positions included); 1/pp for a model given by its parameter count only. */
 double paro_step3d_stage_share(const ParoModel *model, gint64 pp);
 
+/** paro_step3d_module_s: a module's time for one micro-batch from its layers' @compute and
+ * their DP collectives @comm: d + (k-1) max(c, d) + c over @layers = k uniform layers with
+ * @overlap, compute + comm without. */
+double paro_step3d_module_s(double compute, double comm, gint64 layers, gboolean overlap);
+
 /** paro_step3d_sizes: the DP sizes of stage 0 on one TP rank: n = dp, Psi and Psi' times
  * paro_step3d_stage_share / tp. */
 ParoStateSizes paro_step3d_sizes(const ParoScenario *scenario);
