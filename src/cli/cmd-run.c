@@ -15,13 +15,19 @@ static const char run_help[] =
     "streams, each collective simulated on the cluster's links; a memory ledger follows\n"
     "the same events. Prints, ranked by step time among the strategies that fit: step\n"
     "time, the closed-form guideline beside it, compute, exposed communication,\n"
-    "samples/s, tokens/s, TFLOP/s per GPU, MFU, and peak memory.\n"
+    "samples/s, tokens/s, TFLOP/s per GPU, MFU, and peak memory. With tp or pp above 1\n"
+    "(parallelism:), the step is the pipeline's makespan on the chosen schedule plus the\n"
+    "data-parallel phase. With compression (compression:), three more columns: codec\n"
+    "time, the time saved (the step simulated again without compression, minus this\n"
+    "one; negative when compressing costs more than it saves) and the bytes saved.\n"
     "\n"
     "Examples:\n"
     "  parosim run scenarios/llama-7b_a100x8-100g_n32.yaml\n"
     "  parosim run scenarios/llama-7b_a100x8-100g_n32.yaml --strategies zero-3,IIG,NIG \\\n"
     "      --set collectives.algorithm=ho-ring --trace step.json\n"
-    "  parosim run SCENARIO.yaml --set training.overlap=false --format csv";
+    "  parosim run SCENARIO.yaml --set training.overlap=false --format csv\n"
+    "  parosim run scenarios/neox-20b_lassen-v100x4_3d.yaml --strategies zero-1,zero-3 \\\n"
+    "      --set compression.preset=naive --set compression.activations=none";
 
 /* Writes @text to @path through a temporary file and a rename, so an interrupted run
  * never leaves a truncated file. */
