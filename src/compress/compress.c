@@ -36,8 +36,9 @@
  *                  CUDA streams, so piece i+1 is compressed while piece i is on the wire
  *                  and piece i-1 is decoded: a two-stage pipeline of D pieces,
  *                  T = max(T_net, T_codec) + min(T_net, T_codec)/D, with
- *                  D = max(1, (k-1)/k S / chunk) (the data a GPU receives in a ring
- *                  collective, S for a send); D = 1 is the serial sum.
+ *                  D = max(1, received / chunk), received being what a GPU receives:
+ *                  (k-1)/k S in a ring AllGather or ReduceScatter, twice that in an
+ *                  AllReduce, S for a send; D = 1 is the serial sum.
  *   serial (chunk_bytes = 0)     ZeRO++ quantizes the whole tensor, then communicates, then
  *                  dequantizes: T = T_net + T_codec.
  * The kernels share the SMs with the layer's compute; that cost is not modelled (the
@@ -190,6 +191,7 @@ ParoCompressCost paro_compress_cost(const ParoCompressor *c, ParoCollKind op, gi
         break;
     case PARO_COLL_ALLREDUCE:
         cost.codec_s = S * inv_c + 2 * (kk - 1) / kk * S * inv_d;
+        received *= 2; /* a reduce-scatter pass, then an all-gather pass */
         break;
     case PARO_COLL_BROADCAST:
     case PARO_COLL_SENDRECV:

@@ -10,6 +10,9 @@
  * the step time the ranking uses; t_comp + t_comm is the serial bound. With compression, a
  * collective of S bytes costs its alpha-beta time at S/ratio combined with the codec time
  * of compress/compress.c (pipelined or in series), as the training-step simulation does.
+ * The guideline takes one call per phase at the step's summed size, the simulation one per
+ * layer or bucket; in series the codec is linear in S and the two agree exactly, pipelined
+ * they differ by the pipeline fill of each extra call (a few 1e-5 of a step).
  *
  * Memory: model states (strategy.c) + activations of one micro-batch over all layers +
  * transient buffers + NCCL's buffers + cuBLAS's workspace + the scenario's fixed overhead. Buffers, an estimate the training-

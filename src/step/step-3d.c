@@ -22,7 +22,8 @@
  *   keeps the embedding on the first stage and the head, or the tied embedding's copy, on
  *   the last; the head is no larger than the input embedding, so stage 0 holds the most
  *   parameters too, and its DP phase ends the step), over tp (paro_step3d_stage_share).
- *   The compute of the embedding and head stays balanced.
+ *   Compute follows model/compute.c's layers, whose last one carries the head's matmul,
+ *   so the last stage is the busiest device and the compute column is taken there.
  * - Memory: the strategy's model states of the stage's share over dp; activations per
  *   layer per Korthikanti (paro_model_activation_bytes_tp) x the stage's layers per module
  *   x the most (module, micro-batch) pairs the pipeline holds on a device; with full
@@ -182,6 +183,10 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
     codec_s += tp_calls * (tp_fwd.codec_s + tp_bwd.codec_s);
     saved += tp_calls * (tp_fwd.saved_bytes + tp_bwd.saved_bytes);
     g_autofree ParoTime *fwd = g_new(ParoTime, S), *bwd = g_new(ParoTime, S);
+    /* Forward gathers overlap only when issued ahead of use (prefetch >= 1); backward also
+     * reduces the previous layer's gradients beside the compute, so overlap alone does. */
+    gboolean prefetched = sc->training.overlap && sc->training.prefetch > 0;
+    gboolean overlap_bwd = sc->training.overlap;
     double slowest_device_s = 0;
     g_autofree double *device_layers_s = g_new0(double, P); /* compute only, a micro-batch */
     for (gint64 k = 0; k < S; k++) {
@@ -193,8 +198,8 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
             /* modules round-robin: device d holds k = d, d + P, d + 2P, ... */
             device_layers_s[k % P] += (lc->forward_s + lc->backward_s) / (double)sc->tp;
         }
-        fwd[k] = paro_time_from_s(paro_step3d_module_s(f, gather_f, per_module, sc->training.overlap));
-        bwd[k] = paro_time_from_s(paro_step3d_module_s(b, gather_b + reduce, per_module, sc->training.overlap));
+        fwd[k] = paro_time_from_s(paro_step3d_module_s(f, gather_f, per_module, prefetched));
+        bwd[k] = paro_time_from_s(paro_step3d_module_s(b, gather_b + reduce, per_module, overlap_bwd));
     }
     for (gint64 dev = 0; dev < P; dev++) {
         double sum = 0;

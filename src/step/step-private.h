@@ -11,8 +11,9 @@ G_BEGIN_DECLS
 ParoCommModel paro_coll_cache_comm_model(const ParoCollCache *cache);
 
 /** paro_step3d_stage_share: the share of the model's parameters on pipeline stage 0 of
- * @pp: 1/pp of the transformer layers, final norm and head plus the whole input embedding
- * (positions included); 1/pp for a model given by its parameter count only. */
+ * @pp: 1/pp of the transformer layers and final norm plus the whole input embedding
+ * (positions included); the head (untied) is the last stage's, not counted. 1/pp for a
+ * model given by its parameter count only. */
 double paro_step3d_stage_share(const ParoModel *model, gint64 pp);
 
 /** paro_step3d_module_s: a module's time for one micro-batch from its layers' @compute and

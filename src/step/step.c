@@ -242,7 +242,8 @@ static guint add_coll(Builder *b, const char *name, const ParoCollCall *call, do
     if (!b->failed &&
         !paro_coll_cache_time(b->cache, call->op, call->scope, cc.wire_bytes, &d, b->error))
         b->failed = TRUE;
-    d = paro_time_from_s(paro_compress_time_s(&cc, paro_time_to_s(d)));
+    if (cc.applied && cc.codec_s > 0) /* else d stays the simulated picoseconds, exactly */
+        d = paro_time_from_s(paro_compress_time_s(&cc, paro_time_to_s(d)));
     b->compress_s += cc.codec_s;
     if (cc.applied) {
         double intra, inter, wire_intra, wire_inter;

@@ -50,7 +50,8 @@ typedef struct {
     double intra_busy_s;    /* busy time of the intra-group stream (global ones included) */
     double inter_busy_s;    /* busy time of the inter-group stream (global ones included) */
     double exposed_comm_s;  /* step - compute: what communication adds */
-    double compress_s;      /* compression and decompression inside the collectives (in comm_s) */
+    double compress_s;      /* codec kernel time of the collectives (and, with pp, of the
+                               pipeline sends, a device's share), inside their durations */
     double bytes_saved;     /* bytes this GPU does not send in the step thanks to compression */
     double time_saved_s;    /* step without compression - step; < 0: it costs more than it saves */
     double samples_per_s, tokens_per_s;
