@@ -161,19 +161,24 @@ START_TEST(compressed_tp_and_p2p_are_counted_per_call)
 }
 END_TEST
 
-START_TEST(module_dp_collectives_overlap_layer_by_layer)
+START_TEST(module_dp_collectives_overlap_and_prefetch)
 {
-    /* Hand derivation (prefetch 1 on uniform layers): the first layer's collective is
-     * exposed, then each of the k-1 following steps takes the longer of a layer's compute
-     * and the next collective, then the last layer computes.
-     * 4 layers, compute 10, collectives 4 (c 2.5, d 1): 1 + 3 x 2.5 + 2.5 = 11.
-     * Collectives 20 (d 5 > c): 5 + 3 x 5 + 2.5 = 22.5. One layer: in series, 2.5 + 1.
-     * Without overlap, or without collectives, the sum. */
-    ck_assert_double_eq_tol(paro_step3d_module_s(10, 4, 4, TRUE), 11, 1e-12);
-    ck_assert_double_eq_tol(paro_step3d_module_s(10, 20, 4, TRUE), 22.5, 1e-12);
-    ck_assert_double_eq_tol(paro_step3d_module_s(2.5, 1, 1, TRUE), 3.5, 1e-12);
+    /* Hand derivation (prefetch 1 on uniform layers, across modules too): in steady state
+     * each layer takes the longer of its compute and the next collective; the stream's
+     * fill, the shorter of one layer's two, is paid once a step.
+     * 4 layers, compute 10, collectives 4 (c 2.5, d 1): 4 x 2.5 = 10, fill 1.
+     * Collectives 20 (d 5 > c): 4 x 5 = 20, fill 2.5. One layer, 2.5 and 1: 2.5, fill 1.
+     * Without overlap, the sum and no fill; without collectives, the compute. */
+    ck_assert_double_eq_tol(paro_step3d_module_s(10, 4, 4, TRUE), 10, 1e-12);
+    ck_assert_double_eq_tol(paro_step3d_dp_fill_s(10, 4, 4, TRUE), 1, 1e-12);
+    ck_assert_double_eq_tol(paro_step3d_module_s(10, 20, 4, TRUE), 20, 1e-12);
+    ck_assert_double_eq_tol(paro_step3d_dp_fill_s(10, 20, 4, TRUE), 2.5, 1e-12);
+    ck_assert_double_eq_tol(paro_step3d_module_s(2.5, 1, 1, TRUE), 2.5, 1e-12);
+    ck_assert_double_eq_tol(paro_step3d_dp_fill_s(2.5, 1, 1, TRUE), 1, 1e-12);
     ck_assert_double_eq_tol(paro_step3d_module_s(10, 4, 4, FALSE), 14, 1e-12);
+    ck_assert(paro_step3d_dp_fill_s(10, 4, 4, FALSE) == 0);
     ck_assert_double_eq_tol(paro_step3d_module_s(10, 0, 4, TRUE), 10, 1e-12);
+    ck_assert(paro_step3d_dp_fill_s(10, 0, 4, TRUE) == 0);
 
     /* In a step: ZeRO-3 on NeoX's layout gathers every micro-batch; overlapping them with
      * the layers can only shorten the step, and never below its compute. */
@@ -214,7 +219,7 @@ static Suite *three_d_suite(void)
     tcase_add_test(tc, activations_with_tp_follow_korthikanti);
     tcase_add_test(tc, model_states_of_a_stage_shard_over_dp);
     tcase_add_test(tc, compressed_tp_and_p2p_are_counted_per_call);
-    tcase_add_test(tc, module_dp_collectives_overlap_layer_by_layer);
+    tcase_add_test(tc, module_dp_collectives_overlap_and_prefetch);
     tcase_add_test(tc, layout_keys_default_to_dp_only);
     suite_add_tcase(s, tc);
     return s;

@@ -11,8 +11,8 @@
  *   recomputation re-runs the forward. Their time is the closed-form ring on the intra-node
  *   fabric (coll/analytic.c): 2(t-1)(alpha' + S/(t B')) per AllReduce. The strategy's
  *   per-micro-batch DP collectives (parameter gathers, gradient reduce-scatters) of the
- *   module's share of the stage overlap its layers' compute layer by layer
- *   (paro_step3d_module_s).
+ *   module's share of the stage overlap the layers' compute, prefetched layer by layer
+ *   and module by module (paro_step3d_module_s).
  * - p2p between stages: b*s*h*bytes/tp per micro-batch and boundary (Megatron's
  *   scatter-gather split across the TP ranks) at the per-GPU inter-node bandwidth and latency.
  * - DP collectives: the strategy's calls over n = dp ranks, simulated on the DP view of the
@@ -106,15 +106,23 @@ double paro_step3d_stage_share(const ParoModel *m, gint64 pp)
  * the strategy's DP collectives of those layers. With overlap, each layer's DP collective
  * runs on the communication stream beside its neighbour's compute (the next layer's
  * gather prefetched, the previous layer's gradients reduced), as in the DP-only step with
- * prefetch 1: uniform layers give d + (k-1) max(c, d) + c for k layers of compute c and
- * collectives d; the first gather and the last layer's compute stay exposed. Without
- * overlap, in series. */
+ * prefetch 1, and across modules too: the gather of a device's next module runs during
+ * its current one, as FSDP prefetches the next module. Uniform layers then take
+ * max(c, d) each in steady state, k max(c, d) a module of k layers of compute c and
+ * collectives d; the stream's fill, min(c, d), is paid once a step
+ * (paro_step3d_dp_fill_s). Without overlap, in series. */
 double paro_step3d_module_s(double compute, double comm, gint64 layers, gboolean overlap)
 {
     if (!overlap || comm == 0)
         return compute + comm;
-    double c = compute / (double)layers, d = comm / (double)layers;
-    return d + (double)(layers - 1) * MAX(c, d) + c;
+    return MAX(compute, comm); /* k max(c, d) = max(C, D) for uniform layers */
+}
+
+double paro_step3d_dp_fill_s(double compute, double comm, gint64 layers, gboolean overlap)
+{
+    if (!overlap || comm == 0)
+        return 0;
+    return MIN(compute, comm) / (double)layers;
 }
 
 ParoStateSizes paro_step3d_sizes(const ParoScenario *sc)
@@ -187,7 +195,7 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
      * reduces the previous layer's gradients beside the compute, so overlap alone does. */
     gboolean prefetched = sc->training.overlap && sc->training.prefetch > 0;
     gboolean overlap_bwd = sc->training.overlap;
-    double slowest_device_s = 0;
+    double slowest_device_s = 0, fwd_compute0 = 0, bwd_compute0 = 0;
     g_autofree double *device_layers_s = g_new0(double, P); /* compute only, a micro-batch */
     for (gint64 k = 0; k < S; k++) {
         double f = 0, b = 0;
@@ -197,6 +205,10 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
             b += lc->backward_s / (double)sc->tp + tp_b;
             /* modules round-robin: device d holds k = d, d + P, d + 2P, ... */
             device_layers_s[k % P] += (lc->forward_s + lc->backward_s) / (double)sc->tp;
+        }
+        if (k == 0) {
+            fwd_compute0 = f;
+            bwd_compute0 = b;
         }
         fwd[k] = paro_time_from_s(paro_step3d_module_s(f, gather_f, per_module, prefetched));
         bwd[k] = paro_time_from_s(paro_step3d_module_s(b, gather_b + reduce, per_module, overlap_bwd));
@@ -260,7 +272,11 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
             !dp_coll(sc, &z, &dpcm, cache, c, c->size_bytes, &sync_s, &codec_s, &saved, error))
             return FALSE;
     }
-    ParoTime step = paro_time_add(pr->makespan, paro_time_from_s(sync_s));
+    /* The DP stream's fill: the first gather before device 0's first layer runs, and the
+     * last layer's reduce-scatter after its last backward. */
+    double fill_s = paro_step3d_dp_fill_s(fwd_compute0, gather_f, per_module, prefetched) +
+                    paro_step3d_dp_fill_s(bwd_compute0, gather_b + reduce, per_module, overlap_bwd);
+    ParoTime step = paro_time_add(pr->makespan, paro_time_from_s(sync_s + fill_s));
     step = paro_time_add(step, paro_time_from_s(optimizer_s));
 
     /* Memory of the device holding the most activations (stage 0 for 1F1B). */

@@ -17,9 +17,13 @@ ParoCommModel paro_coll_cache_comm_model(const ParoCollCache *cache);
 double paro_step3d_stage_share(const ParoModel *model, gint64 pp);
 
 /** paro_step3d_module_s: a module's time for one micro-batch from its layers' @compute and
- * their DP collectives @comm: d + (k-1) max(c, d) + c over @layers = k uniform layers with
- * @overlap, compute + comm without. */
+ * their DP collectives @comm, in steady state: k max(c, d) = max(compute, comm) over
+ * @layers = k uniform layers with @overlap, compute + comm without. */
 double paro_step3d_module_s(double compute, double comm, gint64 layers, gboolean overlap);
+
+/** paro_step3d_dp_fill_s: what the overlapped DP stream adds once a step, min(c, d) of one
+ * layer (the first gather, or the last reduce-scatter); 0 without overlap. */
+double paro_step3d_dp_fill_s(double compute, double comm, gint64 layers, gboolean overlap);
 
 /** paro_step3d_sizes: the DP sizes of stage 0 on one TP rank: n = dp, Psi and Psi' times
  * paro_step3d_stage_share / tp. */
