@@ -25,6 +25,31 @@ static ParoScenario *neox(const char *const *sets)
     return s;
 }
 
+/* The step of @strategy on the NeoX scenario (GPT-NeoX's layout) with @sets. */
+static ParoStepResult step_of(const char *strategy, const char *const *sets)
+{
+    g_autoptr(ParoScenario) s = neox(sets);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, &error);
+    ParoStepResult r;
+    ck_assert_msg(paro_step_simulate(g, paro_strategy_lookup(strategy), cache, FALSE, &r, &error),
+                  "%s", error ? error->message : "");
+    return r;
+}
+
+/* The step of @strategy with one tensor @kind compressed: ratio 2, 100 GB/s each way, the
+ * codec in series (chunk 0), the other kinds as they are. */
+static ParoStepResult step_compressing(const char *strategy, const char *kind)
+{
+    g_autofree char *ratio = g_strdup_printf("compression.%s.ratio=2", kind);
+    g_autofree char *comp = g_strdup_printf("compression.%s.compress=100 GB/s", kind);
+    g_autofree char *decomp = g_strdup_printf("compression.%s.decompress=100 GB/s", kind);
+    g_autofree char *chunk = g_strdup_printf("compression.%s.chunk=0", kind);
+    const char *sets[] = {ratio, comp, decomp, chunk, NULL};
+    return step_of(strategy, sets);
+}
+
 START_TEST(tp_layer_time_is_two_ring_allreduces)
 {
     /* System: NeoX-20B, b = 4, s = 2048, h = 6144, fp16: S = b*s*h*2 = 100,663,296 bytes;
@@ -80,11 +105,7 @@ START_TEST(model_states_of_a_stage_shard_over_dp)
     g_autoptr(ParoScenario) s = neox(NULL);
     ck_assert_int_eq(paro_scenario_n_gpus(s), 24);
     double stage = 2646784512.0;
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, &error);
-    ParoStepResult r;
-    ck_assert(paro_step_simulate(g, paro_strategy_lookup("zero-1"), cache, FALSE, &r, &error));
+    ParoStepResult r = step_of("zero-1", NULL);
     ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_PARAMS], 2 * stage, 1);
     ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_GRADS], 2 * stage, 1);
     ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_OPTIMIZER], 12 * stage / 24, 1);
@@ -98,18 +119,6 @@ START_TEST(model_states_of_a_stage_shard_over_dp)
 }
 END_TEST
 
-static ParoStepResult zero1_step(const char *const *sets)
-{
-    g_autoptr(ParoScenario) s = neox(sets);
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, &error);
-    ParoStepResult r;
-    ck_assert_msg(paro_step_simulate(g, paro_strategy_lookup("zero-1"), cache, FALSE, &r, &error),
-                  "%s", error ? error->message : "");
-    return r;
-}
-
 START_TEST(compressed_tp_and_p2p_are_counted_per_call)
 {
     /* System: NeoX-20B 3D scenario (tp 2, pp 4, A = 32, 11 layers a stage, full
@@ -121,40 +130,27 @@ START_TEST(compressed_tp_and_p2p_are_counted_per_call)
      * PP ("pipeline"): a boundary message is S/tp = 50,331,648 B, codec 1.00663296 ms;
      * 1F1B sends (P-1) x M forward and as many backward = 192 messages over 4 devices,
      * 48 per device: 48.31838208 ms and 48 x 25,165,824 = 1,207,959,552 B saved.
-     * Tolerance 1e-9 relative. (Both were once counted for one call a step.) Free codecs with ratio 2 on both make the step faster. */
-    const char *tp[] = {"compression.activations.ratio=2",
-                        "compression.activations.compress=100 GB/s",
-                        "compression.activations.decompress=100 GB/s",
-                        "compression.activations.chunk=0", NULL};
-    ParoStepResult r = zero1_step(tp);
+     * Tolerance 1e-9 relative. (Both were once counted for one call a step.) Free codecs
+     * with ratio 2 on both make the step faster. */
+    ParoStepResult r = step_compressing("zero-1", "activations");
     ck_assert_double_eq_tol(r.compress_s, 4.25201762304, 4.25201762304 * 1e-9);
     ck_assert_double_eq_tol(r.bytes_saved, 106300440576.0, 106300440576.0 * 1e-9);
     paro_step_result_clear(&r);
-    const char *pp[] = {"compression.pipeline.ratio=2", "compression.pipeline.compress=100 GB/s",
-                        "compression.pipeline.decompress=100 GB/s",
-                        "compression.pipeline.chunk=0", NULL};
-    r = zero1_step(pp);
+    r = step_compressing("zero-1", "pipeline");
     ck_assert_double_eq_tol(r.compress_s, 0.04831838208, 0.04831838208 * 1e-9);
     ck_assert_double_eq_tol(r.bytes_saved, 1207959552.0, 1207959552.0 * 1e-9);
     paro_step_result_clear(&r);
     /* DP ("gradients") under ZeRO-2: each of the A = 32 micro-batches reduce-scatters the
      * stage's gradients, S = 2 x 2,646,784,512 = 5,293,569,024 B (stage 0, above) over
      * dp = 24: codec 23/24 S x 2/(100 GB/s) = 101.46007296 ms a call, 3.24672233472 s a
-     * step; ZeRO-2 has no
-     * other gradient collective. */
-    const char *dp[] = {"compression.gradients.ratio=2", "compression.gradients.compress=100 GB/s",
-                        "compression.gradients.decompress=100 GB/s",
-                        "compression.gradients.chunk=0", NULL};
-    g_autoptr(ParoScenario) sd = neox(dp);
-    g_autoptr(ParoGuideline) gd = paro_guideline_evaluate(sd);
-    g_autoptr(ParoCollCache) cd = paro_coll_cache_new(sd, NULL);
-    ck_assert(paro_step_simulate(gd, paro_strategy_lookup("zero-2"), cd, FALSE, &r, NULL));
+     * step; ZeRO-2 has no other gradient collective. */
+    r = step_compressing("zero-2", "gradients");
     ck_assert_double_eq_tol(r.compress_s, 3.24672233472, 3.24672233472 * 1e-9);
     ck_assert(r.bytes_saved > 0);
     paro_step_result_clear(&r);
     const char *free_codecs[] = {"compression.activations.ratio=2",
                                  "compression.pipeline.ratio=2", NULL};
-    ParoStepResult plain = zero1_step(NULL), fast = zero1_step(free_codecs);
+    ParoStepResult plain = step_of("zero-1", NULL), fast = step_of("zero-1", free_codecs);
     ck_assert(fast.step < plain.step && fast.compress_s == 0);
     paro_step_result_clear(&plain);
     paro_step_result_clear(&fast);
@@ -183,14 +179,7 @@ START_TEST(module_dp_collectives_overlap_and_prefetch)
     /* In a step: ZeRO-3 on NeoX's layout gathers every micro-batch; overlapping them with
      * the layers can only shorten the step, and never below its compute. */
     const char *serial[] = {"training.overlap=false", NULL};
-    g_autoptr(ParoScenario) s_on = neox(NULL);
-    g_autoptr(ParoScenario) s_off = neox(serial);
-    g_autoptr(ParoGuideline) g_on = paro_guideline_evaluate(s_on);
-    g_autoptr(ParoGuideline) g_off = paro_guideline_evaluate(s_off);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s_on, NULL);
-    ParoStepResult on, off;
-    ck_assert(paro_step_simulate(g_on, paro_strategy_lookup("zero-3"), cache, FALSE, &on, NULL));
-    ck_assert(paro_step_simulate(g_off, paro_strategy_lookup("zero-3"), cache, FALSE, &off, NULL));
+    ParoStepResult on = step_of("zero-3", NULL), off = step_of("zero-3", serial);
     ck_assert(on.step < off.step);
     ck_assert(paro_time_to_s(on.step) >= on.compute_s);
     paro_step_result_clear(&on);
