@@ -82,6 +82,32 @@ static inline void fuzz_write(const char *path, const uint8_t *data, size_t size
     g_assert(ok);
 }
 
+/* The path a scenario input is written to, TMP/scenarios/fuzz.yaml, where TMP/models,
+ * TMP/topologies, TMP/validation (and TMP/ref: tests/data/ref) link to the repository's,
+ * so the references the repository's scenarios make (../models/llama-7b.yaml,
+ * ../validation/fits/...) resolve to fixed files while the scenario text is fuzzed. */
+static inline const char *fuzz_scenario_path(void)
+{
+    static char *path;
+    if (path != NULL)
+        return path;
+    const char *tmp = fuzz_init();
+    /* name in TMP, directory in the repository */
+    static const char *const links[][2] = {
+        {"models", "models"}, {"topologies", "topologies"}, {"validation", "validation"},
+        {"ref", "tests/data/ref"}};
+    for (guint i = 0; i < G_N_ELEMENTS(links); i++) {
+        char *target = g_build_filename(fuzz_source_root(), links[i][1], NULL);
+        char *link = g_build_filename(tmp, links[i][0], NULL);
+        int rc = symlink(target, link);
+        g_assert(rc == 0);
+        g_free(target);
+        g_free(link);
+    }
+    path = g_build_filename(tmp, "scenarios", "fuzz.yaml", NULL);
+    return path;
+}
+
 /* (transfer full) the input as a NUL-terminated string (cut at an embedded NUL). */
 static inline char *fuzz_string(const uint8_t *data, size_t size)
 {

@@ -14,7 +14,7 @@ build=${PARO_FUZZ_BUILD:-$root/build-fuzz}
 exe=$build/fuzz/fuzz_$target
 [ -x "$exe" ] || { echo "$exe not built (see fuzz/README.md)" >&2; exit 2; }
 case $target in
-  yaml_model|yaml_topology|scenario|scenario_refs) dict=yaml ;;
+  yaml_model|yaml_topology|scenario|scenario_refs|step) dict=yaml ;;
   *) dict=$target ;;
 esac
 set --
