@@ -29,17 +29,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (s != NULL && small_enough(s)) {
         ParoGuideline *g = paro_guideline_evaluate(s);
         ParoCollCache *cache = paro_coll_cache_new(s, &error);
+        ParoStepBaseline *baseline = paro_step_baseline_new(g);
         static const char *const strategies[] = {"zero-3", "NII", "zero-1"};
         for (guint i = 0; cache != NULL && i < G_N_ELEMENTS(strategies); i++) {
             ParoStepResult r;
             if (paro_step_simulate(g, paro_strategy_lookup(strategies[i]), cache, FALSE, &r,
                                    &error)) {
-                if (paro_step_add_time_saved(g, cache, &r, &error))
+                if (paro_step_add_time_saved(baseline, cache, &r, &error))
                     g_assert(r.step >= 0 && r.peak_bytes >= 0);
                 paro_step_result_clear(&r);
             }
             g_clear_error(&error);
         }
+        paro_step_baseline_free(baseline);
         if (cache != NULL)
             paro_coll_cache_free(cache);
         paro_guideline_free(g);

@@ -165,15 +165,15 @@ START_TEST(module_dp_collectives_overlap_and_prefetch)
      * 4 layers, compute 10, collectives 4 (c 2.5, d 1): 4 x 2.5 = 10, fill 1.
      * Collectives 20 (d 5 > c): 4 x 5 = 20, fill 2.5. One layer, 2.5 and 1: 2.5, fill 1.
      * Without overlap, the sum and no fill; without collectives, the compute. */
-    ck_assert_double_eq_tol(paro_step3d_module_s(10, 4, 4, TRUE), 10, 1e-12);
+    ck_assert_double_eq_tol(paro_step3d_module_s(10, 4, TRUE), 10, 1e-12);
     ck_assert_double_eq_tol(paro_step3d_dp_fill_s(10, 4, 4, TRUE), 1, 1e-12);
-    ck_assert_double_eq_tol(paro_step3d_module_s(10, 20, 4, TRUE), 20, 1e-12);
+    ck_assert_double_eq_tol(paro_step3d_module_s(10, 20, TRUE), 20, 1e-12);
     ck_assert_double_eq_tol(paro_step3d_dp_fill_s(10, 20, 4, TRUE), 2.5, 1e-12);
-    ck_assert_double_eq_tol(paro_step3d_module_s(2.5, 1, 1, TRUE), 2.5, 1e-12);
+    ck_assert_double_eq_tol(paro_step3d_module_s(2.5, 1, TRUE), 2.5, 1e-12);
     ck_assert_double_eq_tol(paro_step3d_dp_fill_s(2.5, 1, 1, TRUE), 1, 1e-12);
-    ck_assert_double_eq_tol(paro_step3d_module_s(10, 4, 4, FALSE), 14, 1e-12);
+    ck_assert_double_eq_tol(paro_step3d_module_s(10, 4, FALSE), 14, 1e-12);
     ck_assert(paro_step3d_dp_fill_s(10, 4, 4, FALSE) == 0);
-    ck_assert_double_eq_tol(paro_step3d_module_s(10, 0, 4, TRUE), 10, 1e-12);
+    ck_assert_double_eq_tol(paro_step3d_module_s(10, 0, TRUE), 10, 1e-12);
     ck_assert(paro_step3d_dp_fill_s(10, 0, 4, TRUE) == 0);
 
     /* In a step: ZeRO-3 on NeoX's layout gathers every micro-batch; overlapping them with

@@ -79,13 +79,14 @@ int paro_cmd_run(int argc, char **argv)
     }
     g_autoptr(ParoGuideline) guideline = paro_guideline_evaluate(scenario);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new(scenario, &error);
+    g_autoptr(ParoStepBaseline) baseline = paro_step_baseline_new(guideline);
     g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(ParoStepResult));
     g_array_set_clear_func(rows, (GDestroyNotify)paro_step_result_clear);
     for (guint i = 0; i < chosen->len; i++) {
         ParoStepResult r;
         if (!paro_step_simulate(guideline, g_ptr_array_index(chosen, i), cache,
                                 trace_path != NULL, &r, &error) ||
-            !paro_step_add_time_saved(guideline, cache, &r, &error)) {
+            !paro_step_add_time_saved(baseline, cache, &r, &error)) {
             g_printerr("parosim run: error: %s\n", error->message);
             return PARO_EXIT_ERROR;
         }

@@ -204,6 +204,17 @@ ParoCompressCost paro_compress_cost(const ParoCompressor *c, ParoCollKind op, gi
     return cost;
 }
 
+double paro_compress_saved_bytes(const ParoCommModel *cm, ParoCollKind op, ParoScope scope,
+                                 double S, const ParoCompressCost *cc)
+{
+    if (!cc->applied)
+        return 0;
+    double intra, inter, wire_intra, wire_inter;
+    paro_coll_traffic(cm, op, scope, S, &intra, &inter);
+    paro_coll_traffic(cm, op, scope, cc->wire_bytes, &wire_intra, &wire_inter);
+    return intra + inter - wire_intra - wire_inter;
+}
+
 double paro_compress_time_s(const ParoCompressCost *cc, double net_s)
 {
     if (!cc->applied || cc->codec_s == 0)

@@ -10,6 +10,7 @@
 
 #include <glib.h>
 
+#include "coll/analytic.h"
 #include "coll/collective.h"
 #include "strategy/strategy.h"
 #include "yaml/yaml.h"
@@ -95,6 +96,12 @@ typedef struct {
  */
 ParoCompressCost paro_compress_cost(const ParoCompressor *c, ParoCollKind op, gint64 k,
                                     double size_bytes);
+
+/** paro_compress_saved_bytes: bytes one GPU does not send thanks to @cc in a collective
+ * of @size_bytes: its traffic (paro_coll_traffic on @cm) at S less that at the wire size;
+ * 0 when not applied. */
+double paro_compress_saved_bytes(const ParoCommModel *cm, ParoCollKind op, ParoScope scope,
+                                 double size_bytes, const ParoCompressCost *cc);
 
 /**
  * paro_compress_time_s:

@@ -164,11 +164,8 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
         r->traffic_intra += times * intra;
         r->traffic_inter += times * inter;
         r->t_compress += times * cc.codec_s;
-        if (cc.applied) {
-            double full_intra, full_inter;
-            paro_coll_traffic(&g->comm, c->op, c->scope, c->size_bytes, &full_intra, &full_inter);
-            r->bytes_saved += times * (full_intra + full_inter - intra - inter);
-        }
+        r->bytes_saved +=
+            times * paro_compress_saved_bytes(&g->comm, c->op, c->scope, c->size_bytes, &cc);
         switch (c->phase) {
         case PARO_PHASE_FORWARD:
         case PARO_PHASE_BACKWARD:

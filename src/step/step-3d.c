@@ -49,12 +49,7 @@ static gboolean dp_coll(const ParoScenario *sc, const ParoStateSizes *z, const P
         return FALSE;
     *io_s += paro_compress_time_s(&cc, paro_time_to_s(d));
     *io_codec_s += cc.codec_s;
-    if (cc.applied) {
-        double a, b, wa, wb;
-        paro_coll_traffic(dpcm, call->op, call->scope, size, &a, &b);
-        paro_coll_traffic(dpcm, call->op, call->scope, cc.wire_bytes, &wa, &wb);
-        *io_saved += a + b - wa - wb;
-    }
+    *io_saved += paro_compress_saved_bytes(dpcm, call->op, call->scope, size, &cc);
     return TRUE;
 }
 
@@ -111,7 +106,7 @@ double paro_step3d_stage_share(const ParoModel *m, gint64 pp)
  * max(c, d) each in steady state, k max(c, d) a module of k layers of compute c and
  * collectives d; the stream's fill, min(c, d), is paid once a step
  * (paro_step3d_dp_fill_s). Without overlap, in series. */
-double paro_step3d_module_s(double compute, double comm, gint64 layers, gboolean overlap)
+double paro_step3d_module_s(double compute, double comm, gboolean overlap)
 {
     if (!overlap || comm == 0)
         return compute + comm;
@@ -210,8 +205,8 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
             fwd_compute0 = f;
             bwd_compute0 = b;
         }
-        fwd[k] = paro_time_from_s(paro_step3d_module_s(f, gather_f, per_module, prefetched));
-        bwd[k] = paro_time_from_s(paro_step3d_module_s(b, gather_b + reduce, per_module, overlap_bwd));
+        fwd[k] = paro_time_from_s(paro_step3d_module_s(f, gather_f, prefetched));
+        bwd[k] = paro_time_from_s(paro_step3d_module_s(b, gather_b + reduce, overlap_bwd));
     }
     for (gint64 dev = 0; dev < P; dev++) {
         double sum = 0;

@@ -17,9 +17,9 @@ ParoCommModel paro_coll_cache_comm_model(const ParoCollCache *cache);
 double paro_step3d_stage_share(const ParoModel *model, gint64 pp);
 
 /** paro_step3d_module_s: a module's time for one micro-batch from its layers' @compute and
- * their DP collectives @comm, in steady state: k max(c, d) = max(compute, comm) over
- * @layers = k uniform layers with @overlap, compute + comm without. */
-double paro_step3d_module_s(double compute, double comm, gint64 layers, gboolean overlap);
+ * their DP collectives @comm, in steady state: k max(c, d) = max(compute, comm) over k
+ * uniform layers with @overlap, compute + comm without. */
+double paro_step3d_module_s(double compute, double comm, gboolean overlap);
 
 /** paro_step3d_dp_fill_s: what the overlapped DP stream adds once a step, min(c, d) of one
  * layer (the first gather, or the last reduce-scatter); 0 without overlap. */

@@ -245,13 +245,7 @@ static guint add_coll(Builder *b, const char *name, const ParoCollCall *call, do
     if (cc.applied && cc.codec_s > 0) /* else d stays the simulated picoseconds, exactly */
         d = paro_time_from_s(paro_compress_time_s(&cc, paro_time_to_s(d)));
     b->compress_s += cc.codec_s;
-    if (cc.applied) {
-        double intra, inter, wire_intra, wire_inter;
-        paro_coll_traffic(&b->g->comm, call->op, call->scope, size, &intra, &inter);
-        paro_coll_traffic(&b->g->comm, call->op, call->scope, cc.wire_bytes, &wire_intra,
-                          &wire_inter);
-        b->bytes_saved += intra + inter - wire_intra - wire_inter;
-    }
+    b->bytes_saved += paro_compress_saved_bytes(&b->g->comm, call->op, call->scope, size, &cc);
     return add_task(b->s, name, streams_of(call->scope, b->overlap), micro, layer, d);
 }
 

@@ -80,12 +80,22 @@ gboolean paro_step_simulate(const ParoGuideline *guideline, const ParoStrategy *
                             ParoCollCache *cache, gboolean keep_trace, ParoStepResult *out,
                             GError **error);
 
+/* A scenario's uncompressed twin, to measure what compression saves (step-saved.c). */
+typedef struct _ParoStepBaseline ParoStepBaseline;
+
+/** paro_step_baseline_new: (transfer full) the baseline of @guideline's scenario: its
+ * guideline without compression, evaluated once for every strategy; holds nothing when
+ * the scenario compresses nothing. @guideline's scenario must outlive it. */
+ParoStepBaseline *paro_step_baseline_new(const ParoGuideline *guideline);
+void paro_step_baseline_free(ParoStepBaseline *baseline);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoStepBaseline, paro_step_baseline_free)
+
 /**
  * paro_step_add_time_saved:
- * Sets @r->time_saved_s for the guideline's scenario by simulating @r->strategy again
- * without compression on @cache (step-saved.c); 0 when the scenario compresses nothing.
+ * Sets @r->time_saved_s by simulating @r->strategy again on @baseline with @cache; 0 when
+ * the scenario compresses nothing.
  */
-gboolean paro_step_add_time_saved(const ParoGuideline *guideline, ParoCollCache *cache,
+gboolean paro_step_add_time_saved(const ParoStepBaseline *baseline, ParoCollCache *cache,
                                   ParoStepResult *r, GError **error);
 
 G_END_DECLS

@@ -282,13 +282,14 @@ static void work(gpointer data, gpointer user_data)
         wc->context = g_steal_pointer(&context);
         g_private_replace(run->cache_key, wc);
     }
+    g_autoptr(ParoStepBaseline) baseline = paro_step_baseline_new(p->guideline);
     p->results = g_array_new(FALSE, TRUE, sizeof(ParoStepResult));
     g_array_set_clear_func(p->results, (GDestroyNotify)paro_step_result_clear);
     for (guint i = 0; i < run->strategies->len; i++) {
         ParoStepResult r;
         if (!paro_step_simulate(p->guideline, g_ptr_array_index(run->strategies, i), wc->cache,
                                 FALSE, &r, &error) ||
-            !paro_step_add_time_saved(p->guideline, wc->cache, &r, &error)) {
+            !paro_step_add_time_saved(baseline, wc->cache, &r, &error)) {
             fail(run, point, error);
             point_free(p);
             return;
