@@ -16,19 +16,24 @@ START_TEST(scaling_law_budget)
      *   20e9:  L(N) 1.864, L* 2.053, B_crit 6.5e6 tokens, 2 S_min 37.7k steps, D 2.5e11
      *   175e9: L(N) 1.577, L* 1.737, B_crit 1.44e7 tokens, 2 S_min 46.9k steps, D 6.8e11
      * and the formula alone: B_crit(2.0) = 2e8 / 2^4.762 = 7.37e6, B_crit(1.5) = 2.90e7. */
-    ParoTrainingBudget b;
-    paro_scaling_budget(&paro_scaling_kaplan2020, 20e9, &b);
-    ck_assert_double_eq_tol(b.loss_converged, 1.864, 0.0015);
-    ck_assert_double_eq_tol(b.loss_target, 2.053, 0.0015);
-    ck_assert_double_eq_tol(b.critical_batch_tokens / 1e6, 6.5, 0.05);
-    ck_assert_double_eq_tol(b.steps / 1e3, 37.7, 0.15);
-    ck_assert_double_eq_tol(b.tokens / 1e11, 2.5, 0.05);
-    paro_scaling_budget(&paro_scaling_kaplan2020, 175e9, &b);
-    ck_assert_double_eq_tol(b.loss_converged, 1.577, 0.0015);
-    ck_assert_double_eq_tol(b.loss_target, 1.737, 0.0015);
-    ck_assert_double_eq_tol(b.critical_batch_tokens / 1e7, 1.44, 0.01);
-    ck_assert_double_eq_tol(b.steps / 1e3, 46.9, 0.15);
-    ck_assert_double_eq_tol(b.tokens / 1e11, 6.8, 0.1);
+    static const struct {
+        double psi, loss, target;
+        double batch, batch_unit, batch_tol; /* critical batch in batch_unit tokens */
+        double ksteps, tokens_1e11, tokens_tol;
+    } want[] = {
+        {20e9, 1.864, 2.053, 6.5, 1e6, 0.05, 37.7, 2.5, 0.05},
+        {175e9, 1.577, 1.737, 1.44, 1e7, 0.01, 46.9, 6.8, 0.1},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
+        ParoTrainingBudget b;
+        paro_scaling_budget(&paro_scaling_kaplan2020, want[i].psi, &b);
+        ck_assert_double_eq_tol(b.loss_converged, want[i].loss, 0.0015);
+        ck_assert_double_eq_tol(b.loss_target, want[i].target, 0.0015);
+        ck_assert_double_eq_tol(b.critical_batch_tokens / want[i].batch_unit, want[i].batch,
+                                want[i].batch_tol);
+        ck_assert_double_eq_tol(b.steps / 1e3, want[i].ksteps, 0.15);
+        ck_assert_double_eq_tol(b.tokens / 1e11, want[i].tokens_1e11, want[i].tokens_tol);
+    }
     ck_assert_double_eq_tol(paro_scaling_critical_batch(&paro_scaling_kaplan2020, 2.0) / 1e6, 7.37, 0.01);
     ck_assert_double_eq_tol(paro_scaling_critical_batch(&paro_scaling_kaplan2020, 1.5) / 1e7, 2.90, 0.01);
 }
