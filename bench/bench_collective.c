@@ -16,8 +16,15 @@ static void one(const ParoTopology *t, gint64 gpus, ParoAlgorithm algo, gboolean
     g_autoptr(GError) error = NULL;
     gint64 t0 = g_get_monotonic_time();
     g_autoptr(ParoGraph) g = paro_graph_new(t, nodes, aggregated, &error);
-    ParoCollSpec spec = {PARO_COLL_ALLREDUCE, algo, gpus, t->gpus_per_node, 1073741824.0,
-                         MAX(1, t->nics.count), 8, 1024, 0};
+    ParoCollSpec spec = {PARO_COLL_ALLREDUCE,
+                         algo,
+                         gpus,
+                         t->gpus_per_node,
+                         1073741824.0,
+                         MAX(1, t->nics.count),
+                         8,
+                         1024,
+                         0};
     ParoCollResult r;
     if (g == NULL || !paro_coll_simulate(g, PARO_NET_MAXMIN, &spec, &r, &error)) {
         printf("%-12s %8" G_GINT64_FORMAT " %-10s error: %s\n", paro_algorithm_names[algo], gpus,
@@ -26,7 +33,8 @@ static void one(const ParoTopology *t, gint64 gpus, ParoAlgorithm algo, gboolean
     }
     double wall = (double)(g_get_monotonic_time() - t0) / 1e6;
     double sim = paro_time_to_s(r.time);
-    printf("%-12s %8" G_GINT64_FORMAT " %-10s %10.3f ms wall %10.3f ms simulated %10.1f sim-s/wall-s"
+    printf("%-12s %8" G_GINT64_FORMAT
+           " %-10s %10.3f ms wall %10.3f ms simulated %10.1f sim-s/wall-s"
            " %9" G_GUINT64_FORMAT " events %8" G_GUINT64_FORMAT " solves\n",
            paro_algorithm_names[algo], gpus, aggregated ? "aggregated" : "explicit", wall * 1e3,
            sim * 1e3, sim / wall, r.events, r.solves);
@@ -36,7 +44,8 @@ int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
     const char *root = g_getenv("PARO_SOURCE_ROOT");
-    g_autofree char *path = g_build_filename(root ? root : ".", "topologies/a100x8-200g.yaml", NULL);
+    g_autofree char *path =
+        g_build_filename(root ? root : ".", "topologies/a100x8-200g.yaml", NULL);
     g_autoptr(GError) error = NULL;
     g_autoptr(ParoTopology) t = paro_topology_load(path, &error);
     if (t == NULL) {

@@ -93,9 +93,10 @@ static inline const char *fuzz_scenario_path(void)
         return path;
     const char *tmp = fuzz_init();
     /* name in TMP, directory in the repository */
-    static const char *const links[][2] = {
-        {"models", "models"}, {"topologies", "topologies"}, {"validation", "validation"},
-        {"ref", "tests/data/ref"}};
+    static const char *const links[][2] = {{"models", "models"},
+                                           {"topologies", "topologies"},
+                                           {"validation", "validation"},
+                                           {"ref", "tests/data/ref"}};
     for (guint i = 0; i < G_N_ELEMENTS(links); i++) {
         char *target = g_build_filename(fuzz_source_root(), links[i][1], NULL);
         char *link = g_build_filename(tmp, links[i][0], NULL);

@@ -2,9 +2,9 @@
 /* Fuzz target: the measurement-log reader of `parosim calibrate` (nccl-tests and
  * paro-harness logs, src/calib/calib-log.c), then the fitting and the calibration YAML it
  * writes, as `parosim calibrate` runs them on a log that parsed. */
-#include "fuzz-common.h"
 #include "calib/calib-fit.h"
 #include "calib/calib-log.h"
+#include "fuzz-common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -17,8 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int slot = data[0] == 'm' ? 0 : data[0] == 't' ? 1 : data[0] == 'c' ? 2 : data[0] % 3;
     g_autofree char *file = fuzz_tmp_path("ref.yaml");
     fuzz_write(file, data + 1, size - 1);
-    g_autofree char *scenario = g_build_filename(
-        fuzz_source_root(), "scenarios", "llama-7b_dgx-h100x8_n32-calibrated.yaml", NULL);
+    g_autofree char *scenario = g_build_filename(fuzz_source_root(), "scenarios",
+                                                 "llama-7b_dgx-h100x8_n32-calibrated.yaml", NULL);
     g_autofree char *set = g_strdup_printf("%s=%s", slots[slot], file);
     const char *const overrides[] = {set, NULL};
     GError *error = NULL;

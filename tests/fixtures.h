@@ -23,7 +23,7 @@ static inline ParoScenario *paro_test_default_scenario(const char *const *sets)
 
 /* The guideline's row of @st, or NULL. */
 static inline const ParoStrategyResult *paro_test_guideline_of(const ParoGuideline *g,
-                                                              const ParoStrategy *st)
+                                                               const ParoStrategy *st)
 {
     for (guint i = 0; i < g->results->len; i++)
         if (g_array_index(g->results, ParoStrategyResult, i).strategy == st)

@@ -86,8 +86,9 @@ START_TEST(activations_with_tp_follow_korthikanti)
     ck_assert_double_eq_tol(got, want, want * 1e-9);
     got = paro_model_activation_bytes_tp(m, 4, 2048, PARO_RECOMPUTE_FULL, 2, FALSE);
     ck_assert_double_eq_tol(got, 2 * sbh, 2 * sbh * 1e-9);
-    ck_assert_double_eq_tol(paro_model_activation_bytes_tp(m, 4, 2048, PARO_RECOMPUTE_NONE, 1, FALSE),
-                            paro_model_activation_bytes(m, 4, 2048, PARO_RECOMPUTE_NONE), 1e-3);
+    ck_assert_double_eq_tol(
+        paro_model_activation_bytes_tp(m, 4, 2048, PARO_RECOMPUTE_NONE, 1, FALSE),
+        paro_model_activation_bytes(m, 4, 2048, PARO_RECOMPUTE_NONE), 1e-3);
 }
 END_TEST
 
@@ -148,8 +149,8 @@ START_TEST(compressed_tp_and_p2p_are_counted_per_call)
     ck_assert_double_eq_tol(r.compress_s, 3.24672233472, 3.24672233472 * 1e-9);
     ck_assert(r.bytes_saved > 0);
     paro_step_result_clear(&r);
-    const char *free_codecs[] = {"compression.activations.ratio=2",
-                                 "compression.pipeline.ratio=2", NULL};
+    const char *free_codecs[] = {"compression.activations.ratio=2", "compression.pipeline.ratio=2",
+                                 NULL};
     ParoStepResult plain = step_of("zero-1", NULL), fast = step_of("zero-1", free_codecs);
     ck_assert(fast.step < plain.step && fast.compress_s == 0);
     paro_step_result_clear(&plain);

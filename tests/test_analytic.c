@@ -9,9 +9,15 @@
 /* 4 nodes x 8 GPUs, B' = 300 GB/s, alpha' = 3 us, B = 12.5 Gb/s per GPU, alpha = 9 us. */
 static ParoCommModel cluster(ParoAlgorithm algo, gint64 chunks)
 {
-    return (ParoCommModel){.n = 32, .m = 8, .gpus_per_node = 8, .intra_Bps = 300e9,
-                           .intra_lat_s = 3e-6, .inter_Bps = 12.5e9 / 8, .inter_lat_s = 9e-6,
-                           .algorithm = algo, .chunks = chunks};
+    return (ParoCommModel){.n = 32,
+                           .m = 8,
+                           .gpus_per_node = 8,
+                           .intra_Bps = 300e9,
+                           .intra_lat_s = 3e-6,
+                           .inter_Bps = 12.5e9 / 8,
+                           .inter_lat_s = 9e-6,
+                           .algorithm = algo,
+                           .chunks = chunks};
 }
 
 START_TEST(analytic_intra_ring_allreduce)
@@ -142,11 +148,13 @@ START_TEST(analytic_tree_allreduce)
      * ring, as NCCL runs them. */
     ParoCommModel cm = cluster(PARO_ALGO_TREE, 1);
     double want = 2 * (2 * 9e-6 + 7 * 3e-6) + 1e9 / 12.5e9;
-    ck_assert_double_eq_tol(paro_coll_closed_form_s(&cm, PARO_COLL_ALLREDUCE, PARO_SCOPE_GLOBAL, 1e9),
-                            want, want * 1e-12);
+    ck_assert_double_eq_tol(
+        paro_coll_closed_form_s(&cm, PARO_COLL_ALLREDUCE, PARO_SCOPE_GLOBAL, 1e9), want,
+        want * 1e-12);
     ParoCommModel ring = cluster(PARO_ALGO_RING, 1);
-    ck_assert_double_eq(paro_coll_closed_form_s(&cm, PARO_COLL_ALLGATHER, PARO_SCOPE_GLOBAL, 1e9),
-                        paro_coll_closed_form_s(&ring, PARO_COLL_ALLGATHER, PARO_SCOPE_GLOBAL, 1e9));
+    ck_assert_double_eq(
+        paro_coll_closed_form_s(&cm, PARO_COLL_ALLGATHER, PARO_SCOPE_GLOBAL, 1e9),
+        paro_coll_closed_form_s(&ring, PARO_COLL_ALLGATHER, PARO_SCOPE_GLOBAL, 1e9));
 }
 END_TEST
 

@@ -3,11 +3,11 @@
  * alpha-beta fit against known lines, a real log reproduced within the error its fit
  * reports, the written YAML loaded back, and the network figures applied to a topology. */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <string.h>
-#include <glib/gstdio.h>
 #include <unistd.h>
 
 #include "calib/calib-fit.h"
@@ -75,9 +75,8 @@ START_TEST(calib_bad_logs_are_located)
     ck_assert(g_file_get_contents(path, &text, NULL, NULL));
     char code[32];
     int line, column;
-    ck_assert_int_eq(sscanf(strstr(text, "# expect: "), "# expect: %31s %d:%d", code, &line,
-                            &column),
-                     3);
+    ck_assert_int_eq(
+        sscanf(strstr(text, "# expect: "), "# expect: %31s %d:%d", code, &line, &column), 3);
     g_autoptr(GError) error = NULL;
     g_autoptr(ParoCalibLog) log = paro_calib_log_parse(text, path, &error);
     ck_assert_msg(log == NULL, "%s accepted", rel);
@@ -160,7 +159,7 @@ START_TEST(calib_fit_real_log_within_reported_error)
     double worst = 0, f = paro_coll_bus_factor(PARO_COLL_ALLREDUCE, 8);
     for (guint i = 0; i < t->points->len; i++) {
         const ParoCollPoint *p = &g_array_index(t->points, ParoCollPoint, i);
-        const ParoAlphaBeta *ab = !g->piecewise ? &g->fit
+        const ParoAlphaBeta *ab = !g->piecewise                ? &g->fit
                                   : p->bytes <= g->break_bytes ? &g->below
                                                                : &g->above;
         double pred = paro_alpha_beta_predict_s(ab, f * p->bytes) * 1e6;
@@ -206,7 +205,8 @@ START_TEST(calib_yaml_loads_back)
     ck_assert(c.intra.present && c.inter.present);
     ck_assert_int_eq(c.collectives->len, fit->colls->len);
     /* The fitted 8-rank group predicts; the 1-rank one, not fitted, does not. */
-    ck_assert(!isnan(paro_calib_predict_coll_s(&c, PARO_COLL_ALLREDUCE, PARO_SCOPE_GLOBAL, 8, 1e6)));
+    ck_assert(
+        !isnan(paro_calib_predict_coll_s(&c, PARO_COLL_ALLREDUCE, PARO_SCOPE_GLOBAL, 8, 1e6)));
     ck_assert(isnan(paro_calib_predict_coll_s(&c, PARO_COLL_ALLREDUCE, PARO_SCOPE_GLOBAL, 1, 1e6)));
     paro_calibration_clear(&c);
 }
@@ -223,16 +223,17 @@ START_TEST(calib_network_applies_to_topology)
     g_autofree char *tpath = paro_test_path("topologies/dgx-h100x8.yaml");
     g_autoptr(ParoTopology) t = paro_topology_load(tpath, NULL);
     ck_assert(t != NULL);
-    ParoCalibration c = {.present = TRUE,
-                         .intra = {TRUE, 200e9, 2e-6},
-                         .inter = {TRUE, 40e9, 5e-6}};
+    ParoCalibration c = {
+        .present = TRUE, .intra = {TRUE, 200e9, 2e-6}, .inter = {TRUE, 40e9, 5e-6}};
     ck_assert(paro_calibration_apply_network(&c, t));
     ck_assert_double_eq(t->fabric.bandwidth_Bps, 200e9);
     ck_assert_double_eq(t->fabric.latency_s, 0);
     ck_assert_double_eq_tol(t->nccl.step_overhead_s, 2e-6, 1e-18);
     ck_assert_double_eq(paro_topology_inter_Bps(t), 40e9);
     ck_assert_double_eq_tol(t->nics.latency_s, 2e-6, 1e-15);
-    ParoCommModel cm = {.n = 8, .m = 8, .gpus_per_node = 8,
+    ParoCommModel cm = {.n = 8,
+                        .m = 8,
+                        .gpus_per_node = 8,
                         .intra_Bps = t->fabric.bandwidth_Bps,
                         .intra_lat_s = t->fabric.latency_s + t->nccl.step_overhead_s};
     double s = 1 << 30;

@@ -6,9 +6,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "fixtures.h"
 #include "coll/analytic.h"
 #include "coll/simulate.h"
+#include "fixtures.h"
 #include "yaml/loaders.h"
 
 /* A cluster of @nodes nodes of @gpn GPUs: NVSwitch ports of @intra GB/s, @nics NICs of
@@ -28,8 +28,7 @@ static ParoTopology *cluster(gint64 nodes, gint64 gpn, double intra, gint64 nics
 }
 
 static ParoCollResult run(const ParoTopology *t, gboolean aggregated, ParoCollKind op,
-                          ParoAlgorithm algo, gint64 m, double size, gint64 channels,
-                          gint64 chunks)
+                          ParoAlgorithm algo, gint64 m, double size, gint64 channels, gint64 chunks)
 {
     gint64 n = paro_topology_n_gpus(t);
     g_autoptr(GError) error = NULL;
@@ -97,15 +96,16 @@ START_TEST(collective_ho_ring_between_max_and_sum)
     ParoCommModel cm = {32, 8, 8, 20e9, 3e-6, 8 * 12.5e9 / 8, 9e-6, PARO_ALGO_RING, 1};
     double inter = paro_coll_closed_form_s(&cm, PARO_COLL_ALLGATHER, PARO_SCOPE_INTER, S / 8);
     double intra = paro_coll_closed_form_s(&cm, PARO_COLL_ALLGATHER, PARO_SCOPE_INTRA, S);
-    double sum = paro_time_to_s(
-        run(t, FALSE, PARO_COLL_ALLGATHER, PARO_ALGO_HIERARCHICAL, 8, S, 1, 1).time);
+    double sum =
+        paro_time_to_s(run(t, FALSE, PARO_COLL_ALLGATHER, PARO_ALGO_HIERARCHICAL, 8, S, 1, 1).time);
     ck_assert_double_eq_tol(sum, inter + intra, sum * 1e-6);
     double previous = sum * 1.000001;
     for (gint64 chunks = 2; chunks <= 32; chunks *= 4) {
         double t_ho = paro_time_to_s(
             run(t, FALSE, PARO_COLL_ALLGATHER, PARO_ALGO_HO_RING, 8, S, 1, chunks).time);
-        ck_assert_msg(t_ho < previous && t_ho >= fmax(inter, intra), "chunks %" G_GINT64_FORMAT
-                      ": %g (max %g, sum %g)", chunks, t_ho, fmax(inter, intra), sum);
+        ck_assert_msg(t_ho < previous && t_ho >= fmax(inter, intra),
+                      "chunks %" G_GINT64_FORMAT ": %g (max %g, sum %g)", chunks, t_ho,
+                      fmax(inter, intra), sum);
         previous = t_ho;
     }
     /* With 32 chunks the pipeline fill is 1/32 of the smaller part plus latencies. */
@@ -136,9 +136,9 @@ typedef struct {
 } Shape;
 
 static const Shape shapes[] = {
-    {4, 8, 1, 32, 100, 1},  /* the PaRO paper's cluster */
-    {8, 8, 8, 32, 400, 1},  /* DGX H100, rail per GPU */
-    {16, 4, 2, 4, 100, 2},  /* Lassen-like, 4 leaves, 2:1 oversubscribed */
+    {4, 8, 1, 32, 100, 1}, /* the PaRO paper's cluster */
+    {8, 8, 8, 32, 400, 1}, /* DGX H100, rail per GPU */
+    {16, 4, 2, 4, 100, 2}, /* Lassen-like, 4 leaves, 2:1 oversubscribed */
 };
 
 START_TEST(collective_aggregated_matches_explicit)

@@ -9,8 +9,9 @@
 #include "fixtures.h"
 #include "step/step.h"
 
-#define REL(got, want, tol) ck_assert_msg(fabs((got) - (want)) <= (tol) * fabs(want), \
-                                          "%s = %.12g, want %.12g", #got, (double)(got), (double)(want))
+#define REL(got, want, tol)                                                                        \
+    ck_assert_msg(fabs((got) - (want)) <= (tol)*fabs(want), "%s = %.12g, want %.12g", #got,        \
+                  (double)(got), (double)(want))
 
 START_TEST(compress_cost_by_hand)
 {
@@ -21,8 +22,12 @@ START_TEST(compress_cost_by_hand)
      *   700 MB * (1/100 + 1/200) s/GB = 7 ms + 3.5 ms = 10.5 ms.
      * AllReduce: 800 MB / 100 GB/s + 2 * 700 MB / 200 GB/s = 8 ms + 7 ms = 15 ms.
      * Send/receive: 8 ms + 4 ms = 12 ms. */
-    ParoCompressor c = {.enabled = TRUE, .codec = "test", .ratio = 2.0, .compress_Bps = 100e9,
-                        .decompress_Bps = 200e9, .threshold_bytes = PARO_COMPRESS_THRESHOLD_BYTES};
+    ParoCompressor c = {.enabled = TRUE,
+                        .codec = "test",
+                        .ratio = 2.0,
+                        .compress_Bps = 100e9,
+                        .decompress_Bps = 200e9,
+                        .threshold_bytes = PARO_COMPRESS_THRESHOLD_BYTES};
     ParoCompressCost ag = paro_compress_cost(&c, PARO_COLL_ALLGATHER, 8, 800e6);
     ck_assert(ag.applied);
     REL(ag.wire_bytes, 400e6, 1e-15);
@@ -51,8 +56,13 @@ START_TEST(compress_pipelined_by_hand)
      * 4 + 6 = 10 ms; a GPU receives 2 x 3/4 x 400 MB (both passes), D = 600; with an 8 ms
      * transfer 10 + 8/600 ms = 10.01333... ms.
      * A chunk larger than the data is one piece: the serial sum. */
-    ParoCompressor c = {.enabled = TRUE, .codec = "test", .ratio = 2.0, .compress_Bps = 100e9,
-                        .decompress_Bps = 100e9, .threshold_bytes = 1e6, .chunk_bytes = 1e6};
+    ParoCompressor c = {.enabled = TRUE,
+                        .codec = "test",
+                        .ratio = 2.0,
+                        .compress_Bps = 100e9,
+                        .decompress_Bps = 100e9,
+                        .threshold_bytes = 1e6,
+                        .chunk_bytes = 1e6};
     ParoCompressCost send = paro_compress_cost(&c, PARO_COLL_SENDRECV, 2, 100e6);
     REL(send.codec_s, 2e-3, 1e-12);
     REL(send.pieces, 100.0, 0);
@@ -76,8 +86,12 @@ START_TEST(compress_threshold_is_respected)
 {
     /* A collective of exactly the threshold is compressed; one byte less is not (and costs
      * nothing); a disabled compressor or a single GPU never compresses. */
-    ParoCompressor c = {.enabled = TRUE, .codec = "test", .ratio = 4.0, .compress_Bps = 1e12,
-                        .decompress_Bps = 1e12, .threshold_bytes = 1048576.0};
+    ParoCompressor c = {.enabled = TRUE,
+                        .codec = "test",
+                        .ratio = 4.0,
+                        .compress_Bps = 1e12,
+                        .decompress_Bps = 1e12,
+                        .threshold_bytes = 1048576.0};
     ParoCompressCost at = paro_compress_cost(&c, PARO_COLL_REDUCESCATTER, 4, 1048576.0);
     ck_assert(at.applied && at.wire_bytes == 262144.0 && at.codec_s > 0);
     ParoCompressCost below = paro_compress_cost(&c, PARO_COLL_REDUCESCATTER, 4, 1048575.0);
@@ -109,11 +123,15 @@ START_TEST(compress_identity_changes_nothing)
     /* Ratio 1 and infinite throughputs on every kind, threshold 0 so it applies to every
      * collective: the wire bytes are S exactly and the codec adds 0 ps, so every step time
      * is byte-identical to no compression, for every strategy, and the guideline too. */
-    const char *identity[] = {"compression.parameters.ratio=1", "compression.parameters.threshold=0",
-                              "compression.gradients.ratio=1", "compression.gradients.threshold=0",
-                              "compression.optimizer.ratio=1", "compression.optimizer.threshold=0",
+    const char *identity[] = {"compression.parameters.ratio=1",
+                              "compression.parameters.threshold=0",
+                              "compression.gradients.ratio=1",
+                              "compression.gradients.threshold=0",
+                              "compression.optimizer.ratio=1",
+                              "compression.optimizer.threshold=0",
                               "compression.activations.threshold=0",
-                              "compression.pipeline.threshold=0", NULL};
+                              "compression.pipeline.threshold=0",
+                              NULL};
     g_autoptr(ParoScenario) plain = paro_test_default_scenario(NULL);
     g_autoptr(ParoScenario) same = paro_test_default_scenario(identity);
     ck_assert(paro_compression_is_active(&same->compression));
@@ -130,7 +148,8 @@ START_TEST(compress_identity_changes_nothing)
                       st->name, a.step, b.step);
         ck_assert(b.compress_s == 0 && b.bytes_saved == 0);
         ck_assert(paro_test_guideline_of(gp, st)->t_step == paro_test_guideline_of(gs, st)->t_step);
-        ck_assert(paro_test_guideline_of(gp, st)->traffic_inter == paro_test_guideline_of(gs, st)->traffic_inter);
+        ck_assert(paro_test_guideline_of(gp, st)->traffic_inter ==
+                  paro_test_guideline_of(gs, st)->traffic_inter);
     }
 }
 END_TEST
@@ -189,16 +208,12 @@ START_TEST(compress_step_without_overlap_equals_closed_form)
     for (guint p = 0; p < G_N_ELEMENTS(presets); p++) {
         g_autofree char *preset = g_strdup_printf("compression.preset=%s", presets[p]);
         gboolean mvapich = p < 2;
-        const char *sets[] = {"training.overlap=false",
-                              "topology.node.fabric.latency=0",
-                              "topology.node.nics.latency=0",
-                              "topology.network.latency=0",
-                              "training.accumulation=3",
-                              preset,
+        const char *sets[] = {"training.overlap=false", "topology.node.fabric.latency=0",
+                              "topology.node.nics.latency=0", "topology.network.latency=0",
+                              "training.accumulation=3", preset,
                               /* NULL ends the list for the (serial) ZeRO++ presets */
                               mvapich ? "compression.parameters.chunk=0" : NULL,
-                              "compression.gradients.chunk=0",
-                              "compression.optimizer.chunk=0",
+                              "compression.gradients.chunk=0", "compression.optimizer.chunk=0",
                               NULL};
         g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
         g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
@@ -226,12 +241,8 @@ START_TEST(compress_presets_parse)
         const char *name;
         double ratio[PARO_TENSOR_N]; /* 0: off */
     } want[] = {
-        {"none", {0, 0, 0, 0, 0}},
-        {"naive", {2, 2, 2, 2, 2}},
-        {"hybrid", {1.2, 2, 1.2, 1.2, 1.2}},
-        {"qwz", {2, 0, 0, 0, 0}},
-        {"qgz", {0, 4, 0, 0, 0}},
-        {"zeropp", {2, 4, 0, 0, 0}},
+        {"none", {0, 0, 0, 0, 0}}, {"naive", {2, 2, 2, 2, 2}}, {"hybrid", {1.2, 2, 1.2, 1.2, 1.2}},
+        {"qwz", {2, 0, 0, 0, 0}},  {"qgz", {0, 4, 0, 0, 0}},   {"zeropp", {2, 4, 0, 0, 0}},
     };
     for (guint p = 0; p < G_N_ELEMENTS(want); p++) {
         g_autofree char *set = g_strdup_printf("compression.preset=%s", want[p].name);
@@ -247,9 +258,12 @@ START_TEST(compress_presets_parse)
         }
     }
     /* Explicit keys over a preset change only what they name; `none` turns a kind off. */
-    const char *tuned[] = {"compression.preset=zeropp", "compression.parameters.threshold=4 MiB",
-                           "compression.gradients=none", "compression.optimizer.ratio=3/2",
-                           "compression.optimizer.compress=200 GB/s", NULL};
+    const char *tuned[] = {"compression.preset=zeropp",
+                           "compression.parameters.threshold=4 MiB",
+                           "compression.gradients=none",
+                           "compression.optimizer.ratio=3/2",
+                           "compression.optimizer.compress=200 GB/s",
+                           NULL};
     g_autoptr(ParoScenario) s = paro_test_default_scenario(tuned);
     const ParoCompressor *par = &s->compression.kinds[PARO_TENSOR_PARAMETERS];
     ck_assert(par->enabled && par->ratio == 2 && par->threshold_bytes == 4194304.0 &&
@@ -287,8 +301,8 @@ START_TEST(compress_bad_values_are_located)
         g_autoptr(GError) error = NULL;
         g_autoptr(ParoScenario) s = paro_scenario_load(path, sets, &error);
         ck_assert_msg(s == NULL, "'%s' accepted", bad[i].set);
-        ck_assert_msg(g_error_matches(error, PARO_CONFIG_ERROR, bad[i].code), "%s: %s",
-                      bad[i].set, error->message);
+        ck_assert_msg(g_error_matches(error, PARO_CONFIG_ERROR, bad[i].code), "%s: %s", bad[i].set,
+                      error->message);
         const ParoConfigErrorPrivate *loc = paro_config_error_get_location(error);
         ck_assert_msg(loc->column == bad[i].column, "%s: column %d, want %d (%s)", bad[i].set,
                       loc->column, bad[i].column, error->message);

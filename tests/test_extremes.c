@@ -9,18 +9,19 @@
 #include <math.h>
 #include <string.h>
 
-#include "fixtures.h"
 #include "coll/simulate.h"
 #include "core/error.h"
+#include "fixtures.h"
 #include "report/report.h"
 #include "step/step.h"
 #include "yaml/loaders.h"
 
 static const char *const ten_trillion[] = {
     /* 12 L h^2 + 2 V h = 12 x 350 x 49152^2 (gated MLP of 131072) ~ 1.0e13 parameters */
-    "model=models/llama-65b.yaml", "model.architecture.hidden=49152",
+    "model=models/llama-65b.yaml",   "model.architecture.hidden=49152",
     "model.architecture.layers=350", "model.architecture.heads=384",
-    "model.architecture.ffn=131072", "topology.nodes=131072", "training.recompute=full", NULL};
+    "model.architecture.ffn=131072", "topology.nodes=131072",
+    "training.recompute=full",       NULL};
 
 static ParoScenario *load(const char *const *sets, GError **error)
 {
@@ -57,10 +58,12 @@ START_TEST(ten_trillion_parameters_on_a_million_gpus)
     const char *names[] = {"IIG", "zero-3", "NII", "zero++"};
     ParoStepResult rows[G_N_ELEMENTS(names)];
     for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
-        ck_assert_msg(paro_step_simulate(g, paro_strategy_lookup(names[i]), cache, FALSE, &rows[i],
-                                         &error), "%s: %s", names[i], error ? error->message : "");
+        ck_assert_msg(
+            paro_step_simulate(g, paro_strategy_lookup(names[i]), cache, FALSE, &rows[i], &error),
+            "%s: %s", names[i], error ? error->message : "");
         double step = paro_time_to_s(rows[i].step);
-        ck_assert_msg(isfinite(step) && step > 0 && rows[i].step < PARO_TIME_MAX, "%s: %g", names[i], step);
+        ck_assert_msg(isfinite(step) && step > 0 && rows[i].step < PARO_TIME_MAX, "%s: %g",
+                      names[i], step);
         ck_assert(isfinite(rows[i].peak_bytes) && rows[i].peak_bytes > 0);
         ck_assert(isfinite(rows[i].samples_per_s) && rows[i].samples_per_s > 0);
     }
@@ -108,11 +111,13 @@ START_TEST(messages_from_one_byte_to_one_tebibyte)
         for (guint o = 0; o < G_N_ELEMENTS(ops); o++) {
             ParoCollResult small, big;
             g_autoptr(GError) error = NULL;
-            ck_assert_msg(simulate(t, algos[a], ops[o], 1, &small, &error), "%s", error ? error->message : "");
+            ck_assert_msg(simulate(t, algos[a], ops[o], 1, &small, &error), "%s",
+                          error ? error->message : "");
             ck_assert_msg(simulate(t, algos[a], ops[o], 1099511627776.0, &big, &error), "%s",
                           error ? error->message : "");
             ck_assert(small.time > 0 && big.time > small.time && big.time < PARO_TIME_MAX);
-            ck_assert(isfinite(big.intra_bytes) && isfinite(big.inter_bytes) && big.inter_bytes > 0);
+            ck_assert(isfinite(big.intra_bytes) && isfinite(big.inter_bytes) &&
+                      big.inter_bytes > 0);
             /* a ring moves at least 2(n-1)/n x S per GPU for AllReduce: ~2 TiB x 2^20 GPUs */
             if (ops[o] == PARO_COLL_ALLREDUCE && algos[a] == PARO_ALGO_RING)
                 ck_assert(big.sent_bytes > 1.9 * 1099511627776.0 * 1048576.0);
@@ -131,10 +136,10 @@ START_TEST(links_from_one_megabit_to_ten_terabytes)
     g_autoptr(ParoTopology) fast = cluster(8, "10 TB/s", "10 TB/s");
     ParoCollResult rs, rf;
     g_autoptr(GError) error = NULL;
-    ck_assert_msg(simulate(slow, PARO_ALGO_RING, PARO_COLL_ALLREDUCE, 1073741824.0, &rs, &error), "%s",
-                  error ? error->message : "");
-    ck_assert_msg(simulate(fast, PARO_ALGO_RING, PARO_COLL_ALLREDUCE, 1073741824.0, &rf, &error), "%s",
-                  error ? error->message : "");
+    ck_assert_msg(simulate(slow, PARO_ALGO_RING, PARO_COLL_ALLREDUCE, 1073741824.0, &rs, &error),
+                  "%s", error ? error->message : "");
+    ck_assert_msg(simulate(fast, PARO_ALGO_RING, PARO_COLL_ALLREDUCE, 1073741824.0, &rf, &error),
+                  "%s", error ? error->message : "");
     double bus = 2.0 * 63 / 64 * 1073741824.0;
     double lower = bus / 250000.0, upper = bus / 125000.0 * 1.01, got = paro_time_to_s(rs.time);
     ck_assert_msg(got >= lower && got <= upper, "%g not in [%g, %g]", got, lower, upper);
@@ -150,7 +155,8 @@ START_TEST(beyond_the_time_range_is_an_error)
     ParoCollResult r;
     g_autoptr(GError) error = NULL;
     ck_assert(!simulate(t, PARO_ALGO_RING, PARO_COLL_ALLGATHER, 1073741824.0, &r, &error));
-    ck_assert_msg(g_error_matches(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE), "%s", error->message);
+    ck_assert_msg(g_error_matches(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE), "%s",
+                  error->message);
     ck_assert(strstr(error->message, "integer picoseconds") != NULL);
     /* and the training step says the same */
     const char *sets[] = {"topology.node.nics.bandwidth=0.001 b/s", NULL};
@@ -161,7 +167,8 @@ START_TEST(beyond_the_time_range_is_an_error)
     ParoStepResult row;
     g_clear_error(&error);
     ck_assert(!paro_step_simulate(g, paro_strategy_lookup("zero-3"), cache, FALSE, &row, &error));
-    ck_assert_msg(g_error_matches(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE), "%s", error->message);
+    ck_assert_msg(g_error_matches(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE), "%s",
+                  error->message);
 }
 END_TEST
 
@@ -172,7 +179,8 @@ START_TEST(explicit_graphs_have_a_cap)
     g_autoptr(GError) error = NULL;
     g_autoptr(ParoGraph) g = paro_graph_new(t, t->nodes, FALSE, &error);
     ck_assert(g == NULL);
-    ck_assert_msg(g_error_matches(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE), "%s", error->message);
+    ck_assert_msg(g_error_matches(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE), "%s",
+                  error->message);
     ck_assert(strstr(error->message, "131072") != NULL);
 }
 END_TEST

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixtures.h"
 #include "coll/simulate.h"
+#include "fixtures.h"
 #include "report/report.h"
 #include "step/step.h"
 #include "yaml/loaders.h"
@@ -34,8 +34,8 @@ static char *random_topology_text(GRand *r, gint64 *nodes_out)
 {
     const gint64 gpn_choices[] = {1, 2, 4, 8};
     gint64 gpn = gpn_choices[g_rand_int_range(r, 0, 4)];
-    gint64 per_leaf = 1 << g_rand_int_range(r, 0, 4);       /* 1..8 nodes per leaf */
-    gint64 nodes = per_leaf * g_rand_int_range(r, 1, 5);      /* full leaves: symmetric */
+    gint64 per_leaf = 1 << g_rand_int_range(r, 0, 4);          /* 1..8 nodes per leaf */
+    gint64 nodes = per_leaf * g_rand_int_range(r, 1, 5);       /* full leaves: symmetric */
     gint64 nics = gpn % 2 == 0 && g_rand_boolean(r) ? gpn : 1; /* one rail or one per GPU */
     const char *fabric = gpn == 1 || g_rand_boolean(r) ? "nvswitch" : "pcie";
     *nodes_out = nodes;
@@ -45,7 +45,8 @@ static char *random_topology_text(GRand *r, gint64 *nodes_out)
         "node:\n  gpus: %" G_GINT64_FORMAT "\n"
         "  fabric: {kind: %s, bandwidth: %.3f GB/s, latency: %.3f us}\n"
         "  nics: {count: %" G_GINT64_FORMAT ", bandwidth: %.3f Gb/s, latency: %.3f us}\n"
-        "network: {nodes_per_leaf: %" G_GINT64_FORMAT ", oversubscription: %.2f, latency: %.3f us}\n",
+        "network: {nodes_per_leaf: %" G_GINT64_FORMAT
+        ", oversubscription: %.2f, latency: %.3f us}\n",
         nodes, 16 << g_rand_int_range(r, 0, 4), log_uniform(r, 50, 2000), log_uniform(r, 500, 8000),
         gpn, fabric, log_uniform(r, 10, 900), log_uniform(r, 0.5, 10), nics,
         log_uniform(r, 10, 800), log_uniform(r, 1, 20), per_leaf, g_rand_double_range(r, 1, 4),
@@ -64,8 +65,9 @@ START_TEST(collectives_conserve_bytes_and_fold_exactly)
         g_autoptr(ParoTopology) t = paro_test_topology(text);
         gint64 gpn = t->gpus_per_node;
         ParoCollSpec spec = {ops[g_rand_int_range(r, 0, 3)], algos[g_rand_int_range(r, 0, 3)],
-                             paro_topology_n_gpus(t), gpn, log_uniform(r, 1024, 4e9),
-                             g_rand_int_range(r, 1, 5), g_rand_int_range(r, 1, 9), 1024};
+                             paro_topology_n_gpus(t),        gpn,
+                             log_uniform(r, 1024, 4e9),      g_rand_int_range(r, 1, 5),
+                             g_rand_int_range(r, 1, 9),      1024};
         if (nodes == 1)
             spec.algorithm = PARO_ALGO_RING; /* a group of one node: nothing hierarchical */
         ParoCollResult res[2];
@@ -85,9 +87,10 @@ START_TEST(collectives_conserve_bytes_and_fold_exactly)
         /* folding symmetric nodes onto node 0 changes nothing measurable: same time (to
          * the rounding of a picosecond per step), same bytes */
         double te = paro_time_to_s(res[0].time), ta = paro_time_to_s(res[1].time);
-        ck_assert_msg(fabs(te - ta) <= 1e-6 * te + 1e-9, "case %d: explicit %.9g s, aggregated %.9g s\n%s",
-                      c, te, ta, text);
-        ck_assert_msg(fabs(res[0].inter_bytes - res[1].inter_bytes) <= 1e-6 * res[0].inter_bytes + 1,
+        ck_assert_msg(fabs(te - ta) <= 1e-6 * te + 1e-9,
+                      "case %d: explicit %.9g s, aggregated %.9g s\n%s", c, te, ta, text);
+        ck_assert_msg(fabs(res[0].inter_bytes - res[1].inter_bytes) <=
+                          1e-6 * res[0].inter_bytes + 1,
                       "case %d: inter bytes %g vs %g", c, res[0].inter_bytes, res[1].inter_bytes);
     }
 }
@@ -103,7 +106,8 @@ static ParoScenario *random_scenario(GRand *r, char **topology_path, GError **er
     g_assert(g_file_set_contents(*topology_path, text, -1, NULL));
     g_autoptr(ParoTopology) t = paro_test_topology(text);
     gint64 gpn = t->gpus_per_node;
-    const char *models[] = {"models/llama-7b.yaml", "models/llama-13b.yaml", "models/gpt-neox-20b.yaml"};
+    const char *models[] = {"models/llama-7b.yaml", "models/llama-13b.yaml",
+                            "models/gpt-neox-20b.yaml"};
     const char *fractions[] = {"1", "1/4", "1/16", "3/1000"};
     const char *recompute[] = {"none", "selective", "full"};
     const char *algos[] = {"ring", "hierarchical", "ho-ring"};
@@ -111,12 +115,14 @@ static ParoScenario *random_scenario(GRand *r, char **topology_path, GError **er
     char *sets[12];
     sets[0] = g_strdup_printf("topology=%s", *topology_path);
     sets[1] = g_strdup_printf("model=%s/%s", source, models[g_rand_int_range(r, 0, 3)]);
-    sets[2] = g_strdup_printf("training.trainable.fraction=%s", fractions[g_rand_int_range(r, 0, 4)]);
+    sets[2] =
+        g_strdup_printf("training.trainable.fraction=%s", fractions[g_rand_int_range(r, 0, 4)]);
     sets[3] = g_strdup_printf("training.recompute=%s", recompute[g_rand_int_range(r, 0, 3)]);
     sets[4] = g_strdup_printf("training.accumulation=%d", g_rand_int_range(r, 1, 5));
     sets[5] = g_strdup_printf("training.micro_batch=%d", g_rand_int_range(r, 1, 5));
     sets[6] = g_strdup_printf("parallelism.group=%" G_GINT64_FORMAT, gpn);
-    sets[7] = g_strdup_printf("collectives.algorithm=%s", nodes > 1 ? algos[g_rand_int_range(r, 0, 3)] : "ring");
+    sets[7] = g_strdup_printf("collectives.algorithm=%s",
+                              nodes > 1 ? algos[g_rand_int_range(r, 0, 3)] : "ring");
     sets[8] = g_strdup_printf("training.overlap=%s", g_rand_boolean(r) ? "true" : "false");
     sets[9] = g_strdup_printf("training.sequence=%d", 256 << g_rand_int_range(r, 0, 4));
     sets[10] = NULL;
@@ -160,7 +166,8 @@ START_TEST(steps_within_their_bounds)
             ck_assert_msg(fabs(states - cf->mem_model_states) <= 1e-9 * states + 1,
                           "case %d %s: model states %.0f, formula %.0f", c, st->name, states,
                           cf->mem_model_states);
-            ck_assert_msg(x.peak_bytes >= states && isfinite(x.peak_bytes), "case %d %s", c, st->name);
+            ck_assert_msg(x.peak_bytes >= states && isfinite(x.peak_bytes), "case %d %s", c,
+                          st->name);
             paro_step_result_clear(&x);
         }
         g_autofree char *dir = g_path_get_dirname(topology_path);

@@ -13,7 +13,9 @@ static double comm_of(const char *strategy, int accumulation, gboolean layered)
 {
     g_autofree char *path = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
     g_autofree char *acc = g_strdup_printf("training.accumulation=%d", accumulation);
-    const char *sets[] = {acc, "training.recompute=full", "training.pipeline.schedule=modular",
+    const char *sets[] = {acc,
+                          "training.recompute=full",
+                          "training.pipeline.schedule=modular",
                           "training.pipeline.virtual=32",
                           layered ? "training.pipeline.accumulation=layered"
                                   : "training.pipeline.accumulation=depth-first",

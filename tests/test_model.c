@@ -76,8 +76,7 @@ START_TEST(model_activations_korthikanti)
      * Selective recomputation leaves 34*s*b*h (their eq. 6 with t = 1); full, 2*s*b*h. */
     g_autofree char *path = paro_test_path("models/gpt3-175b.yaml");
     g_autoptr(ParoModel) m = paro_model_load(path, NULL);
-    ck_assert_double_eq(paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_NONE),
-                        2868903936.0);
+    ck_assert_double_eq(paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_NONE), 2868903936.0);
     ck_assert_double_eq(paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_SELECTIVE),
                         34.0 * 2048 * 12288);
     ck_assert_double_eq(paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_FULL),

@@ -34,8 +34,10 @@ START_TEST(scaling_law_budget)
         ck_assert_double_eq_tol(b.steps / 1e3, want[i].ksteps, 0.15);
         ck_assert_double_eq_tol(b.tokens / 1e11, want[i].tokens_1e11, want[i].tokens_tol);
     }
-    ck_assert_double_eq_tol(paro_scaling_critical_batch(&paro_scaling_kaplan2020, 2.0) / 1e6, 7.37, 0.01);
-    ck_assert_double_eq_tol(paro_scaling_critical_batch(&paro_scaling_kaplan2020, 1.5) / 1e7, 2.90, 0.01);
+    ck_assert_double_eq_tol(paro_scaling_critical_batch(&paro_scaling_kaplan2020, 2.0) / 1e6, 7.37,
+                            0.01);
+    ck_assert_double_eq_tol(paro_scaling_critical_batch(&paro_scaling_kaplan2020, 1.5) / 1e7, 2.90,
+                            0.01);
 }
 END_TEST
 
@@ -51,8 +53,8 @@ END_TEST
 
 START_TEST(plan_rows_follow_their_definitions)
 {
-    /* On the default scenario cut to 2 nodes, with a 1e10-token budget and a 2M-token batch: the fitting
-     * rows come first, fastest first; steps = ceil(tokens / batch); train = steps x step;
+    /* On the default scenario cut to 2 nodes, with a 1e10-token budget and a 2M-token batch: the
+     * fitting rows come first, fastest first; steps = ceil(tokens / batch); train = steps x step;
      * the batch is the nearest multiple of a micro-step to the target; and the best row's
      * step equals a direct simulation of its configuration. */
     g_autofree char *path = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
@@ -91,13 +93,17 @@ START_TEST(plan_rows_follow_their_definitions)
     ck_assert(seen_tp8 && seen_pp2 && seen_lga);
     const ParoPlanRow *best = NULL;
     for (guint i = 0; i < rows->len && best == NULL; i++)
-        if (g_array_index(rows, ParoPlanRow, i).layout.tp == 1 && g_array_index(rows, ParoPlanRow, i).layout.pp == 1 &&
+        if (g_array_index(rows, ParoPlanRow, i).layout.tp == 1 &&
+            g_array_index(rows, ParoPlanRow, i).layout.pp == 1 &&
             !g_array_index(rows, ParoPlanRow, i).layout.layered)
             best = &g_array_index(rows, ParoPlanRow, i);
     g_autofree char *group = g_strdup_printf("parallelism.group=%" G_GINT64_FORMAT, best->group);
-    g_autofree char *micro = g_strdup_printf("training.micro_batch=%" G_GINT64_FORMAT, best->micro_batch);
-    g_autofree char *accum = g_strdup_printf("training.accumulation=%" G_GINT64_FORMAT, best->accumulation);
-    g_autofree char *algo = g_strdup_printf("collectives.algorithm=%s", paro_algorithm_names[best->algorithm]);
+    g_autofree char *micro =
+        g_strdup_printf("training.micro_batch=%" G_GINT64_FORMAT, best->micro_batch);
+    g_autofree char *accum =
+        g_strdup_printf("training.accumulation=%" G_GINT64_FORMAT, best->accumulation);
+    g_autofree char *algo =
+        g_strdup_printf("collectives.algorithm=%s", paro_algorithm_names[best->algorithm]);
     const char *sets[] = {"topology.nodes=2", group, micro, accum, algo, NULL};
     g_autoptr(ParoScenario) s = paro_scenario_load(path, sets, &error);
     ck_assert(s != NULL);
@@ -128,7 +134,8 @@ START_TEST(extrapolated_steps_equal_full_simulation)
             double step[4][29], peak[4][29];
             const int accumulations[] = {3, 4, 7, 25};
             for (int k = 0; k < 4; k++) {
-                g_autofree char *acc = g_strdup_printf("training.accumulation=%d", accumulations[k]);
+                g_autofree char *acc =
+                    g_strdup_printf("training.accumulation=%d", accumulations[k]);
                 const char *sets[] = {acc, algos[a], NULL};
                 g_autoptr(ParoScenario) s = paro_scenario_load(paths[p], sets, NULL);
                 ck_assert(s != NULL);
@@ -146,8 +153,9 @@ START_TEST(extrapolated_steps_equal_full_simulation)
             for (int k = 2; k < 4; k++)
                 for (guint i = 0; i < 29; i++) {
                     double want = step[0][i] + (accumulations[k] - 3) * (step[1][i] - step[0][i]);
-                    ck_assert_msg(fabs(step[k][i] - want) <= 1e-9 * want, "%s %s A=%d: %.12g vs %.12g",
-                                  paths[p], paro_strategy_get(i)->name, accumulations[k], step[k][i], want);
+                    ck_assert_msg(fabs(step[k][i] - want) <= 1e-9 * want,
+                                  "%s %s A=%d: %.12g vs %.12g", paths[p],
+                                  paro_strategy_get(i)->name, accumulations[k], step[k][i], want);
                     ck_assert_msg(peak[k][i] == peak[1][i], "%s A=%d: peak differs",
                                   paro_strategy_get(i)->name, accumulations[k]);
                 }

@@ -49,7 +49,7 @@ START_TEST(csv_errors_are_located)
         const char *file;
         int code, line, column;
     } cases[] = {
-        {"tests/data/plot/ragged.csv", PARO_CONFIG_ERROR_SYNTAX, 3, 1},      /* 6 of 7 fields */
+        {"tests/data/plot/ragged.csv", PARO_CONFIG_ERROR_SYNTAX, 3, 1},       /* 6 of 7 fields */
         {"tests/data/plot/unterminated.csv", PARO_CONFIG_ERROR_SYNTAX, 2, 3}, /* the '"' */
     };
     for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -111,7 +111,8 @@ START_TEST(best_map_winners_and_margins)
     /* the axes swapped by name: x and y indices trade places */
     g_autoptr(GString) swapped = g_string_new(NULL);
     g_autofree char *w2 = NULL, *x2 = NULL, *y2 = NULL;
-    ck_assert(paro_plot_best_map(path, "model", "training.accumulation", swapped, &w2, &x2, &y2, NULL));
+    ck_assert(
+        paro_plot_best_map(path, "model", "training.accumulation", swapped, &w2, &x2, &y2, NULL));
     ck_assert(strstr(swapped->str, "\n1\t0\t1\t0.250000\ty\t1\tzero-2\n") != NULL);
 }
 END_TEST

@@ -107,8 +107,8 @@ START_TEST(scenario_guideline_invariants)
     for (guint i = 0; i < g->results->len; i++) {
         const ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
         ck_assert_int_eq(r->rank, (int)i + 1);
-        ck_assert_double_eq_tol(r->mem_model_states, r->mem_params + r->mem_grads + r->mem_optimizer,
-                                1);
+        ck_assert_double_eq_tol(r->mem_model_states,
+                                r->mem_params + r->mem_grads + r->mem_optimizer, 1);
         ck_assert_double_eq(r->t_step, fmax(r->t_compute, r->t_comm));
         ck_assert_double_eq(r->t_serial, r->t_compute + r->t_comm);
         ck_assert_double_eq_tol(r->t_comm,
@@ -139,8 +139,8 @@ START_TEST(scenario_paro_ranking_partial_training)
      * and beat ZeRO-3 (GGG), whose global gathers cross the slow links every micro-step. */
     g_autofree char *model = paro_test_path("models/llama-65b.yaml");
     g_autofree char *swap = g_strdup_printf("model=%s", model);
-    const char *sets[] = {swap, "training.trainable.fraction=1/16",
-                          "training.recompute=full", NULL};
+    const char *sets[] = {swap, "training.trainable.fraction=1/16", "training.recompute=full",
+                          NULL};
     g_autoptr(GError) error = NULL;
     g_autoptr(ParoScenario) s = load(sets, &error);
     ck_assert_msg(s != NULL, "%s", error ? error->message : "");
@@ -164,7 +164,8 @@ END_TEST
 START_TEST(scenario_calibration_replaces_peak_times_efficiency)
 {
     /* The calibrated scenario takes the measured H100 figures of validation/fits:
-     * 750.8 TFLOP/s and 2776.3 GB/s (the fit of validation/fits: median of the adam rows >= 256 MiB), whatever the topology's peak and the efficiency say. */
+     * 750.8 TFLOP/s and 2776.3 GB/s (the fit of validation/fits: median of the adam rows >= 256
+     * MiB), whatever the topology's peak and the efficiency say. */
     g_autofree char *path = paro_test_path("scenarios/llama-7b_dgx-h100x8_n32-calibrated.yaml");
     g_autoptr(GError) error = NULL;
     g_autoptr(ParoScenario) s = paro_scenario_load(path, NULL, &error);

@@ -9,10 +9,14 @@
 #include "step/step.h"
 
 static const char *const no_latency[] = {
-    "training.overlap=false",          "topology.node.fabric.latency=0",
-    "topology.node.nics.latency=0",    "topology.network.latency=0",
-    "training.trainable.fraction=1/4", "training.accumulation=3",
-    NULL, NULL, /* algorithm, filled by the loop */
+    "training.overlap=false",
+    "topology.node.fabric.latency=0",
+    "topology.node.nics.latency=0",
+    "topology.network.latency=0",
+    "training.trainable.fraction=1/4",
+    "training.accumulation=3",
+    NULL,
+    NULL, /* algorithm, filled by the loop */
 };
 
 START_TEST(step_without_overlap_equals_closed_form)
@@ -39,8 +43,8 @@ START_TEST(step_without_overlap_equals_closed_form)
             ck_assert_msg(paro_step_simulate(g, st, cache, FALSE, &r, &error), "%s",
                           error ? error->message : "");
             double want = paro_test_guideline_of(g, st)->t_serial, got = paro_time_to_s(r.step);
-            ck_assert_msg(fabs(got - want) <= 1e-6 * want, "%s %s: simulated %.9g, closed form %.9g",
-                          algos[a], st->name, got, want);
+            ck_assert_msg(fabs(got - want) <= 1e-6 * want,
+                          "%s %s: simulated %.9g, closed form %.9g", algos[a], st->name, got, want);
         }
     }
 }
@@ -62,7 +66,8 @@ START_TEST(step_with_overlap_within_bounds)
             ck_assert(paro_step_simulate(g, paro_strategy_get(i), cache, FALSE, &r, NULL));
             double step = paro_time_to_s(r.step);
             double lower = fmax(r.compute_s, fmax(r.intra_busy_s, r.inter_busy_s));
-            ck_assert_msg(step >= lower * (1 - 1e-9) && step <= (r.compute_s + r.comm_s) * (1 + 1e-9),
+            ck_assert_msg(step >= lower * (1 - 1e-9) &&
+                              step <= (r.compute_s + r.comm_s) * (1 + 1e-9),
                           "%s: step %g, bounds %g .. %g", paro_strategy_get(i)->name, step, lower,
                           r.compute_s + r.comm_s);
         }
@@ -78,9 +83,12 @@ START_TEST(step_memory_model_states_and_activations)
      * (16 bytes per parameter) + overhead + all layers' activations at the end of the
      * forward: 4 * s*b*h*(34 + 5*a*s/h) = 4 * 512*2*1024*(34 + 40) = 310,378,496 bytes
      * (Korthikanti et al. 2022, eq. 1). */
-    const char *sets[] = {"model.architecture.hidden=1024", "model.architecture.heads=16",
-                          "model.architecture.ffn=4096",   "model.architecture.layers=4",
-                          "model.architecture.mlp=plain",  "training.micro_batch=2",
+    const char *sets[] = {"model.architecture.hidden=1024",
+                          "model.architecture.heads=16",
+                          "model.architecture.ffn=4096",
+                          "model.architecture.layers=4",
+                          "model.architecture.mlp=plain",
+                          "training.micro_batch=2",
                           NULL};
     g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);

@@ -97,10 +97,10 @@ static void expected(const char *name, const Case *c, double *intra, double *int
 {
     double m = (double)c->m, g = (double)(c->n / c->m), A = c->A;
     double P = 2 * c->psi, G = 2 * c->psi_t, U = 2 * c->psi_t;
-    double pI = A * 2 * ag(m, P);                       /* p = I gathering */
+    double pI = A * 2 * ag(m, P);                              /* p = I gathering */
     double pGa = A * 2 * ag(m, P), pGe = A * 2 * ag(g, P / m); /* p = G gathering */
-    double gI = A * ag(m, G);                           /* g = I reduce-scatter */
-    double gGa = A * ag(m, G), gGe = A * ag(g, G / m);  /* g = G reduce-scatter */
+    double gI = A * ag(m, G);                                  /* g = I reduce-scatter */
+    double gGa = A * ag(m, G), gGe = A * ag(g, G / m);         /* g = G reduce-scatter */
     struct {
         const char *name;
         double intra, inter;
@@ -148,8 +148,13 @@ static void expected(const char *name, const Case *c, double *intra, double *int
 static void measured(const ParoStrategy *s, const Case *c, double *intra, double *inter)
 {
     ParoStateSizes z = {c->n, c->m, c->psi, c->psi_t, 2, 2, 12};
-    ParoCommModel cm = {.n = c->n, .m = c->m, .gpus_per_node = c->m, .intra_Bps = 1,
-                        .inter_Bps = 1, .algorithm = PARO_ALGO_RING, .chunks = 1};
+    ParoCommModel cm = {.n = c->n,
+                        .m = c->m,
+                        .gpus_per_node = c->m,
+                        .intra_Bps = 1,
+                        .inter_Bps = 1,
+                        .algorithm = PARO_ALGO_RING,
+                        .chunks = 1};
     g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
     paro_strategy_collectives(s, &z, calls);
     *intra = *inter = 0;

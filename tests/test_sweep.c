@@ -50,8 +50,8 @@ static void expect_error(const char *arg, int code, int column)
     g_autoptr(GError) error = NULL;
     g_autoptr(ParoSweepAxis) a = paro_sweep_axis_parse(arg, 2, &error);
     ck_assert_msg(a == NULL, "%s parsed", arg);
-    ck_assert_msg(g_error_matches(error, PARO_CONFIG_ERROR, code), "%s: %s (code %d, want %d)",
-                  arg, error->message, error->code, code);
+    ck_assert_msg(g_error_matches(error, PARO_CONFIG_ERROR, code), "%s: %s (code %d, want %d)", arg,
+                  error->message, error->code, code);
     const ParoConfigErrorPrivate *at = paro_config_error_get_location(error);
     ck_assert_str_eq(at->file, "--vary[2]");
     ck_assert_int_eq(at->line, 1);
@@ -62,13 +62,13 @@ static void expect_error(const char *arg, int code, int column)
 START_TEST(axis_errors_are_located)
 {
     /* columns are 1-based positions in the argument, counted by hand */
-    expect_error("topology.nodes", PARO_CONFIG_ERROR_SYNTAX, 15);       /* no '=' */
-    expect_error("=1,2", PARO_CONFIG_ERROR_SYNTAX, 1);                 /* no path */
-    expect_error("topology.nodes=1,,2", PARO_CONFIG_ERROR_SYNTAX, 18);  /* empty value */
-    expect_error("topology.nodes=2,x..4", PARO_CONFIG_ERROR_SYNTAX, 18); /* bad bound */
-    expect_error("topology.nodes=8..2*2", PARO_CONFIG_ERROR_RANGE, 16);  /* A > B */
-    expect_error("topology.nodes=2..8*1", PARO_CONFIG_ERROR_RANGE, 16);  /* endless */
-    expect_error("topology.nodes=0..8*2", PARO_CONFIG_ERROR_RANGE, 16);  /* 0 x F stays 0 */
+    expect_error("topology.nodes", PARO_CONFIG_ERROR_SYNTAX, 15);           /* no '=' */
+    expect_error("=1,2", PARO_CONFIG_ERROR_SYNTAX, 1);                      /* no path */
+    expect_error("topology.nodes=1,,2", PARO_CONFIG_ERROR_SYNTAX, 18);      /* empty value */
+    expect_error("topology.nodes=2,x..4", PARO_CONFIG_ERROR_SYNTAX, 18);    /* bad bound */
+    expect_error("topology.nodes=8..2*2", PARO_CONFIG_ERROR_RANGE, 16);     /* A > B */
+    expect_error("topology.nodes=2..8*1", PARO_CONFIG_ERROR_RANGE, 16);     /* endless */
+    expect_error("topology.nodes=0..8*2", PARO_CONFIG_ERROR_RANGE, 16);     /* 0 x F stays 0 */
     expect_error("topology.nodes=1..2000000", PARO_CONFIG_ERROR_RANGE, 16); /* too many */
     /* Found by fuzz_sweep_axis: ranges that took seconds to build (a million formatted
      * values) before failing; now counted, and refused, before any value is made. */
@@ -76,7 +76,7 @@ START_TEST(axis_errors_are_located)
     expect_error("topology.nodes=1..1e300", PARO_CONFIG_ERROR_RANGE, 16);
     expect_error("topology.nodes=1e20..2e20+1", PARO_CONFIG_ERROR_RANGE, 16); /* step lost */
     expect_error("topology.nodes=1..1e300*1.0000001", PARO_CONFIG_ERROR_RANGE, 16);
-    expect_error("topology.nodes=1..10001", PARO_CONFIG_ERROR_RANGE, 16); /* 10,001 > 10,000 */
+    expect_error("topology.nodes=1..10001", PARO_CONFIG_ERROR_RANGE, 16);     /* 10,001 > 10,000 */
     expect_error("topology.nodes=1,2,3..10002", PARO_CONFIG_ERROR_RANGE, 20); /* with the list */
 }
 END_TEST
@@ -131,8 +131,8 @@ START_TEST(parallel_equals_serial)
     ck_assert_msg(parallel != NULL, "%s", error ? error->message : "");
     ck_assert_uint_eq(serial->len, 6);
     ck_assert_uint_eq(parallel->len, 6);
-    const char *order[][2] = {{"2", "1"}, {"2", "1/16"}, {"4", "1"},
-                              {"4", "1/16"}, {"8", "1"}, {"8", "1/16"}};
+    const char *order[][2] = {{"2", "1"},    {"2", "1/16"}, {"4", "1"},
+                              {"4", "1/16"}, {"8", "1"},    {"8", "1/16"}};
     for (guint i = 0; i < serial->len; i++) {
         const ParoSweepPoint *a = g_ptr_array_index(serial, i), *b = g_ptr_array_index(parallel, i);
         ck_assert_uint_eq(a->point, i);
@@ -160,7 +160,8 @@ START_TEST(bad_value_fails_before_running)
     g_autoptr(GPtrArray) strategies = g_ptr_array_new();
     g_ptr_array_add(strategies, (gpointer)paro_strategy_lookup("NII"));
     g_autoptr(GError) error = NULL;
-    g_autoptr(GPtrArray) points = paro_sweep_run(path, NULL, axes, strategies, 2, NULL, NULL, &error);
+    g_autoptr(GPtrArray) points =
+        paro_sweep_run(path, NULL, axes, strategies, 2, NULL, NULL, &error);
     ck_assert(points == NULL);
     const ParoConfigErrorPrivate *at = paro_config_error_get_location(error);
     ck_assert_msg(at != NULL, "%s", error->message);

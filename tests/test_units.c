@@ -51,9 +51,9 @@ typedef struct {
 } Bad;
 
 static const Bad bad[] = {
-    {"400", PARO_QUANTITY_BANDWIDTH, PARO_CONFIG_ERROR_UNIT},     /* no unit */
-    {"400 GB", PARO_QUANTITY_BANDWIDTH, PARO_CONFIG_ERROR_UNIT},  /* a size, not a rate */
-    {"80 gib", PARO_QUANTITY_BYTES, PARO_CONFIG_ERROR_UNIT},      /* case matters */
+    {"400", PARO_QUANTITY_BANDWIDTH, PARO_CONFIG_ERROR_UNIT},    /* no unit */
+    {"400 GB", PARO_QUANTITY_BANDWIDTH, PARO_CONFIG_ERROR_UNIT}, /* a size, not a rate */
+    {"80 gib", PARO_QUANTITY_BYTES, PARO_CONFIG_ERROR_UNIT},     /* case matters */
     {"fast", PARO_QUANTITY_BANDWIDTH, PARO_CONFIG_ERROR_TYPE},
     {"inf GB/s", PARO_QUANTITY_BANDWIDTH, PARO_CONFIG_ERROR_RANGE},
     {"nan us", PARO_QUANTITY_TIME, PARO_CONFIG_ERROR_RANGE},

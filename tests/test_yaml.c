@@ -47,8 +47,8 @@ START_TEST(yaml_syntax_error_message)
     g_autoptr(ParoNode) root = paro_yaml_load_data(text, strlen(text), "bad.yaml", &error);
     ck_assert_ptr_null(root);
     ck_assert(g_error_matches(error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_SYNTAX));
-    ck_assert_msg(g_str_has_prefix(error->message, "bad.yaml:2:2: did not find expected ','"),
-                  "%s", error->message);
+    ck_assert_msg(g_str_has_prefix(error->message, "bad.yaml:2:2: did not find expected ','"), "%s",
+                  error->message);
 }
 END_TEST
 
@@ -124,8 +124,8 @@ START_TEST(yaml_bad_corpus)
 
     g_autoptr(GError) error = NULL;
     ck_assert_msg(!load_any(path, &error), "%s loaded but should fail", path);
-    ck_assert_msg(g_error_matches(error, PARO_CONFIG_ERROR, code), "%s: want %s, got %s: %s",
-                  path, code_name,
+    ck_assert_msg(g_error_matches(error, PARO_CONFIG_ERROR, code), "%s: want %s, got %s: %s", path,
+                  code_name,
                   error->domain == PARO_CONFIG_ERROR ? paro_config_error_code_name(error->code)
                                                      : "another domain",
                   error->message);

@@ -96,8 +96,8 @@ static int net_rank(const ParoCollFit *g, gboolean inter)
     if (!g->fitted || g->op > PARO_COLL_REDUCESCATTER)
         return -1;
     gboolean dedicated = g->scope == (inter ? PARO_SCOPE_INTER : PARO_SCOPE_INTRA);
-    gboolean world = g->scope == PARO_SCOPE_GLOBAL && g->nodes > 0 &&
-                     (inter ? g->nodes > 1 : g->nodes == 1);
+    gboolean world =
+        g->scope == PARO_SCOPE_GLOBAL && g->nodes > 0 && (inter ? g->nodes > 1 : g->nodes == 1);
     if (!dedicated && !world)
         return -1;
     int op_pref = g->op == PARO_COLL_ALLREDUCE ? 0 : g->op == PARO_COLL_REDUCESCATTER ? 1 : 2;
@@ -120,18 +120,16 @@ static void derive_network(ParoCalibFit *fit, gboolean inter)
     const ParoAlphaBeta *lat = best->piecewise ? &best->below : &best->fit;
     const ParoAlphaBeta *bw = best->piecewise ? &best->above : &best->fit;
     /* GPUs of one node in each ring: they share the node's NICs (see calib-fit.c). */
-    double per_node = inter && best->scope == PARO_SCOPE_GLOBAL
-                          ? (double)best->ranks / (double)best->nodes
-                          : 1.0;
+    double per_node =
+        inter && best->scope == PARO_SCOPE_GLOBAL ? (double)best->ranks / (double)best->nodes : 1.0;
     net->present = TRUE;
     net->bus_Bps = bw->bus_Bps / per_node;
     net->step_s = lat->alpha_s / paro_calib_coll_steps(best->op, best->ranks);
-    net->source = g_strdup_printf("%s %s %" G_GINT64_FORMAT " ranks on %" G_GINT64_FORMAT
-                                  " node%s",
-                                  paro_coll_kind_names[best->op],
-                                  best->scope == PARO_SCOPE_GLOBAL ? "world"
-                                                                   : paro_scope_names[best->scope],
-                                  best->ranks, best->nodes, best->nodes == 1 ? "" : "s");
+    net->source =
+        g_strdup_printf("%s %s %" G_GINT64_FORMAT " ranks on %" G_GINT64_FORMAT " node%s",
+                        paro_coll_kind_names[best->op],
+                        best->scope == PARO_SCOPE_GLOBAL ? "world" : paro_scope_names[best->scope],
+                        best->ranks, best->nodes, best->nodes == 1 ? "" : "s");
 }
 
 static void fit_compute(ParoCalibFit *fit, const ParoCalibLog *log, double *flops, double *t_us,

@@ -87,8 +87,8 @@ static void quality(ParoAlphaBeta *ab, const double *x, const double *t, guint n
     ab->points = n;
 }
 
-gboolean paro_calib_fit_alpha_beta(const double *x, const double *t_s, guint n,
-                                   ParoAlphaBeta *out, GError **error)
+gboolean paro_calib_fit_alpha_beta(const double *x, const double *t_s, guint n, ParoAlphaBeta *out,
+                                   GError **error)
 {
     g_return_val_if_fail(n >= 2, FALSE);
     *out = (ParoAlphaBeta){0};

@@ -26,13 +26,13 @@ typedef struct {
     ParoCollKind op;
     ParoScope scope;
     gint64 ranks;
-    gint64 nodes;         /* 0: unknown */
+    gint64 nodes; /* 0: unknown */
     guint n_points;
     gboolean fitted;
-    char *reason;         /* why not fitted */
-    ParoAlphaBeta fit;    /* one alpha-beta over every size */
-    gboolean piecewise;   /* the residuals depend on size: two segments fitted */
-    double break_bytes;   /* sizes <= break use @below, larger ones @above */
+    char *reason;       /* why not fitted */
+    ParoAlphaBeta fit;  /* one alpha-beta over every size */
+    gboolean piecewise; /* the residuals depend on size: two segments fitted */
+    double break_bytes; /* sizes <= break use @below, larger ones @above */
     ParoAlphaBeta below, above;
     ParoAlphaBeta combined; /* quality of the piecewise model over every point */
     double f_stat, p_value; /* F-test of the piecewise model against the single one */
@@ -40,9 +40,9 @@ typedef struct {
 
 typedef struct {
     gboolean present;
-    double bus_Bps;     /* per GPU, one direction (inter: the GPU's share of the NICs) */
-    double step_s;      /* latency of one ring step */
-    char *source;       /* "allreduce intra 8 ranks" */
+    double bus_Bps; /* per GPU, one direction (inter: the GPU's share of the NICs) */
+    double step_s;  /* latency of one ring step */
+    char *source;   /* "allreduce intra 8 ranks" */
 } ParoNetFit;
 
 typedef struct {
@@ -75,8 +75,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoCalibFit, paro_calib_fit_free)
  * Weighted linear least squares (gsl_multifit_wlinear) of t = alpha + x / B with weights
  * 1/t^2, so the relative error is what is minimised. Errors: PARO_CALIB_ERROR_FIT.
  */
-gboolean paro_calib_fit_alpha_beta(const double *x, const double *t_s, guint n,
-                                   ParoAlphaBeta *out, GError **error);
+gboolean paro_calib_fit_alpha_beta(const double *x, const double *t_s, guint n, ParoAlphaBeta *out,
+                                   GError **error);
 
 /** paro_alpha_beta_predict_s: alpha + x / B. */
 double paro_alpha_beta_predict_s(const ParoAlphaBeta *ab, double x);

@@ -18,16 +18,16 @@ typedef enum { SECTION_NONE, SECTION_COLL, SECTION_GEMM, SECTION_MEM } Section;
 typedef struct {
     const char *label;
     ParoCalibLog *log;
-    Section section;     /* harness subcommand; COLL once an nccl-tests header is seen */
+    Section section; /* harness subcommand; COLL once an nccl-tests header is seen */
     gboolean harness;
-    int op;              /* of the table being described; -1 unknown */
-    int op_hint;         /* last collective named by a command line */
+    int op;      /* of the table being described; -1 unknown */
+    int op_hint; /* last collective named by a command line */
     int scope;
-    gint64 ranks_given;  /* "ranks per communicator" (harness) or nThread x nGpus */
-    gint64 rank_lines;   /* "#  Rank N Group" lines (nccl-tests) */
-    gint64 thread_gpus;  /* nThread x nGpus: the ranks of one process */
-    GHashTable *hosts;   /* distinct hosts or node indices */
-    gboolean banner;     /* the context came from "# Collective test starting" */
+    gint64 ranks_given;   /* "ranks per communicator" (harness) or nThread x nGpus */
+    gint64 rank_lines;    /* "#  Rank N Group" lines (nccl-tests) */
+    gint64 thread_gpus;   /* nThread x nGpus: the ranks of one process */
+    GHashTable *hosts;    /* distinct hosts or node indices */
+    gboolean banner;      /* the context came from "# Collective test starting" */
     ParoCollTable *table; /* receiving rows; NULL until the first row */
     char *nccl_version;
 } Parser;
@@ -139,8 +139,8 @@ static gboolean check_wrong(Parser *p, int line, const Field *f, GError **error)
                               "#wrong '%.*s' is neither a count nor N/A", f->len, f->text);
         return FALSE;
     }
-    gboolean is_count = memchr(f->text, '.', (gsize)f->len) == NULL &&
-                        memchr(f->text, 'e', (gsize)f->len) == NULL;
+    gboolean is_count =
+        memchr(f->text, '.', (gsize)f->len) == NULL && memchr(f->text, 'e', (gsize)f->len) == NULL;
     if (is_count && v > 0) {
         paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, p->label, line, f->column,
                               "%.*s wrong results: a log that failed its check must not be used",
@@ -199,9 +199,9 @@ static gboolean coll_row(Parser *p, int line, GArray *fs, GError **error)
         !check_wrong(p, line, &f[lead + 3], error))
         return FALSE;
     pt.busbw_GBps = busbw;
-    if (in_place && (!need_number(p, line, &f[lead + 4], "in-place time", TRUE, &pt.inplace_us,
-                                  error) ||
-                     !check_wrong(p, line, &f[lead + 7], error)))
+    if (in_place &&
+        (!need_number(p, line, &f[lead + 4], "in-place time", TRUE, &pt.inplace_us, error) ||
+         !check_wrong(p, line, &f[lead + 7], error)))
         return FALSE;
     g_array_append_val(p->table->points, pt);
     return TRUE;
@@ -313,11 +313,11 @@ static gboolean header_line(Parser *p, int line_no, const char *line, GError **e
         g_free(log->tool);
         log->tool = g_strdup_printf("paro-harness %s", ver);
         p->harness = TRUE;
-        p->section = sub == NULL               ? SECTION_NONE
-                     : strcmp(sub, "coll") == 0 ? SECTION_COLL
-                     : strcmp(sub, "gemm") == 0 ? SECTION_GEMM
+        p->section = sub == NULL                                            ? SECTION_NONE
+                     : strcmp(sub, "coll") == 0                             ? SECTION_COLL
+                     : strcmp(sub, "gemm") == 0                             ? SECTION_GEMM
                      : (strcmp(sub, "hbm") == 0 || strcmp(sub, "h2d") == 0) ? SECTION_MEM
-                                                                              : SECTION_NONE;
+                                                                            : SECTION_NONE;
         new_context(p, -1, FALSE);
     } else if (g_str_has_prefix(line, "# date:") && log->date == NULL) {
         log->date = header_value(line, "# date:");

@@ -31,26 +31,26 @@ typedef struct {
 
 typedef struct {
     gint64 m, n, k;
-    char dtype[8];   /* bf16, fp16, tf32, ... */
-    double time_us;  /* median */
-    char *name;      /* harness label: llama7b.qkv.fwd */
+    char dtype[8];  /* bf16, fp16, tf32, ... */
+    double time_us; /* median */
+    char *name;     /* harness label: llama7b.qkv.fwd */
     int line;
 } ParoGemmRow;
 
 typedef struct {
-    char op[16];      /* memcpy, copy, adam (hbm); h2d, d2h (host links) */
-    double size;      /* the size column */
-    double bytes;     /* bytes moved (read + written) */
-    double time_us;   /* median */
+    char op[16];    /* memcpy, copy, adam (hbm); h2d, d2h (host links) */
+    double size;    /* the size column */
+    double bytes;   /* bytes moved (read + written) */
+    double time_us; /* median */
     int line;
 } ParoMemRow;
 
 typedef struct {
-    char *source;   /* the path as given */
-    char *tool;     /* "paro-harness 0.1.0", "nccl-tests", or NULL when no table was found */
-    char *device;   /* GPU name, when a header names it */
-    char *versions; /* the harness's driver/runtime/library line, or NCCL's version line */
-    char *date;     /* the harness's "# date:" value (UTC); NULL in nccl-tests logs */
+    char *source;     /* the path as given */
+    char *tool;       /* "paro-harness 0.1.0", "nccl-tests", or NULL when no table was found */
+    char *device;     /* GPU name, when a header names it */
+    char *versions;   /* the harness's driver/runtime/library line, or NCCL's version line */
+    char *date;       /* the harness's "# date:" value (UTC); NULL in nccl-tests logs */
     GPtrArray *colls; /* ParoCollTable* */
     GArray *gemm;     /* ParoGemmRow */
     GArray *mem;      /* ParoMemRow */

@@ -14,9 +14,9 @@ double paro_calib_predict_coll_s(const ParoCalibration *c, ParoCollKind op, Paro
         const ParoCalibCollective *g = &g_array_index(c->collectives, ParoCalibCollective, i);
         if (g->op != (int)op || g->scope != (int)scope || g->ranks != ranks || !g->fitted)
             continue;
-        const ParoCalibLine *l = !g->piecewise       ? &g->fit
+        const ParoCalibLine *l = !g->piecewise             ? &g->fit
                                  : bytes <= g->break_bytes ? &g->below
-                                                         : &g->above;
+                                                           : &g->above;
         /* nccl-tests: x = S * busfactor bytes cross each rank's link at B_bus. */
         return l->latency_s + bytes * paro_coll_bus_factor(op, ranks) / l->bus_Bps;
     }
@@ -62,13 +62,13 @@ GArray *paro_calib_validate(const ParoCalibration *c, GPtrArray *logs)
             const ParoCollTable *t = g_ptr_array_index(log->colls, k);
             for (guint p = 0; p < t->points->len; p++) {
                 const ParoCollPoint *pt = &g_array_index(t->points, ParoCollPoint, p);
-                ParoValidRow r = {log->source, "coll", "", t->scope, t->ranks, pt->bytes,
-                                  pt->time_us, 0, 0};
+                ParoValidRow r = {log->source, "coll",      "", t->scope, t->ranks,
+                                  pt->bytes,   pt->time_us, 0,  0};
                 g_strlcpy(r.op, paro_coll_kind_names[t->op], sizeof r.op);
-                r.predicted_us = 1e6 * paro_calib_predict_coll_s(c, t->op, t->scope, t->ranks,
-                                                                 pt->bytes);
-                r.sim_us = 1e6 * paro_calib_simulate_coll_s(c, t->op, t->scope, t->ranks,
-                                                            t->nodes, pt->bytes);
+                r.predicted_us =
+                    1e6 * paro_calib_predict_coll_s(c, t->op, t->scope, t->ranks, pt->bytes);
+                r.sim_us = 1e6 * paro_calib_simulate_coll_s(c, t->op, t->scope, t->ranks, t->nodes,
+                                                            pt->bytes);
                 add(rows, &r);
             }
         }
@@ -79,7 +79,7 @@ GArray *paro_calib_validate(const ParoCalibration *c, GPtrArray *logs)
             double m = (double)g->m, n = (double)g->n, kk = (double)g->k;
             double elt = strcmp(g->dtype, "tf32") == 0 ? 4 : 2;
             ParoValidRow r = {log->source, "gemm", "", -1, 1, (m * kk + kk * n + m * n) * elt,
-                              g->time_us, NAN, NAN};
+                              g->time_us,  NAN,    NAN};
             g_strlcpy(r.op, g->name, sizeof r.op);
             if (c->has_compute) /* 2MNK FLOPs at the calibrated rate */
                 r.predicted_us = 1e6 * 2 * m * n * kk / c->matmul_flops;

@@ -10,12 +10,12 @@
 G_BEGIN_DECLS
 
 typedef struct {
-    const char *source;  /* borrowed from the log */
-    const char *kind;    /* "coll", "gemm", "hbm" */
-    char op[40];         /* collective, GEMM name, or memory op */
-    int scope;           /* ParoScope; -1 for gemm and hbm */
+    const char *source; /* borrowed from the log */
+    const char *kind;   /* "coll", "gemm", "hbm" */
+    char op[40];        /* collective, GEMM name, or memory op */
+    int scope;          /* ParoScope; -1 for gemm and hbm */
     gint64 ranks;
-    double bytes;        /* collectives: S; gemm: operand bytes (MK+KN+MN) x element; hbm: moved */
+    double bytes; /* collectives: S; gemm: operand bytes (MK+KN+MN) x element; hbm: moved */
     double measured_us;
     double predicted_us; /* NAN when the calibration has nothing for it */
     double sim_us;       /* collectives: ring closed form on the calibrated network; NAN else */

@@ -28,9 +28,8 @@ static void quoted(GString *out, const char *s)
 static void quality(GString *out, const ParoAlphaBeta *ab)
 {
     char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE], c[G_ASCII_DTOSTR_BUF_SIZE];
-    g_string_append_printf(out, "{r2: %s, median_error: %s, max_error: %s}",
-                           num(a, "%.6f", ab->r2), num(b, "%.4f", ab->median_err),
-                           num(c, "%.4f", ab->max_err));
+    g_string_append_printf(out, "{r2: %s, median_error: %s, max_error: %s}", num(a, "%.6f", ab->r2),
+                           num(b, "%.4f", ab->median_err), num(c, "%.4f", ab->max_err));
 }
 
 static void line(GString *out, const char *indent, const ParoAlphaBeta *ab)
@@ -49,18 +48,20 @@ static void comments(GString *out, const ParoCalibFit *fit)
     for (guint i = 0; i < fit->sources->len; i++)
         g_string_append_printf(out, "#   %s\n", (char *)g_ptr_array_index(fit->sources, i));
     for (guint i = 0; i < fit->versions->len; i++)
-        g_string_append_printf(out, "# versions: %s\n", (char *)g_ptr_array_index(fit->versions, i));
+        g_string_append_printf(out, "# versions: %s\n",
+                               (char *)g_ptr_array_index(fit->versions, i));
     if (fit->dates->len == 0)
         g_string_append(out, "# measured: date not given in the logs\n");
     for (guint i = 0; i < fit->dates->len; i++)
-        g_string_append_printf(out, "# measured: %s (UTC)\n", (char *)g_ptr_array_index(fit->dates, i));
-    g_string_append(out,
-                    "# collectives: t(S) = latency + S * busfactor(op, ranks) / bus_bandwidth per\n"
-                    "#   (op, scope, ranks), weighted least squares (weights 1/t^2: relative error);\n"
-                    "#   fit: weighted r2, median and worst relative error; piecewise: two segments\n"
-                    "#   when the residuals depend on size (worst error > 5% and F-test p < 0.01).\n"
-                    "# network: step_latency = latency / ring steps (2(n-1) allreduce, n-1 others);\n"
-                    "#   inter bus_bandwidth is per GPU (its share of the node's NICs).\n");
+        g_string_append_printf(out, "# measured: %s (UTC)\n",
+                               (char *)g_ptr_array_index(fit->dates, i));
+    g_string_append(
+        out, "# collectives: t(S) = latency + S * busfactor(op, ranks) / bus_bandwidth per\n"
+             "#   (op, scope, ranks), weighted least squares (weights 1/t^2: relative error);\n"
+             "#   fit: weighted r2, median and worst relative error; piecewise: two segments\n"
+             "#   when the residuals depend on size (worst error > 5% and F-test p < 0.01).\n"
+             "# network: step_latency = latency / ring steps (2(n-1) allreduce, n-1 others);\n"
+             "#   inter bus_bandwidth is per GPU (its share of the node's NICs).\n");
     if (fit->matmul_flops > 0) {
         g_string_append_printf(out,
                                "# matmul_rate: total FLOPs (2MNK) / total time of the %u %s GEMM "
@@ -93,8 +94,9 @@ static void network(GString *out, const char *name, const ParoNetFit *n)
     char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
     if (!n->present)
         return;
-    g_string_append_printf(out, "  %s:\n    bus_bandwidth: %s GB/s\n    step_latency: %s us\n"
-                                "    source: ",
+    g_string_append_printf(out,
+                           "  %s:\n    bus_bandwidth: %s GB/s\n    step_latency: %s us\n"
+                           "    source: ",
                            name, num(a, "%.2f", n->bus_Bps / 1e9), num(b, "%.4f", n->step_s * 1e6));
     quoted(out, n->source);
     g_string_append_c(out, '\n');

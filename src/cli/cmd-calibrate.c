@@ -28,8 +28,7 @@ int paro_cmd_calibrate(int argc, char **argv)
 {
     g_autofree char *output = NULL, *dtype = NULL, *device = NULL;
     GOptionEntry entries[] = {
-        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the calibration to FILE",
-         "FILE"},
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the calibration to FILE", "FILE"},
         {"dtype", 0, 0, G_OPTION_ARG_STRING, &dtype, "GEMM dtype of the matmul rate (default bf16)",
          "DTYPE"},
         {"device", 0, 0, G_OPTION_ARG_STRING, &device,

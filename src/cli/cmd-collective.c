@@ -74,9 +74,8 @@ static void render(GString *out, int format, const ParoTopology *t, const ParoCo
                    gboolean explicit_mode, int fidelity, GArray *rows)
 {
     const char *op = paro_coll_kind_names[spec->op];
-    const char *redop = spec->op == PARO_COLL_ALLREDUCE || spec->op == PARO_COLL_REDUCESCATTER
-                            ? "sum"
-                            : "none";
+    const char *redop =
+        spec->op == PARO_COLL_ALLREDUCE || spec->op == PARO_COLL_REDUCESCATTER ? "sum" : "none";
     int root = spec->op == PARO_COLL_BROADCAST ? 0 : -1;
     double factor = paro_coll_bus_factor(spec->op, spec->n);
     if (format == PARO_FORMAT_JSON) {
@@ -84,14 +83,15 @@ static void render(GString *out, int format, const ParoTopology *t, const ParoCo
         paro_report_json_string(out, PARO_VERSION);
         g_string_append(out, ",\n  \"topology\": ");
         paro_report_json_string(out, t->name);
-        g_string_append_printf(out,
-                               ",\n  \"op\": \"%s\",\n  \"algorithm\": \"%s\",\n  \"gpus\": %" G_GINT64_FORMAT
-                               ",\n  \"group\": %" G_GINT64_FORMAT ",\n  \"channels\": %" G_GINT64_FORMAT
-                               ",\n  \"chunks\": %" G_GINT64_FORMAT ",\n  \"mode\": \"%s\",\n  \"network\": \"%s\","
-                               "\n  \"results\": [\n",
-                               op, paro_algorithm_names[spec->algorithm], spec->n, spec->m,
-                               spec->channels, spec->chunks, explicit_mode ? "explicit" : "aggregated",
-                               paro_net_fidelity_names[fidelity]);
+        g_string_append_printf(
+            out,
+            ",\n  \"op\": \"%s\",\n  \"algorithm\": \"%s\",\n  \"gpus\": %" G_GINT64_FORMAT
+            ",\n  \"group\": %" G_GINT64_FORMAT ",\n  \"channels\": %" G_GINT64_FORMAT
+            ",\n  \"chunks\": %" G_GINT64_FORMAT ",\n  \"mode\": \"%s\",\n  \"network\": \"%s\","
+            "\n  \"results\": [\n",
+            op, paro_algorithm_names[spec->algorithm], spec->n, spec->m, spec->channels,
+            spec->chunks, explicit_mode ? "explicit" : "aggregated",
+            paro_net_fidelity_names[fidelity]);
         for (guint i = 0; i < rows->len; i++) {
             const Row *row = &g_array_index(rows, Row, i);
             double s = paro_time_to_s(row->r.time);
@@ -117,12 +117,12 @@ static void render(GString *out, int format, const ParoTopology *t, const ParoCo
         g_string_append(out, "size,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,"
                              "intra_bytes,inter_bytes\n");
     } else {
-        g_string_append_printf(out, "# parosim %s collective: %s, algorithm %s\n", PARO_VERSION,
-                               op, paro_algorithm_names[spec->algorithm]);
+        g_string_append_printf(out, "# parosim %s collective: %s, algorithm %s\n", PARO_VERSION, op,
+                               paro_algorithm_names[spec->algorithm]);
         g_string_append_printf(out,
-                               "# topology: %s  gpus: %" G_GINT64_FORMAT "  gpus per node: %" G_GINT64_FORMAT
-                               "  group m: %" G_GINT64_FORMAT "  channels: %" G_GINT64_FORMAT
-                               "  chunks: %" G_GINT64_FORMAT "\n",
+                               "# topology: %s  gpus: %" G_GINT64_FORMAT
+                               "  gpus per node: %" G_GINT64_FORMAT "  group m: %" G_GINT64_FORMAT
+                               "  channels: %" G_GINT64_FORMAT "  chunks: %" G_GINT64_FORMAT "\n",
                                t->name, spec->n, t->gpus_per_node, spec->m, spec->channels,
                                spec->chunks);
         g_string_append_printf(out, "# network: %s  mode: %s\n#\n",
@@ -147,20 +147,21 @@ static void render(GString *out, int format, const ParoTopology *t, const ParoCo
         g_ascii_formatd(b, sizeof b, "%.2f", algbw * factor);
         gint64 count = (gint64)(row->size / 4);
         if (format == PARO_FORMAT_CSV)
-            g_string_append_printf(out, "%.0f,%" G_GINT64_FORMAT ",float,%s,%d,%s,%s,%s,%.0f,%.0f\n",
-                                   row->size, count, redop, root, t_us, a, b, row->r.intra_bytes,
-                                   row->r.inter_bytes);
+            g_string_append_printf(
+                out, "%.0f,%" G_GINT64_FORMAT ",float,%s,%d,%s,%s,%s,%.0f,%.0f\n", row->size, count,
+                redop, root, t_us, a, b, row->r.intra_bytes, row->r.inter_bytes);
         else
-            g_string_append_printf(out, "%12.0f  %12" G_GINT64_FORMAT "  %8s  %6s  %6d  %7s  %6s  %6s"
-                                        "    N/A  %11.0f  %11.0f\n",
+            g_string_append_printf(out,
+                                   "%12.0f  %12" G_GINT64_FORMAT "  %8s  %6s  %6d  %7s  %6s  %6s"
+                                   "    N/A  %11.0f  %11.0f\n",
                                    row->size, count, "float", redop, root, t_us, a, b,
                                    row->r.intra_bytes, row->r.inter_bytes);
     }
     if (format == PARO_FORMAT_TABLE) {
         char avg[G_ASCII_DTOSTR_BUF_SIZE];
         g_ascii_formatd(avg, sizeof avg, "%.2f", rows->len ? busbw_sum / rows->len : 0);
-        g_string_append_printf(out, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : %s\n#\n",
-                               avg);
+        g_string_append_printf(
+            out, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : %s\n#\n", avg);
     }
 }
 
@@ -179,8 +180,8 @@ int paro_cmd_collective(int argc, char **argv)
          "allreduce, allgather, reducescatter, broadcast or sendrecv", "OP"},
         {"algo", 'a', 0, G_OPTION_ARG_STRING, &algo_name,
          "ring (default), hierarchical, ho-ring or tree (allreduce)", "ALGO"},
-        {"gpus", 'n', 0, G_OPTION_ARG_INT64, &gpus, "GPUs taking part (default: the whole topology)",
-         "N"},
+        {"gpus", 'n', 0, G_OPTION_ARG_INT64, &gpus,
+         "GPUs taking part (default: the whole topology)", "N"},
         {"group", 'm', 0, G_OPTION_ARG_INT64, &group, "Group size m (default: GPUs per node)", "M"},
         {"channels", 'c', 0, G_OPTION_ARG_INT64, &channels,
          "Rings per phase (default: the topology's nccl.channels, else NICs per node)", "C"},
@@ -196,7 +197,8 @@ int paro_cmd_collective(int argc, char **argv)
          "maxmin (default, contention) or analytic (latency + size/bandwidth)", "MODEL"},
         {"calibration", 0, 0, G_OPTION_ARG_FILENAME, &calibration_path,
          "Calibration file whose network section replaces the fabric and NIC bandwidth and "
-         "latency and the per-step overhead (as in a scenario)", "FILE"},
+         "latency and the per-step overhead (as in a scenario)",
+         "FILE"},
         {"format", 0, 0, G_OPTION_ARG_STRING, &format_name, "table (default), json or csv",
          "FORMAT"},
         {NULL},
@@ -258,7 +260,7 @@ int paro_cmd_collective(int argc, char **argv)
         .algorithm = (ParoAlgorithm)algo,
         .n = gpus ? gpus : paro_topology_n_gpus(topology),
         .m = group ? group : MIN(gpn, gpus ? gpus : gpn),
-        .channels = channels        ? channels
+        .channels = channels                  ? channels
                     : topology->nccl.channels ? topology->nccl.channels
                                               : MAX(1, topology->nics.count),
         .chunks = chunks ? chunks : topology->nccl.chunks,
@@ -269,7 +271,8 @@ int paro_cmd_collective(int argc, char **argv)
     /* Trees and broadcasts have a root, so no node stands for the others. */
     if (spec.algorithm == PARO_ALGO_TREE || spec.op == PARO_COLL_BROADCAST)
         explicit_mode = TRUE;
-    g_autoptr(ParoGraph) graph = paro_graph_new(topology, nodes, !explicit_mode && nodes > 1, &error);
+    g_autoptr(ParoGraph) graph =
+        paro_graph_new(topology, nodes, !explicit_mode && nodes > 1, &error);
     if (graph == NULL) {
         g_printerr("parosim collective: %s\n", error->message);
         return PARO_EXIT_ERROR;

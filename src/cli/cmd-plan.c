@@ -24,7 +24,8 @@ static const char plan_help[] =
     "\n"
     "Examples:\n"
     "  parosim plan scenarios/llama-7b_a100x8-100g_n32.yaml\n"
-    "  parosim plan scenarios/paro-llama-65b-full_n32.yaml --tokens 1.4e12 --set topology.nodes=64\n"
+    "  parosim plan scenarios/paro-llama-65b-full_n32.yaml --tokens 1.4e12 --set "
+    "topology.nodes=64\n"
     "  parosim plan SCENARIO.yaml --batch-tokens 4e6 --top 20 --format csv\n"
     "  parosim plan scenarios/paro-llama-65b-full_n32.yaml --lga --set topology.nodes=64";
 
@@ -33,53 +34,60 @@ static char *schedule_label(const ParoPlanLayout *l)
 {
     if (l->pp == 1 && !l->layered)
         return g_strdup("-");
-    return l->layered ? g_strdup_printf("%s/%" G_GINT64_FORMAT "+LGA", paro_pipe_schedule_names[l->schedule],
-                                        l->virtual_stages)
+    return l->layered ? g_strdup_printf("%s/%" G_GINT64_FORMAT "+LGA",
+                                        paro_pipe_schedule_names[l->schedule], l->virtual_stages)
                       : g_strdup(paro_pipe_schedule_names[l->schedule]);
 }
 
 static void table(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n, GString *out)
 {
     const ParoTrainingBudget *b = &rq->budget;
-    g_string_append_printf(out,
-                           "# parosim %s plan: shortest time to train\n"
-                           "# scaling law (Kaplan et al. 2020) for %.4g non-embedding parameters: loss "
-                           "L(N) %.3f, target %.3f, critical batch %.4g tokens, S_min %.4g steps\n"
-                           "# token budget %.4g  target batch %.4g tokens  gpus %" G_GINT64_FORMAT "\n",
-                           PARO_VERSION, rq->params, b->loss_converged, b->loss_target,
-                           b->critical_batch_tokens, b->min_steps, rq->tokens, rq->batch_tokens, rq->gpus);
-    g_string_append(out, "#rank strategy          tp  pp  schedule         m     b     A  algorithm    batch      step     steps  "
+    g_string_append_printf(
+        out,
+        "# parosim %s plan: shortest time to train\n"
+        "# scaling law (Kaplan et al. 2020) for %.4g non-embedding parameters: loss "
+        "L(N) %.3f, target %.3f, critical batch %.4g tokens, S_min %.4g steps\n"
+        "# token budget %.4g  target batch %.4g tokens  gpus %" G_GINT64_FORMAT "\n",
+        PARO_VERSION, rq->params, b->loss_converged, b->loss_target, b->critical_batch_tokens,
+        b->min_steps, rq->tokens, rq->batch_tokens, rq->gpus);
+    g_string_append(out, "#rank strategy          tp  pp  schedule         m     b     A  "
+                         "algorithm    batch      step     steps  "
                          "train   GPU-hours    peak  fits\n"
-                         "#                                                                           (tokens)     (s)              (days)"
+                         "#                                                                        "
+                         "   (tokens)     (s)              (days)"
                          "               (GB)\n");
     for (guint i = 0; i < n; i++) {
         const ParoPlanRow *r = &rows[i];
         g_autofree char *schedule = schedule_label(&r->layout);
-        g_string_append_printf(out, "%5u %-17s %2" G_GINT64_FORMAT " %3" G_GINT64_FORMAT "  %-14s %4" G_GINT64_FORMAT
-                               " %5" G_GINT64_FORMAT " %5" G_GINT64_FORMAT
-                               "  %-10s %9.3g %9.3f %9.0f %7.2f %11.4g %7.2f  %s\n",
-                               i + 1, r->strategy->name, r->layout.tp, r->layout.pp, schedule, r->group,
-                               r->micro_batch, r->accumulation,
-                               paro_algorithm_names[r->algorithm], r->batch_tokens, r->step_s, r->steps,
-                               r->train_s / 86400.0, r->gpu_hours, r->peak_bytes / 1e9,
-                               r->fits ? "yes" : "OOM");
+        g_string_append_printf(
+            out,
+            "%5u %-17s %2" G_GINT64_FORMAT " %3" G_GINT64_FORMAT "  %-14s %4" G_GINT64_FORMAT
+            " %5" G_GINT64_FORMAT " %5" G_GINT64_FORMAT
+            "  %-10s %9.3g %9.3f %9.0f %7.2f %11.4g %7.2f  %s\n",
+            i + 1, r->strategy->name, r->layout.tp, r->layout.pp, schedule, r->group,
+            r->micro_batch, r->accumulation, paro_algorithm_names[r->algorithm], r->batch_tokens,
+            r->step_s, r->steps, r->train_s / 86400.0, r->gpu_hours, r->peak_bytes / 1e9,
+            r->fits ? "yes" : "OOM");
     }
 }
 
 static void csv(const ParoPlanRow *rows, guint n, GString *out)
 {
-    g_string_append(out, "rank,name,tp,pp,schedule,virtual,layered,group,micro_batch,accumulation,algorithm,"
-                         "batch_tokens,time_step,steps,time_train,gpu_hours,mem_peak,fits\n");
+    g_string_append(
+        out, "rank,name,tp,pp,schedule,virtual,layered,group,micro_batch,accumulation,algorithm,"
+             "batch_tokens,time_step,steps,time_train,gpu_hours,mem_peak,fits\n");
     for (guint i = 0; i < n; i++) {
         const ParoPlanRow *r = &rows[i];
-        g_string_append_printf(out, "%u,%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%s,%" G_GINT64_FORMAT
-                               ",%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%s",
-                               i + 1, r->strategy->name, r->layout.tp, r->layout.pp,
-                               paro_pipe_schedule_names[r->layout.schedule], r->layout.virtual_stages,
-                               r->layout.layered ? "true" : "false", r->group, r->micro_batch, r->accumulation,
-                               paro_algorithm_names[r->algorithm]);
-        const double v[] = {r->batch_tokens, r->step_s, r->steps, r->train_s, r->gpu_hours,
-                            round(r->peak_bytes)};
+        g_string_append_printf(
+            out,
+            "%u,%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%s,%" G_GINT64_FORMAT
+            ",%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%s",
+            i + 1, r->strategy->name, r->layout.tp, r->layout.pp,
+            paro_pipe_schedule_names[r->layout.schedule], r->layout.virtual_stages,
+            r->layout.layered ? "true" : "false", r->group, r->micro_batch, r->accumulation,
+            paro_algorithm_names[r->algorithm]);
+        const double v[] = {r->batch_tokens, r->step_s,    r->steps,
+                            r->train_s,      r->gpu_hours, round(r->peak_bytes)};
         for (guint k = 0; k < G_N_ELEMENTS(v); k++) {
             g_string_append_c(out, ',');
             paro_report_number(out, v[k]);
@@ -103,8 +111,8 @@ int paro_cmd_plan(int argc, char **argv)
          "KEY=VALUE"},
         {"lga", 0, 0, G_OPTION_ARG_NONE, &rq_lga,
          "Also search layered gradient accumulation on modular pipelines", NULL},
-        {"dp-only", 0, 0, G_OPTION_ARG_NONE, &rq_dp_only, "Search data parallelism only (tp = pp = 1)",
-         NULL},
+        {"dp-only", 0, 0, G_OPTION_ARG_NONE, &rq_dp_only,
+         "Search data parallelism only (tp = pp = 1)", NULL},
         {"top", 'k', 0, G_OPTION_ARG_INT, &top, "Rows to print (default 10; 0: all)", "K"},
         {"format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "table (default) or csv", "FORMAT"},
         {NULL},
@@ -122,7 +130,8 @@ int paro_cmd_plan(int argc, char **argv)
     const char *usage = NULL;
     if (argc != 2 || top < 0 || format < 0 || format == PARO_FORMAT_JSON)
         usage = "expected SCENARIO.yaml, --top >= 0, --format table or csv";
-    else if ((tokens_text && (!paro_units_parse_number(tokens_text, FALSE, &rq.tokens, NULL) || rq.tokens <= 0)) ||
+    else if ((tokens_text &&
+              (!paro_units_parse_number(tokens_text, FALSE, &rq.tokens, NULL) || rq.tokens <= 0)) ||
              (batch_text && (!paro_units_parse_number(batch_text, FALSE, &rq.batch_tokens, NULL) ||
                              rq.batch_tokens <= 0)))
         usage = "--tokens and --batch-tokens take positive numbers, e.g. 1.4e12";

@@ -38,10 +38,11 @@ static gboolean parse_size(const char *text, int *width, int *height)
 int paro_cmd_plot(int argc, char **argv)
 {
     g_autofree char *output = NULL, *title = NULL, *strategy = NULL, *strategies = NULL,
-                    *x_axis = NULL, *y_axis = NULL, *metric = NULL, *capacity = NULL,
-                    *size = NULL, *data = NULL, *scripts = NULL;
+                    *x_axis = NULL, *y_axis = NULL, *metric = NULL, *capacity = NULL, *size = NULL,
+                    *data = NULL, *scripts = NULL;
     GOptionEntry entries[] = {
-        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The plot: FILE.png or FILE.svg", "FILE"},
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The plot: FILE.png or FILE.svg",
+         "FILE"},
         {"title", 0, 0, G_OPTION_ARG_STRING, &title, "A title above the plot", "TEXT"},
         {"strategy", 0, 0, G_OPTION_ARG_STRING, &strategy,
          "memory-timeline, gantt: the strategy to draw (default: the trace's first)", "NAME"},
@@ -51,7 +52,8 @@ int paro_cmd_plot(int argc, char **argv)
         {"y", 0, 0, G_OPTION_ARG_STRING, &y_axis, "best-map: the varied path up", "PATH"},
         {"metric", 0, 0, G_OPTION_ARG_STRING, &metric,
          "throughput-scaling: samples_per_s, tokens_per_s or tflops_per_gpu; "
-         "collective-scaling: busbw or time", "NAME"},
+         "collective-scaling: busbw or time",
+         "NAME"},
         {"capacity", 0, 0, G_OPTION_ARG_STRING, &capacity,
          "memory-timeline: draw the GPU memory line (e.g. '80 GiB')", "BYTES"},
         {"size", 0, 0, G_OPTION_ARG_STRING, &size, "Pixels (default 1000x600)", "WxH"},
@@ -75,10 +77,17 @@ int paro_cmd_plot(int argc, char **argv)
         return PARO_EXIT_USAGE;
     }
     int kind = argc == 3 ? paro_plot_kind_from_name(argv[1]) : -1;
-    ParoPlotRequest rq = {.kind = (ParoPlotKind)kind, .input = argc == 3 ? argv[2] : NULL,
-                          .output = output, .title = title, .strategy = strategy,
-                          .strategies = strategies, .x_axis = x_axis, .y_axis = y_axis,
-                          .metric = metric, .data_output = data, .scripts_dir = scripts};
+    ParoPlotRequest rq = {.kind = (ParoPlotKind)kind,
+                          .input = argc == 3 ? argv[2] : NULL,
+                          .output = output,
+                          .title = title,
+                          .strategy = strategy,
+                          .strategies = strategies,
+                          .x_axis = x_axis,
+                          .y_axis = y_axis,
+                          .metric = metric,
+                          .data_output = data,
+                          .scripts_dir = scripts};
     const char *usage = NULL;
     if (argc != 3 || output == NULL)
         usage = "expected KIND INPUT -o FILE";
@@ -86,7 +95,8 @@ int paro_cmd_plot(int argc, char **argv)
         usage = "unknown KIND (see --help for the list)";
     else if (!parse_size(size, &rq.width, &rq.height))
         usage = "--size must be WIDTHxHEIGHT in pixels, e.g. 1200x700";
-    else if (capacity && !paro_units_parse(capacity, PARO_QUANTITY_BYTES, &rq.capacity_bytes, &error))
+    else if (capacity &&
+             !paro_units_parse(capacity, PARO_QUANTITY_BYTES, &rq.capacity_bytes, &error))
         usage = error->message;
     if (usage) {
         g_printerr("parosim plot: %s\nTry 'parosim plot --help'.\n", usage);

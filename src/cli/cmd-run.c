@@ -72,7 +72,8 @@ int paro_cmd_run(int argc, char **argv)
     if (chosen == NULL)
         return PARO_EXIT_USAGE;
 
-    g_autoptr(ParoScenario) scenario = paro_scenario_load(argv[1], (const char *const *)sets, &error);
+    g_autoptr(ParoScenario) scenario =
+        paro_scenario_load(argv[1], (const char *const *)sets, &error);
     if (scenario == NULL) {
         paro_cli_report_error(error, (const char *const *)sets, NULL);
         return PARO_EXIT_ERROR;
@@ -84,8 +85,8 @@ int paro_cmd_run(int argc, char **argv)
     g_array_set_clear_func(rows, (GDestroyNotify)paro_step_result_clear);
     for (guint i = 0; i < chosen->len; i++) {
         ParoStepResult r;
-        if (!paro_step_simulate(guideline, g_ptr_array_index(chosen, i), cache,
-                                trace_path != NULL, &r, &error) ||
+        if (!paro_step_simulate(guideline, g_ptr_array_index(chosen, i), cache, trace_path != NULL,
+                                &r, &error) ||
             !paro_step_add_time_saved(baseline, cache, &r, &error)) {
             g_printerr("parosim run: error: %s\n", error->message);
             return PARO_EXIT_ERROR;

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/sweep-mpi.h"
 #include "core/error.h"
 #include "report/report.h"
 #include "sweep/sweep.h"
-#include "cli/sweep-mpi.h"
 
 static const char sweep_help[] =
     "Runs `parosim run` at every point of the cartesian product of the varied values\n"
@@ -40,7 +40,8 @@ static void show_progress(guint64 done, guint64 total, gpointer data)
     double rate = elapsed > 0 ? (double)done / elapsed : 0;
     double eta = rate > 0 ? (double)(total - done) / rate : 0;
     int width = 30, filled = (int)((double)width * (double)done / (double)total);
-    fprintf(stderr, "\r[%.*s%*s] %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " points  %.0f/s  ETA %.0f s ",
+    fprintf(stderr,
+            "\r[%.*s%*s] %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " points  %.0f/s  ETA %.0f s ",
             filled, "##############################", width - filled, "", done, total, rate, eta);
     if (done == total)
         fputc('\n', stderr);
@@ -72,8 +73,8 @@ static char *render_point(GPtrArray *axes, const ParoSweepPoint *p, int format)
 {
     g_autoptr(GString) out = g_string_new(NULL);
     g_autoptr(GString) run = g_string_new(NULL);
-    paro_report_run(p->guideline, (const ParoStepResult *)p->results->data, p->results->len,
-                    format, run);
+    paro_report_run(p->guideline, (const ParoStepResult *)p->results->data, p->results->len, format,
+                    run);
     if (format == PARO_FORMAT_JSON) {
         g_string_append(out, "  {\"values\": {");
         for (guint a = 0; a < p->values->len; a++) {
@@ -162,7 +163,8 @@ int paro_cmd_sweep(int argc, char **argv)
     g_autoptr(GPtrArray) strategies = paro_cli_parse_strategies(strategies_text, "sweep");
     if (strategies == NULL)
         return PARO_EXIT_USAGE;
-    g_autoptr(GPtrArray) axes = g_ptr_array_new_with_free_func((GDestroyNotify)paro_sweep_axis_free);
+    g_autoptr(GPtrArray) axes =
+        g_ptr_array_new_with_free_func((GDestroyNotify)paro_sweep_axis_free);
     for (int i = 0; varies[i]; i++) {
         ParoSweepAxis *a = paro_sweep_axis_parse(varies[i], i + 1, &error);
         if (a == NULL) {
@@ -184,8 +186,10 @@ int paro_cmd_sweep(int argc, char **argv)
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, &previous);
     ParoSweepOptions options = {.jobs = jobs ? jobs : (int)g_get_num_processors(),
-                                .rank = (guint64)mpi.rank, .n_ranks = (guint64)mpi.size,
-                                .cancel = &interrupted, .progress = show_progress,
+                                .rank = (guint64)mpi.rank,
+                                .n_ranks = (guint64)mpi.size,
+                                .cancel = &interrupted,
+                                .progress = show_progress,
                                 .progress_data = &progress};
     guint64 n_done = 0;
     g_autoptr(GPtrArray) points = paro_sweep_run_with(argv[1], (const char *const *)sets, axes,

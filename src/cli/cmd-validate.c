@@ -79,9 +79,9 @@ static void render(GString *out, GString *csv, const char *cal_path, GArray *row
     g_string_append_printf(out, "# parosim %s validate: %s\n", PARO_VERSION, cal_path);
     g_string_append(out, "# error = (predicted - measured) / measured; '-': nothing to predict "
                          "with\n#\n");
-    g_string_append_printf(out, "# %-5s %-26s %-5s %5s %13s %12s %12s %9s %12s %9s\n", "kind",
-                           "op", "scope", "ranks", "bytes", "measured_us", "fit_us", "error",
-                           "sim_us", "sim_err");
+    g_string_append_printf(out, "# %-5s %-26s %-5s %5s %13s %12s %12s %9s %12s %9s\n", "kind", "op",
+                           "scope", "ranks", "bytes", "measured_us", "fit_us", "error", "sim_us",
+                           "sim_err");
     if (csv)
         g_string_append(csv, "source,kind,op,scope,ranks,bytes,measured_us,predicted_us,error\n");
     for (guint i = 0; i < rows->len; i++) {
@@ -91,18 +91,21 @@ static void render(GString *out, GString *csv, const char *cal_path, GArray *row
         double err = (r->predicted_us - r->measured_us) / r->measured_us;
         double serr = (r->sim_us - r->measured_us) / r->measured_us;
         const char *scope = r->scope < 0 ? "-" : scope_names[r->scope];
-        g_string_append_printf(out, "  %-5s %-26s %-5s %5" G_GINT64_FORMAT " %13.0f %12s %12s %9s "
-                                    "%12s %9s\n",
-                               r->kind, r->op, scope, r->ranks, r->bytes, fmt(m, "%.2f", r->measured_us),
-                               fmt(p, "%.2f", r->predicted_us), fmt(e, "%+.4f", err),
-                               fmt(s, "%.2f", r->sim_us), fmt(se, "%+.4f", serr));
+        g_string_append_printf(out,
+                               "  %-5s %-26s %-5s %5" G_GINT64_FORMAT " %13.0f %12s %12s %9s "
+                               "%12s %9s\n",
+                               r->kind, r->op, scope, r->ranks, r->bytes,
+                               fmt(m, "%.2f", r->measured_us), fmt(p, "%.2f", r->predicted_us),
+                               fmt(e, "%+.4f", err), fmt(s, "%.2f", r->sim_us),
+                               fmt(se, "%+.4f", serr));
         if (csv && !isnan(r->predicted_us))
             g_string_append_printf(csv, "%s,%s,%s,%s,%" G_GINT64_FORMAT ",%.0f,%s,%s,%s\n",
                                    r->source, r->kind, r->op, scope, r->ranks, r->bytes,
                                    fmt(m, "%.4f", r->measured_us), fmt(p, "%.4f", r->predicted_us),
                                    fmt(e, "%.6f", err));
     }
-    g_string_append(out, "#\n# summary   band              rows  median|e|     worst  unpredicted\n");
+    g_string_append(out,
+                    "#\n# summary   band              rows  median|e|     worst  unpredicted\n");
     const char *kinds[] = {"coll", "coll", "gemm", "hbm"};
     for (int k = 0; k < 4; k++)
         for (int b = -1; b < 3; b++)

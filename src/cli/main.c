@@ -36,15 +36,14 @@ static const Command commands[] = {
 
 static void usage(FILE *to)
 {
-    fprintf(to,
-            "Usage: parosim COMMAND [OPTIONS] ...\n"
-            "\n"
-            "Simulates the memory and communication cost of data-parallel LLM training for\n"
-            "every PaRO strategy (27 partition triples of parameters, gradients and optimizer\n"
-            "states) and every ZeRO stage, DDP, MiCS, FSDP and ZeRO++, on a cluster described\n"
-            "in YAML.\n"
-            "\n"
-            "Commands:\n");
+    fprintf(to, "Usage: parosim COMMAND [OPTIONS] ...\n"
+                "\n"
+                "Simulates the memory and communication cost of data-parallel LLM training for\n"
+                "every PaRO strategy (27 partition triples of parameters, gradients and optimizer\n"
+                "states) and every ZeRO stage, DDP, MiCS, FSDP and ZeRO++, on a cluster described\n"
+                "in YAML.\n"
+                "\n"
+                "Commands:\n");
     for (guint i = 0; i < G_N_ELEMENTS(commands); i++)
         fprintf(to, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(to, "\n"

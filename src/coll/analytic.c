@@ -38,14 +38,13 @@ double paro_coll_ring_s(const ParoCommModel *cm, ParoCollKind op, gint64 k, gint
     if (k <= 1 || size_bytes <= 0)
         return 0;
     gboolean spans_nodes = k > per_node;
-    double bw = spans_nodes ? fmin(cm->intra_Bps, (double)per_node * cm->inter_Bps)
-                            : cm->intra_Bps;
+    double bw = spans_nodes ? fmin(cm->intra_Bps, (double)per_node * cm->inter_Bps) : cm->intra_Bps;
     double lat = spans_nodes ? cm->inter_lat_s : cm->intra_lat_s;
     double steps = op == PARO_COLL_ALLREDUCE ? 2.0 * (double)(k - 1) : (double)(k - 1);
     if (op == PARO_COLL_SENDRECV)
         return lat + size_bytes / bw;
-    double volume = op == PARO_COLL_BROADCAST ? size_bytes
-                                              : paro_coll_bytes_sent(op, k, size_bytes);
+    double volume =
+        op == PARO_COLL_BROADCAST ? size_bytes : paro_coll_bytes_sent(op, k, size_bytes);
     return steps * lat + volume / bw;
 }
 
@@ -167,8 +166,8 @@ double paro_coll_closed_form_s(const ParoCommModel *cm, ParoCollKind op, ParoSco
     return scope_ring_s(cm, op, scope, size_bytes);
 }
 
-void paro_coll_traffic(const ParoCommModel *cm, ParoCollKind op, ParoScope scope,
-                       double size_bytes, double *out_intra, double *out_inter)
+void paro_coll_traffic(const ParoCommModel *cm, ParoCollKind op, ParoScope scope, double size_bytes,
+                       double *out_intra, double *out_inter)
 {
     gint64 g = cm->n / cm->m;
     double s_inter = size_bytes / (double)cm->m;

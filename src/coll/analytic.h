@@ -9,15 +9,15 @@
 G_BEGIN_DECLS
 
 typedef struct {
-    gint64 n;             /* GPUs in data parallelism */
-    gint64 m;             /* GPUs per PaRO group */
-    gint64 gpus_per_node; /* GPUs sharing one node's fabric and NICs */
-    double intra_Bps;     /* B': fabric bandwidth per GPU, one direction */
-    double intra_lat_s;   /* alpha': per-hop latency inside a node */
-    double inter_Bps;     /* B: a GPU's share of its node's NIC bandwidth */
-    double inter_lat_s;   /* alpha: per-hop latency between nodes */
+    gint64 n;                /* GPUs in data parallelism */
+    gint64 m;                /* GPUs per PaRO group */
+    gint64 gpus_per_node;    /* GPUs sharing one node's fabric and NICs */
+    double intra_Bps;        /* B': fabric bandwidth per GPU, one direction */
+    double intra_lat_s;      /* alpha': per-hop latency inside a node */
+    double inter_Bps;        /* B: a GPU's share of its node's NIC bandwidth */
+    double inter_lat_s;      /* alpha: per-hop latency between nodes */
     ParoAlgorithm algorithm; /* for global collectives */
-    gint64 chunks;        /* ho-ring pipeline depth */
+    gint64 chunks;           /* ho-ring pipeline depth */
 } ParoCommModel;
 
 /**
@@ -32,8 +32,8 @@ double paro_coll_closed_form_s(const ParoCommModel *cm, ParoCollKind op, ParoSco
  * Bytes one GPU sends over intra-group and inter-group links for the collective, with
  * global collectives accounted hierarchically (DESIGN.md section 3) whatever the algorithm.
  */
-void paro_coll_traffic(const ParoCommModel *cm, ParoCollKind op, ParoScope scope,
-                       double size_bytes, double *out_intra, double *out_inter);
+void paro_coll_traffic(const ParoCommModel *cm, ParoCollKind op, ParoScope scope, double size_bytes,
+                       double *out_intra, double *out_inter);
 
 /** paro_coll_ring_s: a ring over @k GPUs, @per_node of them on each node; exposed for tests. */
 double paro_coll_ring_s(const ParoCommModel *cm, ParoCollKind op, gint64 k, gint64 per_node,

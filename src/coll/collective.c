@@ -3,7 +3,7 @@
 #include "coll/collective.h"
 
 const char *const paro_coll_kind_names[] = {"allreduce", "allgather", "reducescatter",
-                                            "broadcast", "sendrecv", NULL};
+                                            "broadcast", "sendrecv",  NULL};
 const char *const paro_scope_names[] = {"global", "intra", "inter", NULL};
 const char *const paro_algorithm_names[] = {"ring", "hierarchical", "ho-ring", "tree", NULL};
 

@@ -31,9 +31,9 @@ typedef enum {
     PARO_ALGO_TREE, /* NCCL's double binary tree across nodes (AllReduce; others: ring) */
 } ParoAlgorithm;
 
-extern const char *const paro_coll_kind_names[];  /* "allreduce", ..., "sendrecv", NULL */
-extern const char *const paro_scope_names[];      /* "global", "intra", "inter", NULL */
-extern const char *const paro_algorithm_names[];  /* "ring", ..., "tree", NULL */
+extern const char *const paro_coll_kind_names[]; /* "allreduce", ..., "sendrecv", NULL */
+extern const char *const paro_scope_names[];     /* "global", "intra", "inter", NULL */
+extern const char *const paro_algorithm_names[]; /* "ring", ..., "tree", NULL */
 
 /**
  * paro_coll_bus_factor:

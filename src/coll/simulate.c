@@ -53,12 +53,12 @@ struct _Task {
     int stage, chunk;
     ParoCollKind op;
     gint64 k, seg, stride, ring_len_steps, macro_steps;
-    double bytes;   /* this task's array per ring */
+    double bytes; /* this task's array per ring */
     gint64 *sends, *recvs;
     gboolean *sending;
     Send *in_flight; /* per (member, channel): at most one send is in flight, so its record
                       * lives here, freed with the task even when a run stops early */
-    gint64 pending; /* (member, channel) pairs not finished */
+    gint64 pending;  /* (member, channel) pairs not finished */
     gboolean started, done;
 };
 
@@ -68,9 +68,9 @@ struct _Sim {
     ParoNetwork *net;
     const ParoCollSpec *spec;
     gint64 gpn, tracked, channels, pieces;
-    GArray *stages;  /* Stage */
+    GArray *stages; /* Stage */
     gint64 n_chunks;
-    Task *tasks;     /* n_chunks x stages */
+    Task *tasks; /* n_chunks x stages */
     gint64 tasks_left;
     GArray *links, *weights; /* route scratch */
     double sent, received;   /* payload of the tracked members */
@@ -194,8 +194,8 @@ static void try_send(Sim *s, Task *t, gint64 member, gint64 channel)
                                                  : q * t->bytes / (double)(t->k * s->channels);
     g_array_set_size(s->links, 0);
     g_array_set_size(s->weights, 0);
-    ParoTime latency = paro_graph_route(s->graph, member, dst, s->links, s->weights) +
-                       s->spec->step_overhead;
+    ParoTime latency =
+        paro_graph_route(s->graph, member, dst, s->links, s->weights) + s->spec->step_overhead;
     Send *send = &t->in_flight[i];
     *send = (Send){t, member, channel, dst, bytes};
     s->sent += bytes;
@@ -358,8 +358,8 @@ static gboolean check_spec(const ParoGraph *g, const ParoCollSpec *spec, GError 
     if (why != NULL) {
         g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE,
                     "%s %s over %" G_GINT64_FORMAT " GPUs (m = %" G_GINT64_FORMAT "): %s",
-                    paro_algorithm_names[spec->algorithm], paro_coll_kind_names[spec->op],
-                    spec->n, spec->m, why);
+                    paro_algorithm_names[spec->algorithm], paro_coll_kind_names[spec->op], spec->n,
+                    spec->m, why);
         return FALSE;
     }
     return TRUE;
@@ -393,8 +393,8 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
     if (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL)
         return paro_coll_simulate_tree(graph, fidelity, spec, out, error);
     g_autoptr(ParoEngine) engine = paro_engine_new();
-    g_autoptr(ParoNetwork) net = paro_network_new(engine, fidelity, paro_graph_capacities(graph),
-                                                  paro_graph_n_links(graph));
+    g_autoptr(ParoNetwork) net =
+        paro_network_new(engine, fidelity, paro_graph_capacities(graph), paro_graph_n_links(graph));
     Sim s = {0};
     s.graph = graph;
     s.engine = engine;
@@ -409,9 +409,8 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
     s.weights = g_array_new(FALSE, FALSE, sizeof(double));
     /* An engine that stops on time overflow leaves sends in flight; they are freed here. */
     build_stages(&s);
-    s.n_chunks = spec->algorithm == PARO_ALGO_HO_RING && spec->scope == PARO_SCOPE_GLOBAL
-                     ? spec->chunks
-                     : 1;
+    s.n_chunks =
+        spec->algorithm == PARO_ALGO_HO_RING && spec->scope == PARO_SCOPE_GLOBAL ? spec->chunks : 1;
     gint64 n_tasks = s.n_chunks * (gint64)s.stages->len;
     s.tasks = g_new0(Task, n_tasks);
     s.tasks_left = n_tasks;

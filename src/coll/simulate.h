@@ -15,22 +15,22 @@ G_BEGIN_DECLS
 typedef struct {
     ParoCollKind op;
     ParoAlgorithm algorithm; /* for global collectives */
-    gint64 n;            /* GPUs taking part: ranks 0..n-1, node = rank / gpus_per_node */
-    gint64 m;            /* group size for hierarchical and ho-ring */
-    double size_bytes;   /* S, the whole array (nccl-tests convention) */
-    gint64 channels;     /* rings per ring phase */
-    gint64 chunks;       /* ho-ring pipeline chunks */
-    gint64 max_steps;    /* ring steps are merged into at most this many (see simulate.c) */
-    ParoTime step_overhead; /* added to the latency of every ring step or tree hop */
-    ParoScope scope;     /* GLOBAL (0, the default): over all n; INTRA / INTER: every group's
-                          * (or every local rank's) ring at once, as in data-parallel training */
+    gint64 n;                /* GPUs taking part: ranks 0..n-1, node = rank / gpus_per_node */
+    gint64 m;                /* group size for hierarchical and ho-ring */
+    double size_bytes;       /* S, the whole array (nccl-tests convention) */
+    gint64 channels;         /* rings per ring phase */
+    gint64 chunks;           /* ho-ring pipeline chunks */
+    gint64 max_steps;        /* ring steps are merged into at most this many (see simulate.c) */
+    ParoTime step_overhead;  /* added to the latency of every ring step or tree hop */
+    ParoScope scope;         /* GLOBAL (0, the default): over all n; INTRA / INTER: every group's
+                              * (or every local rank's) ring at once, as in data-parallel training */
 } ParoCollSpec;
 
 typedef struct {
-    ParoTime time;        /* from the first transfer to the last */
-    double intra_bytes;   /* carried by intra-node links, whole cluster */
-    double inter_bytes;   /* carried by NIC and switch links, whole cluster */
-    double sent_bytes;    /* payload handed to the network, whole cluster */
+    ParoTime time;         /* from the first transfer to the last */
+    double intra_bytes;    /* carried by intra-node links, whole cluster */
+    double inter_bytes;    /* carried by NIC and switch links, whole cluster */
+    double sent_bytes;     /* payload handed to the network, whole cluster */
     double received_bytes; /* payload delivered, whole cluster */
     double max_utilisation;
     guint64 events;

@@ -24,7 +24,7 @@ typedef struct {
     Tree *tree;
     gint64 src, dst;
     double bytes;
-    int waiting;      /* dependencies not yet met */
+    int waiting;       /* dependencies not yet met */
     GArray *followers; /* guint indices of transfers waiting on this one */
 } Xfer;
 
@@ -82,8 +82,8 @@ static void launch(Tree *t, guint i)
     Xfer *x = &g_array_index(t->xfers, Xfer, i);
     g_array_set_size(t->links, 0);
     g_array_set_size(t->weights, 0);
-    ParoTime latency = paro_graph_route(t->graph, x->src, x->dst, t->links, t->weights) +
-                       t->step_overhead;
+    ParoTime latency =
+        paro_graph_route(t->graph, x->src, x->dst, t->links, t->weights) + t->step_overhead;
     Handle *h = g_new(Handle, 1);
     *h = (Handle){t, i};
     t->sent += x->bytes;
@@ -103,11 +103,16 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
     gint64 G = MIN(spec->n, paro_graph_gpus_per_node(graph)), N = spec->n / G;
     gint64 P = spec->chunks;
     g_autoptr(ParoEngine) engine = paro_engine_new();
-    g_autoptr(ParoNetwork) net = paro_network_new(engine, fidelity, paro_graph_capacities(graph),
-                                                  paro_graph_n_links(graph));
-    Tree t = {graph, net, g_array_new(FALSE, FALSE, sizeof(Xfer)),
-              g_array_new(FALSE, FALSE, sizeof(guint)), g_array_new(FALSE, FALSE, sizeof(double)),
-              0, 0, spec->step_overhead};
+    g_autoptr(ParoNetwork) net =
+        paro_network_new(engine, fidelity, paro_graph_capacities(graph), paro_graph_n_links(graph));
+    Tree t = {graph,
+              net,
+              g_array_new(FALSE, FALSE, sizeof(Xfer)),
+              g_array_new(FALSE, FALSE, sizeof(guint)),
+              g_array_new(FALSE, FALSE, sizeof(double)),
+              0,
+              0,
+              spec->step_overhead};
     double chunk = spec->size_bytes / (2.0 * (double)P);
     /* Per (tree, chunk): the transfer that delivers the chunk's reduction to each node's
      * leader from its chain (chain_up), from the leader up (up), from the parent down

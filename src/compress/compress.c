@@ -58,7 +58,7 @@
 
 const char *const paro_tensor_kind_names[] = {"parameters",  "gradients", "optimizer",
                                               "activations", "pipeline",  NULL};
-const char *const paro_compress_preset_names[] = {"none", "naive", "hybrid", "qwz",
+const char *const paro_compress_preset_names[] = {"none", "naive",  "hybrid", "qwz",
                                                   "qgz",  "zeropp", NULL};
 
 /* Fixed-rate ZFP, rate 16 of the 32 bits MVAPICH's ZFP path takes (it handles float and
@@ -67,23 +67,24 @@ const char *const paro_compress_preset_names[] = {"none", "naive", "hybrid", "qw
  * and its validation case A-V5; the SZx paper (Yu et al., HPDC 2022) measured existing GPU
  * lossy compressors (cuSZ, cuZFP) at 10-66 GB/s, so this is optimistic for them and
  * plausible for newer GPUs. */
-static const ParoCompressor zfp = {TRUE,  "zfp", 2.0, 100e9, 100e9, PARO_COMPRESS_THRESHOLD_BYTES,
-                                   PARO_COMPRESS_CHUNK_BYTES, FALSE};
+static const ParoCompressor zfp = {
+    TRUE, "zfp", 2.0, 100e9, 100e9, PARO_COMPRESS_THRESHOLD_BYTES, PARO_COMPRESS_CHUNK_BYTES,
+    FALSE};
 /* MPC (Yang et al., Cluster 2015), lossless, data-dependent ratio: 1.2 and 50 GB/s are
  * placeholders [R] (its ratio "roughly matches the best CPU lossless codecs", ~1.1-1.3 on
  * floats; it is "one to two orders of magnitude" faster than CPU codecs). */
-static const ParoCompressor mpc = {TRUE,  "mpc", 1.2, 50e9, 50e9, PARO_COMPRESS_THRESHOLD_BYTES,
-                                   PARO_COMPRESS_CHUNK_BYTES, TRUE};
+static const ParoCompressor mpc = {
+    TRUE, "mpc", 1.2, 50e9, 50e9, PARO_COMPRESS_THRESHOLD_BYTES, PARO_COMPRESS_CHUNK_BYTES, TRUE};
 /* ZeRO++ qwZ: block-quantized int8 weights for the parameter all-gathers, 2x over bf16
  * (per-block scales, a few bytes per block of thousands, ignored); qgZ: int4 gradients, 4x
  * over bf16 (the paper's 3M -> 0.75M volume: forward 0.5M, gradients 0.25M).
  * Throughput [R]: quantizing reads 2 B and writes 1 B (or 0.5 B) per element, memory-bound;
  * at an A100's 1.5-2 TB/s of HBM that is about 1 TB/s of input each way. The kernels run
  * before and after the collective (chunk 0: in series). */
-static const ParoCompressor int8_weights = {TRUE, "int8", 2.0, 1e12, 1e12,
-                                            PARO_COMPRESS_THRESHOLD_BYTES, 0, FALSE};
-static const ParoCompressor int4_gradients = {TRUE, "int4", 4.0, 1e12, 1e12,
-                                              PARO_COMPRESS_THRESHOLD_BYTES, 0, FALSE};
+static const ParoCompressor int8_weights = {
+    TRUE, "int8", 2.0, 1e12, 1e12, PARO_COMPRESS_THRESHOLD_BYTES, 0, FALSE};
+static const ParoCompressor int4_gradients = {
+    TRUE, "int4", 4.0, 1e12, 1e12, PARO_COMPRESS_THRESHOLD_BYTES, 0, FALSE};
 
 ParoCompressor paro_compressor_identity(void)
 {
@@ -172,8 +173,7 @@ gint64 paro_compress_ranks(ParoScope scope, gint64 n, gint64 m)
     g_return_val_if_reached(n);
 }
 
-ParoCompressCost paro_compress_cost(const ParoCompressor *c, ParoCollKind op, gint64 k,
-                                    double S)
+ParoCompressCost paro_compress_cost(const ParoCompressor *c, ParoCollKind op, gint64 k, double S)
 {
     ParoCompressCost cost = {FALSE, S, 0.0, 1.0};
     if (c == NULL || !c->enabled || S < c->threshold_bytes || k < 2)
@@ -254,11 +254,11 @@ char *paro_compression_describe(const ParoCompression *c)
         g_autofree char *schedule =
             chunk ? g_strdup_printf("pipelined in %s pieces", chunk) : g_strdup("in series");
         char ratio[G_ASCII_DTOSTR_BUF_SIZE];
-        g_string_append_printf(
-            out, "%s%s %s x%s (compress %s, decompress %s, threshold %s, %s, %s)",
-            out->len ? "; " : "", paro_tensor_kind_names[i], k->codec,
-            g_ascii_formatd(ratio, sizeof ratio, "%g", k->ratio), comp, decomp, threshold,
-            schedule, k->lossless ? "lossless" : "lossy");
+        g_string_append_printf(out,
+                               "%s%s %s x%s (compress %s, decompress %s, threshold %s, %s, %s)",
+                               out->len ? "; " : "", paro_tensor_kind_names[i], k->codec,
+                               g_ascii_formatd(ratio, sizeof ratio, "%g", k->ratio), comp, decomp,
+                               threshold, schedule, k->lossless ? "lossless" : "lossy");
     }
     return g_string_free(out, FALSE);
 }

@@ -22,10 +22,10 @@ struct _ParoEngine {
     ParoTime now;
     guint64 next_seq;
     guint64 n_fired;
-    GArray *heap;         /* Event */
+    GArray *heap;          /* Event */
     GHashTable *cancelled; /* seq -> seq */
-    GArray *models;       /* Model */
-    gboolean overflowed;  /* something needed a time beyond PARO_TIME_MAX */
+    GArray *models;        /* Model */
+    gboolean overflowed;   /* something needed a time beyond PARO_TIME_MAX */
 };
 
 ParoEngine *paro_engine_new(void)
@@ -143,8 +143,7 @@ static ParoTime next_event_time(ParoEngine *e)
 {
     while (e->heap->len > 0) {
         Event *top = &g_array_index(e->heap, Event, 0);
-        if (g_hash_table_size(e->cancelled) == 0 ||
-            !g_hash_table_remove(e->cancelled, &top->seq))
+        if (g_hash_table_size(e->cancelled) == 0 || !g_hash_table_remove(e->cancelled, &top->seq))
             return top->time;
         pop(e->heap);
     }

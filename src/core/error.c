@@ -23,8 +23,8 @@ static void paro_config_error_private_clear(ParoConfigErrorPrivate *priv)
 }
 
 G_DEFINE_EXTENDED_ERROR(ParoConfigError, paro_config_error)
-G_DEFINE_QUARK(paro-sim-error-quark, paro_sim_error)
-G_DEFINE_QUARK(paro-calib-error-quark, paro_calib_error)
+G_DEFINE_QUARK(paro - sim - error - quark, paro_sim_error)
+G_DEFINE_QUARK(paro - calib - error - quark, paro_calib_error)
 
 static const char *const code_names[] = {
     "SYNTAX", "DUPLICATE_KEY", "UNKNOWN_KEY", "MISSING_KEY", "TYPE",

@@ -14,27 +14,32 @@ typedef struct {
 } ParoUnit;
 
 static const ParoUnit byte_units[] = {
-    {"B", 1.0},       {"KB", 1e3},
-    {"MB", 1e6},      {"GB", 1e9},
-    {"TB", 1e12},     {"PB", 1e15},
-    {"KiB", 1024.0},  {"MiB", 1048576.0},
-    {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+    {"B", 1.0},
+    {"KB", 1e3},
+    {"MB", 1e6},
+    {"GB", 1e9},
+    {"TB", 1e12},
+    {"PB", 1e15},
+    {"KiB", 1024.0},
+    {"MiB", 1048576.0},
+    {"GiB", 1073741824.0},
+    {"TiB", 1099511627776.0},
     {"PiB", 1125899906842624.0},
 };
 
 static const ParoUnit bandwidth_units[] = {
-    {"B/s", 1.0},           {"KB/s", 1e3},          {"MB/s", 1e6},
-    {"GB/s", 1e9},          {"TB/s", 1e12},         {"KiB/s", 1024.0},
-    {"MiB/s", 1048576.0},   {"GiB/s", 1073741824.0}, {"TiB/s", 1099511627776.0},
-    {"bit/s", 1.0 / 8},     {"b/s", 1.0 / 8},       {"Kb/s", 1e3 / 8},
-    {"Mb/s", 1e6 / 8},      {"Gb/s", 1e9 / 8},      {"Tb/s", 1e12 / 8},
-    {"Kbps", 1e3 / 8},      {"Mbps", 1e6 / 8},      {"Gbps", 1e9 / 8},
+    {"B/s", 1.0},         {"KB/s", 1e3},           {"MB/s", 1e6},
+    {"GB/s", 1e9},        {"TB/s", 1e12},          {"KiB/s", 1024.0},
+    {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0}, {"TiB/s", 1099511627776.0},
+    {"bit/s", 1.0 / 8},   {"b/s", 1.0 / 8},        {"Kb/s", 1e3 / 8},
+    {"Mb/s", 1e6 / 8},    {"Gb/s", 1e9 / 8},       {"Tb/s", 1e12 / 8},
+    {"Kbps", 1e3 / 8},    {"Mbps", 1e6 / 8},       {"Gbps", 1e9 / 8},
     {"Tbps", 1e12 / 8},
 };
 
 static const ParoUnit time_units[] = {
-    {"ps", 1e-12}, {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}, {"min", 60.0},
-    {"h", 3600.0},
+    {"ps", 1e-12}, {"ns", 1e-9},  {"us", 1e-6},  {"ms", 1e-3},
+    {"s", 1.0},    {"min", 60.0}, {"h", 3600.0},
 };
 
 static const ParoUnit flop_rate_units[] = {
@@ -177,8 +182,8 @@ gboolean paro_units_parse(const char *text, ParoQuantity kind, double *out_value
         if (strcmp(units[i].suffix, suffix) == 0) {
             double scaled = value * units[i].scale;
             if (!isfinite(scaled)) {
-                g_set_error(error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_RANGE,
-                            "'%s' overflows", text);
+                g_set_error(error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_RANGE, "'%s' overflows",
+                            text);
                 return FALSE;
             }
             *out_value = scaled;

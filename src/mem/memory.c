@@ -2,9 +2,9 @@
 /* The ledger. A negative balance is a bookkeeping error of the caller and asserts. */
 #include "mem/memory.h"
 
-const char *const paro_mem_category_names[] = {
-    "params", "grads", "optimizer", "activations", "gathered", "buckets", "comm_buffers",
-    "workspace", "overhead", NULL};
+const char *const paro_mem_category_names[] = {"params",   "grads",   "optimizer",    "activations",
+                                               "gathered", "buckets", "comm_buffers", "workspace",
+                                               "overhead", NULL};
 
 struct _ParoMemLedger {
     ParoMemSample now;
@@ -30,8 +30,7 @@ void paro_mem_ledger_free(ParoMemLedger *l)
     g_free(l);
 }
 
-void paro_mem_ledger_change(ParoMemLedger *l, ParoTime time, ParoMemCategory category,
-                            double delta)
+void paro_mem_ledger_change(ParoMemLedger *l, ParoTime time, ParoMemCategory category, double delta)
 {
     g_return_if_fail(category < PARO_MEM_N_CATEGORIES && time >= l->now.time);
     l->now.time = time;

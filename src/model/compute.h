@@ -16,12 +16,12 @@ typedef struct {
 } ParoComputeSetup;
 
 typedef struct {
-    double weight_share;    /* this layer's share of the parameters (sums to 1) */
+    double weight_share; /* this layer's share of the parameters (sums to 1) */
     double forward_s;
-    double backward_s;      /* including the recomputed forward */
-    double flops;           /* forward + backward + recomputation */
-    double act_kept;        /* activation bytes kept from forward to backward */
-    double act_transient;   /* extra bytes while recomputing in backward */
+    double backward_s;    /* including the recomputed forward */
+    double flops;         /* forward + backward + recomputation */
+    double act_kept;      /* activation bytes kept from forward to backward */
+    double act_transient; /* extra bytes while recomputing in backward */
 } ParoLayerCost;
 
 /**

@@ -26,20 +26,20 @@ typedef enum {
 
 typedef struct {
     char *name;
-    char *source_path;       /* the file it was loaded from */
-    gboolean has_shape;      /* FALSE: only a parameter count was given */
-    gint64 hidden;           /* h */
-    gint64 layers;           /* L */
-    gint64 heads;            /* a */
-    gint64 kv_heads;         /* grouped-query heads (= heads for multi-head attention) */
-    gint64 head_dim;         /* h / a unless given */
-    gint64 ffn;              /* MLP inner size */
-    gint64 vocab;            /* V */
+    char *source_path;          /* the file it was loaded from */
+    gboolean has_shape;         /* FALSE: only a parameter count was given */
+    gint64 hidden;              /* h */
+    gint64 layers;              /* L */
+    gint64 heads;               /* a */
+    gint64 kv_heads;            /* grouped-query heads (= heads for multi-head attention) */
+    gint64 head_dim;            /* h / a unless given */
+    gint64 ffn;                 /* MLP inner size */
+    gint64 vocab;               /* V */
     gint64 position_embeddings; /* learned positions (GPT-2/3); 0 for rotary */
-    int mlp;                 /* ParoMlpKind */
-    int norm;                /* ParoNormKind */
-    gboolean attn_bias;      /* biases on q, k, v, o */
-    gboolean mlp_bias;       /* biases on the MLP projections */
+    int mlp;                    /* ParoMlpKind */
+    int norm;                   /* ParoNormKind */
+    gboolean attn_bias;         /* biases on q, k, v, o */
+    gboolean mlp_bias;          /* biases on the MLP projections */
     gboolean tied_embeddings;
     double params_given;     /* the file's `parameters`, overriding the shape count; 0 if none */
     double published_params; /* for documentation and tests; 0 if none */
@@ -49,17 +49,24 @@ void paro_model_free(ParoModel *model);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoModel, paro_model_free)
 
 /** How many parameters train: all, a share, a count, or LoRA adapters on the frozen base. */
-typedef enum { PARO_TRAINABLE_FRACTION, PARO_TRAINABLE_COUNT, PARO_TRAINABLE_LORA } ParoTrainableKind;
+typedef enum {
+    PARO_TRAINABLE_FRACTION,
+    PARO_TRAINABLE_COUNT,
+    PARO_TRAINABLE_LORA
+} ParoTrainableKind;
 
 typedef struct {
     ParoTrainableKind kind;
-    double fraction;     /* FRACTION: Psi'/Psi in (0, 1] */
-    double count;        /* COUNT: Psi' */
-    gint64 lora_rank;    /* LORA: r */
-    guint lora_targets;  /* LORA: ParoLoraTarget bits */
+    double fraction;    /* FRACTION: Psi'/Psi in (0, 1] */
+    double count;       /* COUNT: Psi' */
+    gint64 lora_rank;   /* LORA: r */
+    guint lora_targets; /* LORA: ParoLoraTarget bits */
 } ParoTrainable;
 
-#define PARO_TRAINABLE_INIT {PARO_TRAINABLE_FRACTION, 1.0, 0, 0, 0}
+#define PARO_TRAINABLE_INIT                                                                        \
+    {                                                                                              \
+        PARO_TRAINABLE_FRACTION, 1.0, 0, 0, 0                                                      \
+    }
 
 /** paro_model_layer_params: parameters of one transformer layer (0 without a shape). */
 double paro_model_layer_params(const ParoModel *model);

@@ -283,9 +283,8 @@ static void analytic_done(ParoEngine *engine, gpointer data)
     flow_free(f);
 }
 
-void paro_network_start(ParoNetwork *net, const guint *links, const double *weights,
-                        guint n_links, double bytes, ParoTime latency, ParoFlowDone done,
-                        gpointer user_data)
+void paro_network_start(ParoNetwork *net, const guint *links, const double *weights, guint n_links,
+                        double bytes, ParoTime latency, ParoFlowDone done, gpointer user_data)
 {
     Flow *f = g_new0(Flow, 1);
     f->links = g_memdup2(links, sizeof(guint) * n_links);

@@ -37,9 +37,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoNetwork, paro_network_free)
  * @latency: paid before the bandwidth phase
  * Starts a transfer now; @done runs at its completion.
  */
-void paro_network_start(ParoNetwork *net, const guint *links, const double *weights,
-                        guint n_links, double bytes, ParoTime latency, ParoFlowDone done,
-                        gpointer user_data);
+void paro_network_start(ParoNetwork *net, const guint *links, const double *weights, guint n_links,
+                        double bytes, ParoTime latency, ParoFlowDone done, gpointer user_data);
 
 /** paro_network_carried: bytes carried so far by one instance of @link. */
 double paro_network_carried(const ParoNetwork *net, guint link);

@@ -70,8 +70,7 @@ typedef struct {
 } Simulated;
 
 static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, const ParoPlanLayout *lay,
-                             gint64 group,
-                             gint64 micro_batch, gint64 accumulation, int algorithm,
+                             gint64 group, gint64 micro_batch, gint64 accumulation, int algorithm,
                              ParoCollCache **cache, Simulated *out, gint64 *gpus, gint64 *sequence,
                              gboolean *pipelined, GError **error)
 {
@@ -81,7 +80,8 @@ static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, const 
     g_ptr_array_add(sets, g_strdup_printf("parallelism.group=%" G_GINT64_FORMAT, group));
     g_ptr_array_add(sets, g_strdup_printf("training.micro_batch=%" G_GINT64_FORMAT, micro_batch));
     g_ptr_array_add(sets, g_strdup_printf("training.accumulation=%" G_GINT64_FORMAT, accumulation));
-    g_ptr_array_add(sets, g_strdup_printf("collectives.algorithm=%s", paro_algorithm_names[algorithm]));
+    g_ptr_array_add(sets,
+                    g_strdup_printf("collectives.algorithm=%s", paro_algorithm_names[algorithm]));
     if (lay->tp > 1 || lay->pp > 1 || lay->layered) {
         g_ptr_array_add(sets, g_strdup_printf("parallelism.tp=%" G_GINT64_FORMAT, lay->tp));
         g_ptr_array_add(sets, g_strdup_printf("parallelism.pp=%" G_GINT64_FORMAT, lay->pp));
@@ -118,9 +118,8 @@ static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, const 
 }
 
 static gboolean run_config(const char *path, const ParoPlanRequest *rq, const ParoPlanLayout *lay,
-                           gint64 group,
-                           gint64 micro_batch, gint64 accumulation, int algorithm, GArray *rows,
-                           GError **error)
+                           gint64 group, gint64 micro_batch, gint64 accumulation, int algorithm,
+                           GArray *rows, GError **error)
 {
     guint n_strategies = paro_strategy_n_all();
     g_autofree Simulated *at = g_new0(Simulated, n_strategies);
@@ -135,12 +134,12 @@ static gboolean run_config(const char *path, const ParoPlanRequest *rq, const Pa
     /* A pipeline's step is not linear in A while A < pp (the bubble): simulate it whole. */
     if (ok && extrapolate && pipelined) {
         extrapolate = FALSE;
-        ok = simulate_all(path, rq, lay, group, micro_batch, accumulation, algorithm, &cache, at, &n,
-                          &sequence, &pipelined, error);
+        ok = simulate_all(path, rq, lay, group, micro_batch, accumulation, algorithm, &cache, at,
+                          &n, &sequence, &pipelined, error);
     }
     if (ok && extrapolate)
-        ok = simulate_all(path, rq, lay, group, micro_batch, PLAN_SIMULATED_MICRO_STEPS - 1, algorithm,
-                          &cache, before, &n, &sequence, &pipelined, error);
+        ok = simulate_all(path, rq, lay, group, micro_batch, PLAN_SIMULATED_MICRO_STEPS - 1,
+                          algorithm, &cache, before, &n, &sequence, &pipelined, error);
     paro_coll_cache_free(cache);
     if (!ok)
         return FALSE;
@@ -148,12 +147,20 @@ static gboolean run_config(const char *path, const ParoPlanRequest *rq, const Pa
     for (guint i = 0; i < n_strategies; i++) {
         double step = at[i].step_s;
         if (extrapolate)
-            step += (double)(accumulation - PLAN_SIMULATED_MICRO_STEPS) * (at[i].step_s - before[i].step_s);
+            step += (double)(accumulation - PLAN_SIMULATED_MICRO_STEPS) *
+                    (at[i].step_s - before[i].step_s);
         ParoPlanRow row = {
-            .strategy = at[i].strategy, .layout = *lay, .group = group, .micro_batch = micro_batch,
-            .accumulation = accumulation, .algorithm = algorithm, .batch_tokens = batch,
-            .step_s = step, .steps = ceil(rq->tokens / batch),
-            .peak_bytes = at[i].peak_bytes, .fits = at[i].fits,
+            .strategy = at[i].strategy,
+            .layout = *lay,
+            .group = group,
+            .micro_batch = micro_batch,
+            .accumulation = accumulation,
+            .algorithm = algorithm,
+            .batch_tokens = batch,
+            .step_s = step,
+            .steps = ceil(rq->tokens / batch),
+            .peak_bytes = at[i].peak_bytes,
+            .fits = at[i].fits,
         };
         row.train_s = row.steps * row.step_s;
         row.gpu_hours = (double)rq->gpus * row.train_s / 3600.0;
@@ -174,7 +181,8 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
     if (rq->batch_tokens <= 0)
         rq->batch_tokens = rq->budget.critical_batch_tokens;
     rq->gpus = paro_topology_n_gpus(base->topology);
-    gint64 gpn = base->topology->gpus_per_node, L = base->model->has_shape ? base->model->layers : 1;
+    gint64 gpn = base->topology->gpus_per_node,
+           L = base->model->has_shape ? base->model->layers : 1;
     g_autoptr(GArray) layouts = g_array_new(FALSE, FALSE, sizeof(ParoPlanLayout));
     for (gint64 tp = 1; tp <= (rq->dp_only ? 1 : gpn); tp *= 2)
         for (gint64 pp = 1; pp <= (rq->dp_only ? 1 : MIN(L, 64)); pp *= 2) {
@@ -196,7 +204,8 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
         gint64 dp = rq->gpus / (lay->tp * lay->pp);
         /* PaRO groups: searched for data parallelism alone; with tp or pp, the DP ranks of
          * a node (the scenario's default), which keeps every group inside a node */
-        g_autoptr(GArray) groups = plain_dp ? group_sizes(base) : g_array_new(FALSE, FALSE, sizeof(gint64));
+        g_autoptr(GArray) groups =
+            plain_dp ? group_sizes(base) : g_array_new(FALSE, FALSE, sizeof(gint64));
         if (!plain_dp) {
             gint64 m = MAX(1, MIN(dp, gpn / lay->tp));
             g_array_append_val(groups, m);
@@ -207,7 +216,9 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
                 gint64 b = micro_batches[bi];
                 gint64 a = paro_plan_accumulation(rq->batch_tokens, dp, b, base->training.sequence);
                 /* a micro-batch larger than the batch allows is not a choice */
-                if ((double)dp * (double)b * (double)base->training.sequence > 2 * rq->batch_tokens && b > 1)
+                if ((double)dp * (double)b * (double)base->training.sequence >
+                        2 * rq->batch_tokens &&
+                    b > 1)
                     continue;
                 for (guint ai = 0; ai < G_N_ELEMENTS(algorithms); ai++) {
                     /* ho-ring needs groups inside and across nodes; with tp or pp the DP
@@ -243,8 +254,8 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
                 break; /* sorted by time: copies are adjacent */
             copy = q->strategy == r->strategy && q->micro_batch == r->micro_batch &&
                    q->layout.tp == r->layout.tp && q->layout.pp == r->layout.pp &&
-                   q->layout.layered == r->layout.layered &&
-                   q->accumulation == r->accumulation && q->peak_bytes == r->peak_bytes;
+                   q->layout.layered == r->layout.layered && q->accumulation == r->accumulation &&
+                   q->peak_bytes == r->peak_bytes;
         }
         if (!copy)
             g_array_append_val(kept, *r);

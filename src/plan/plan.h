@@ -24,28 +24,28 @@ typedef struct {
 typedef struct {
     const ParoStrategy *strategy;
     ParoPlanLayout layout;
-    gint64 group;          /* m */
-    gint64 micro_batch;    /* b, sequences */
-    gint64 accumulation;   /* A */
-    int algorithm;         /* ParoAlgorithm of global collectives */
-    double batch_tokens;   /* n b A s */
-    double step_s;         /* simulated */
-    double steps;          /* token budget / batch */
-    double train_s;        /* steps x step_s */
-    double gpu_hours;      /* n x train_s / 3600 */
+    gint64 group;        /* m */
+    gint64 micro_batch;  /* b, sequences */
+    gint64 accumulation; /* A */
+    int algorithm;       /* ParoAlgorithm of global collectives */
+    double batch_tokens; /* n b A s */
+    double step_s;       /* simulated */
+    double steps;        /* token budget / batch */
+    double train_s;      /* steps x step_s */
+    double gpu_hours;    /* n x train_s / 3600 */
     double peak_bytes;
     gboolean fits;
 } ParoPlanRow;
 
 typedef struct {
-    double tokens;         /* token budget; 0: the scaling law's (2 B_crit S_min) */
-    double batch_tokens;   /* target global batch; 0: the critical batch */
-    gboolean dp_only;      /* search tp = pp = 1 only */
-    gboolean lga;          /* also layered accumulation with modular pipelines (one layer a module) */
-    const char *const *sets; /* fixed overrides (nullable) */
+    double tokens;       /* token budget; 0: the scaling law's (2 B_crit S_min) */
+    double batch_tokens; /* target global batch; 0: the critical batch */
+    gboolean dp_only;    /* search tp = pp = 1 only */
+    gboolean lga;        /* also layered accumulation with modular pipelines (one layer a module) */
+    const char *const *sets;   /* fixed overrides (nullable) */
     ParoTrainingBudget budget; /* (out) the scaling law's figures for the model */
-    gint64 gpus;           /* (out) all GPUs of the cluster */
-    double params;         /* (out) non-embedding parameters used for the law */
+    gint64 gpus;               /* (out) all GPUs of the cluster */
+    double params;             /* (out) non-embedding parameters used for the law */
 } ParoPlanRequest;
 
 /**
@@ -56,6 +56,7 @@ typedef struct {
 GArray *paro_plan_search(const char *scenario_path, ParoPlanRequest *request, GError **error);
 
 /** paro_plan_accumulation: the A >= 1 whose batch n b A s is nearest @batch_tokens. */
-gint64 paro_plan_accumulation(double batch_tokens, gint64 gpus, gint64 micro_batch, gint64 sequence);
+gint64 paro_plan_accumulation(double batch_tokens, gint64 gpus, gint64 micro_batch,
+                              gint64 sequence);
 
 G_END_DECLS

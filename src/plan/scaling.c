@@ -4,7 +4,12 @@
 #include <math.h>
 
 const ParoScalingLaw paro_scaling_kaplan2020 = {
-    .n_c = 6.5e13, .alpha_n = 0.077, .s_c = 2.1e3, .alpha_s = 0.76, .b_star = 2e8, .alpha_b = 0.21,
+    .n_c = 6.5e13,
+    .alpha_n = 0.077,
+    .s_c = 2.1e3,
+    .alpha_s = 0.76,
+    .b_star = 2e8,
+    .alpha_b = 0.21,
 };
 
 double paro_scaling_critical_batch(const ParoScalingLaw *law, double loss)

@@ -10,8 +10,8 @@
 G_BEGIN_DECLS
 
 typedef struct {
-    double n_c, alpha_n;  /* converged loss L(N) = (N_c / N)^alpha_N, N non-embedding */
-    double s_c, alpha_s;  /* L(N, S_min) = L(N) + (S_c / S_min)^alpha_S */
+    double n_c, alpha_n;    /* converged loss L(N) = (N_c / N)^alpha_N, N non-embedding */
+    double s_c, alpha_s;    /* L(N, S_min) = L(N) + (S_c / S_min)^alpha_S */
     double b_star, alpha_b; /* B_crit(L) = B* / L^(1 / alpha_B), tokens */
 } ParoScalingLaw;
 
@@ -20,12 +20,12 @@ typedef struct {
 extern const ParoScalingLaw paro_scaling_kaplan2020;
 
 typedef struct {
-    double loss_converged;  /* L(N) */
-    double loss_target;     /* (1 + alpha_N / alpha_S) L(N): where compute-efficient training stops */
+    double loss_converged; /* L(N) */
+    double loss_target; /* (1 + alpha_N / alpha_S) L(N): where compute-efficient training stops */
     double critical_batch_tokens; /* B_crit(L_target) */
-    double min_steps;       /* S_min to reach the target loss */
-    double steps;           /* 2 S_min: the steps of a run at the critical batch */
-    double tokens;          /* 2 B_crit S_min: its tokens */
+    double min_steps;             /* S_min to reach the target loss */
+    double steps;                 /* 2 S_min: the steps of a run at the critical batch */
+    double tokens;                /* 2 B_crit S_min: its tokens */
 } ParoTrainingBudget;
 
 /** paro_scaling_critical_batch: B_crit(L) in tokens. */

@@ -118,7 +118,8 @@ gboolean paro_plot_best_map(const char *sweep_csv, const char *x_axis, const cha
             paro_config_error_set(error, PARO_CONFIG_ERROR_CONSTRAINT, t->path,
                                   g_array_index(t->lines, int, r), 1,
                                   "point %s repeats the cell (%s, %s): a third axis varies too; "
-                                  "fix it with --set", point, x, y);
+                                  "fix it with --set",
+                                  point, x, y);
             g_free(key);
             return FALSE;
         }

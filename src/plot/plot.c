@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "plot/plot.h"
 
-#include <glib/gstdio.h>
 #include <errno.h>
+#include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -11,8 +11,9 @@
 #include "strategy/strategy.h"
 
 const ParoPlotKindInfo paro_plot_kinds[PARO_PLOT_N_KINDS] = {
-    [PARO_PLOT_STRATEGIES] = {"strategies", "strategies.gp", "CSV of `parosim run --format csv`",
-                              "throughput bars per strategy, peak memory on the right axis, OOM crossed"},
+    [PARO_PLOT_STRATEGIES] =
+        {"strategies", "strategies.gp", "CSV of `parosim run --format csv`",
+         "throughput bars per strategy, peak memory on the right axis, OOM crossed"},
     [PARO_PLOT_BEST_MAP] = {"best-map", "best-map.gp", "CSV of `parosim sweep` over two axes",
                             "heat map of the winning strategy per cell, with its margin"},
     [PARO_PLOT_COLLECTIVE_SCALING] = {"collective-scaling", "collective-scaling.gp",
@@ -51,10 +52,11 @@ char *paro_plot_scripts_dir(const char *explicit, GError **error)
         if (i < 2) /* the user named this folder: say so rather than look elsewhere */
             break;
     }
-    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
-                "no plot scripts (common.gp) in %s", explicit ? explicit
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "no plot scripts (common.gp) in %s",
+                explicit                        ? explicit
                 : g_getenv("PAROSIM_PLOTS_DIR") ? g_getenv("PAROSIM_PLOTS_DIR")
-                : PARO_PLOTS_SOURCE_DIR " or " PARO_PLOTS_INSTALL_DIR);
+                                                : PARO_PLOTS_SOURCE_DIR
+                    " or " PARO_PLOTS_INSTALL_DIR);
     return NULL;
 }
 
@@ -116,8 +118,8 @@ gboolean paro_plot_prepare(const ParoPlotRequest *rq, const char *data_path, GPt
         add_string(vars, "metric", rq->metric);
     switch (rq->kind) {
     case PARO_PLOT_STRATEGIES: {
-        const char *cols[] = {"name", "aliases", "fits", "samples_per_s", "mem_peak",
-                              "mem_capacity", NULL};
+        const char *cols[] = {"name",     "aliases",      "fits", "samples_per_s",
+                              "mem_peak", "mem_capacity", NULL};
         return require_columns(rq->input, cols, error);
     }
     case PARO_PLOT_BEST_MAP: {
@@ -183,7 +185,8 @@ static char *partial_output(const char *output)
     g_autofree char *dir = g_path_get_dirname(output), *base = g_path_get_basename(output);
     const char *dot = strrchr(base, '.');
     g_autofree char *stem = g_strndup(base, dot ? (gsize)(dot - base) : strlen(base));
-    g_autofree char *name = g_strdup_printf(".%s.partial-%d%s", stem, (int)getpid(), dot ? dot : "");
+    g_autofree char *name =
+        g_strdup_printf(".%s.partial-%d%s", stem, (int)getpid(), dot ? dot : "");
     return g_build_filename(dir, name, NULL);
 }
 
@@ -191,8 +194,8 @@ static gboolean check_extension(const char *output, GError **error)
 {
     if (g_str_has_suffix(output, ".png") || g_str_has_suffix(output, ".svg"))
         return TRUE;
-    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                "%s: the output must end in .png or .svg", output);
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: the output must end in .png or .svg",
+                output);
     return FALSE;
 }
 
@@ -214,8 +217,8 @@ gboolean paro_plot_render(const ParoPlotRequest *rq, GError **error)
     g_autofree char *tmpdir = g_dir_make_tmp("parosim-plot-XXXXXX", error);
     if (tmpdir == NULL)
         return FALSE;
-    g_autofree char *data = rq->data_output ? g_strdup(rq->data_output)
-                                            : g_build_filename(tmpdir, "data.tsv", NULL);
+    g_autofree char *data =
+        rq->data_output ? g_strdup(rq->data_output) : g_build_filename(tmpdir, "data.tsv", NULL);
     g_autoptr(GPtrArray) vars = g_ptr_array_new_with_free_func(g_free);
     g_autofree char *partial = partial_output(rq->output);
     gboolean ok = paro_plot_prepare(rq, data, vars, error);
@@ -242,8 +245,8 @@ gboolean paro_plot_render(const ParoPlotRequest *rq, GError **error)
             ok = FALSE;
         }
         if (ok && g_rename(partial, rq->output) != 0) {
-            g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "%s: %s",
-                        rq->output, g_strerror(errno));
+            g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "%s: %s", rq->output,
+                        g_strerror(errno));
             ok = FALSE;
         }
     }

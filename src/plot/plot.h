@@ -22,9 +22,9 @@ typedef enum {
 } ParoPlotKind;
 
 typedef struct {
-    const char *name;    /* "best-map" */
-    const char *script;  /* "best-map.gp" */
-    const char *input;   /* what INPUT must be */
+    const char *name;   /* "best-map" */
+    const char *script; /* "best-map.gp" */
+    const char *input;  /* what INPUT must be */
     const char *summary;
 } ParoPlotKindInfo;
 
@@ -36,16 +36,16 @@ int paro_plot_kind_from_name(const char *name);
 typedef struct {
     ParoPlotKind kind;
     const char *input;
-    const char *output;      /* .png (pngcairo) or .svg */
-    const char *title;       /* nullable */
-    const char *strategy;    /* memory-timeline, gantt: nullable = the first in the trace */
-    const char *strategies;  /* throughput-scaling: comma list, nullable = all in the sweep */
+    const char *output;          /* .png (pngcairo) or .svg */
+    const char *title;           /* nullable */
+    const char *strategy;        /* memory-timeline, gantt: nullable = the first in the trace */
+    const char *strategies;      /* throughput-scaling: comma list, nullable = all in the sweep */
     const char *x_axis, *y_axis; /* best-map: varied paths, nullable = the sweep's two */
-    const char *metric;      /* nullable: the script's default */
-    double capacity_bytes;   /* memory-timeline: GPU memory line; 0 = none */
-    int width, height;       /* pixels; 0 = the script's default */
-    const char *data_output; /* nullable: also keep the derived data file here */
-    const char *scripts_dir; /* nullable: see paro_plot_scripts_dir() */
+    const char *metric;          /* nullable: the script's default */
+    double capacity_bytes;       /* memory-timeline: GPU memory line; 0 = none */
+    int width, height;           /* pixels; 0 = the script's default */
+    const char *data_output;     /* nullable: also keep the derived data file here */
+    const char *scripts_dir;     /* nullable: see paro_plot_scripts_dir() */
 } ParoPlotRequest;
 
 /**

@@ -98,8 +98,7 @@ ParoTable *paro_table_read(const char *path, char separator, GError **error)
         guint n = g_strv_length(fields);
         if (t->header && n != g_strv_length(t->header)) {
             paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, path, i + 1, 1,
-                                  "%u fields where the header has %u", n,
-                                  g_strv_length(t->header));
+                                  "%u fields where the header has %u", n, g_strv_length(t->header));
             g_strfreev(fields);
             return NULL;
         }
@@ -125,8 +124,7 @@ int paro_table_column(const ParoTable *t, const char *name, GError **error)
     return -1;
 }
 
-gboolean paro_table_number(const ParoTable *t, guint row, int column, double *out,
-                           GError **error)
+gboolean paro_table_number(const ParoTable *t, guint row, int column, double *out, GError **error)
 {
     const char *text = paro_table_field(t, row, column);
     char *end = NULL;

@@ -10,9 +10,9 @@ G_BEGIN_DECLS
 
 typedef struct {
     char *path;
-    GStrv header;       /* column names; NULL for a headerless table */
-    GPtrArray *rows;    /* GStrv of fields */
-    GArray *lines;      /* int: the 1-based line of each row */
+    GStrv header;    /* column names; NULL for a headerless table */
+    GPtrArray *rows; /* GStrv of fields */
+    GArray *lines;   /* int: the 1-based line of each row */
 } ParoTable;
 
 void paro_table_free(ParoTable *table);
@@ -38,7 +38,6 @@ static inline const char *paro_table_field(const ParoTable *t, guint row, int co
 }
 
 /** paro_table_number: the field as a number; FALSE and a located error when it is not one. */
-gboolean paro_table_number(const ParoTable *t, guint row, int column, double *out,
-                           GError **error);
+gboolean paro_table_number(const ParoTable *t, guint row, int column, double *out, GError **error);
 
 G_END_DECLS

@@ -34,10 +34,10 @@ static void table(const ParoGuideline *g, const ParoStepResult *rows, guint n, G
                            first_nl ? first_nl : "\n");
     g_string_free(head, TRUE);
     const ParoTraining *tr = &g->scenario->training;
-    g_string_append_printf(out,
-                           "# step: overlap %s  prefetch %" G_GINT64_FORMAT "  bucket %.4g MB  network %s\n",
-                           tr->overlap ? "on" : "off", tr->prefetch, tr->bucket_bytes / 1e6,
-                           paro_net_fidelity_names[g->scenario->network]);
+    g_string_append_printf(
+        out, "# step: overlap %s  prefetch %" G_GINT64_FORMAT "  bucket %.4g MB  network %s\n",
+        tr->overlap ? "on" : "off", tr->prefetch, tr->bucket_bytes / 1e6,
+        paro_net_fidelity_names[g->scenario->network]);
     /* The compression columns come only with compression, so plain reports keep their
      * layout. */
     gboolean compressed = paro_compression_is_active(&g->scenario->compression);
@@ -71,10 +71,10 @@ static void table(const ParoGuideline *g, const ParoStepResult *rows, guint n, G
     }
     if (n > 0 && rows[0].fits) {
         char step[G_ASCII_DTOSTR_BUF_SIZE], mem[G_ASCII_DTOSTR_BUF_SIZE];
-        g_string_append_printf(out, "# best: %s  step %s s  peak %s GB per GPU\n",
-                               rows[0].strategy->name,
-                               g_ascii_formatd(step, sizeof step, "%.4g", paro_time_to_s(rows[0].step)),
-                               g_ascii_formatd(mem, sizeof mem, "%.4g", rows[0].peak_bytes / 1e9));
+        g_string_append_printf(
+            out, "# best: %s  step %s s  peak %s GB per GPU\n", rows[0].strategy->name,
+            g_ascii_formatd(step, sizeof step, "%.4g", paro_time_to_s(rows[0].step)),
+            g_ascii_formatd(mem, sizeof mem, "%.4g", rows[0].peak_bytes / 1e9));
     } else {
         g_string_append(out, "# best: none fits in GPU memory\n");
     }
@@ -153,8 +153,9 @@ static void json(const ParoGuideline *g, const ParoStepResult *rows, guint n, GS
  * that a row of a sweep (or a plot script) needs nothing else to place it. */
 static void csv(const ParoGuideline *g, const ParoStepResult *rows, guint n, GString *out)
 {
-    g_string_append(out, "rank,name,aliases,fits,time_step,time_guideline,time_compute,time_comm,"
-                         "time_exposed_comm,samples_per_s,tokens_per_s,tflops_per_gpu,mfu,mem_peak");
+    g_string_append(out,
+                    "rank,name,aliases,fits,time_step,time_guideline,time_compute,time_comm,"
+                    "time_exposed_comm,samples_per_s,tokens_per_s,tflops_per_gpu,mfu,mem_peak");
     for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
         g_string_append_printf(out, ",mem_%s", paro_mem_category_names[c]);
     /* Appended last (and always, so every row of a sweep has the same columns). */
@@ -164,9 +165,16 @@ static void csv(const ParoGuideline *g, const ParoStepResult *rows, guint n, GSt
         g_autofree char *aliases = g_strjoinv(";", (char **)r->strategy->aliases);
         g_string_append_printf(out, "%d,%s,%s,%s", r->rank, r->strategy->name, aliases,
                                r->fits ? "true" : "false");
-        const double v[] = {paro_time_to_s(r->step), r->guideline_s, r->compute_s, r->comm_s,
-                            r->exposed_comm_s, r->samples_per_s, r->tokens_per_s,
-                            r->tflops_per_gpu, r->mfu, round(r->peak_bytes)};
+        const double v[] = {paro_time_to_s(r->step),
+                            r->guideline_s,
+                            r->compute_s,
+                            r->comm_s,
+                            r->exposed_comm_s,
+                            r->samples_per_s,
+                            r->tokens_per_s,
+                            r->tflops_per_gpu,
+                            r->mfu,
+                            round(r->peak_bytes)};
         for (guint k = 0; k < G_N_ELEMENTS(v); k++) {
             g_string_append_c(out, ',');
             paro_report_number(out, v[k]);
@@ -222,22 +230,22 @@ void paro_report_trace(const ParoStepResult *rows, guint n, gboolean chrome, GSt
             const ParoTraceTask *t = &g_array_index(r->trace, ParoTraceTask, k);
             char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
             if (chrome) {
-                g_string_append_printf(out,
-                                       "%s{\"name\": \"%s\", \"ph\": \"X\", \"pid\": \"%s\", \"tid\": \"%s\", "
-                                       "\"ts\": %s, \"dur\": %s, \"args\": {\"micro\": %d, \"layer\": %d}}",
-                                       first ? "" : ",\n", t->name, r->strategy->name,
-                                       stream_name(t->streams),
-                                       g_ascii_formatd(a, sizeof a, "%.6f", paro_time_to_s(t->start) * 1e6),
-                                       g_ascii_formatd(b, sizeof b, "%.6f",
-                                                       paro_time_to_s(t->end - t->start) * 1e6),
-                                       t->micro, t->layer);
+                g_string_append_printf(
+                    out,
+                    "%s{\"name\": \"%s\", \"ph\": \"X\", \"pid\": \"%s\", \"tid\": \"%s\", "
+                    "\"ts\": %s, \"dur\": %s, \"args\": {\"micro\": %d, \"layer\": %d}}",
+                    first ? "" : ",\n", t->name, r->strategy->name, stream_name(t->streams),
+                    g_ascii_formatd(a, sizeof a, "%.6f", paro_time_to_s(t->start) * 1e6),
+                    g_ascii_formatd(b, sizeof b, "%.6f", paro_time_to_s(t->end - t->start) * 1e6),
+                    t->micro, t->layer);
                 first = FALSE;
             } else {
-                g_string_append_printf(out, "task\t%s\t%s\t%s\t%d\t%d\t%s\t", r->strategy->name,
-                                       stream_name(t->streams), t->name, t->micro, t->layer,
-                                       g_ascii_formatd(a, sizeof a, "%.9f", paro_time_to_s(t->start)));
-                g_string_append_printf(out, "%s\n",
-                                       g_ascii_formatd(b, sizeof b, "%.9f", paro_time_to_s(t->end)));
+                g_string_append_printf(
+                    out, "task\t%s\t%s\t%s\t%d\t%d\t%s\t", r->strategy->name,
+                    stream_name(t->streams), t->name, t->micro, t->layer,
+                    g_ascii_formatd(a, sizeof a, "%.9f", paro_time_to_s(t->start)));
+                g_string_append_printf(
+                    out, "%s\n", g_ascii_formatd(b, sizeof b, "%.9f", paro_time_to_s(t->end)));
             }
         }
         for (guint k = 0; r->memory && k < r->memory->len; k++) {
@@ -245,9 +253,12 @@ void paro_report_trace(const ParoStepResult *rows, guint n, gboolean chrome, GSt
             double total = 0;
             char a[G_ASCII_DTOSTR_BUF_SIZE];
             if (chrome) {
-                g_string_append_printf(out, ",\n{\"name\": \"memory\", \"ph\": \"C\", \"pid\": \"%s\", \"ts\": %s, \"args\": {",
-                                       r->strategy->name,
-                                       g_ascii_formatd(a, sizeof a, "%.6f", paro_time_to_s(m->time) * 1e6));
+                g_string_append_printf(
+                    out,
+                    ",\n{\"name\": \"memory\", \"ph\": \"C\", \"pid\": \"%s\", \"ts\": %s, "
+                    "\"args\": {",
+                    r->strategy->name,
+                    g_ascii_formatd(a, sizeof a, "%.6f", paro_time_to_s(m->time) * 1e6));
                 for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
                     g_string_append_printf(out, "%s\"%s\": %.0f", c ? ", " : "",
                                            paro_mem_category_names[c], m->bytes[c]);

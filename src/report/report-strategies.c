@@ -76,15 +76,16 @@ void paro_report_strategies_header(const ParoGuideline *g, GString *out)
                            "  groups g: %" G_GINT64_FORMAT "\n",
                            t->name, g->sizes.n, t->nodes, t->gpus_per_node, t->gpu.name, memory,
                            g->sizes.m, g->sizes.n / g->sizes.m);
-    g_string_append_printf(out, "# links: B' %s alpha' %s (intra)   B %s alpha %s (inter, per GPU)\n",
-                           intra_bw, intra_lat, inter_bw, inter_lat);
     g_string_append_printf(out,
-                           "# training: micro_batch %" G_GINT64_FORMAT "  sequence %" G_GINT64_FORMAT
-                           "  accumulation A %" G_GINT64_FORMAT "  precision %s  K %g  recompute %s"
-                           "  compute %s",
-                           tr->micro_batch, tr->sequence, tr->accumulation,
-                           paro_precision_names[tr->precision], tr->optimizer_bytes,
-                           paro_recompute_names[tr->recompute], rate);
+                           "# links: B' %s alpha' %s (intra)   B %s alpha %s (inter, per GPU)\n",
+                           intra_bw, intra_lat, inter_bw, inter_lat);
+    g_string_append_printf(
+        out,
+        "# training: micro_batch %" G_GINT64_FORMAT "  sequence %" G_GINT64_FORMAT
+        "  accumulation A %" G_GINT64_FORMAT "  precision %s  K %g  recompute %s"
+        "  compute %s",
+        tr->micro_batch, tr->sequence, tr->accumulation, paro_precision_names[tr->precision],
+        tr->optimizer_bytes, paro_recompute_names[tr->recompute], rate);
     if (s->calibration.has_compute)
         g_string_append(out, " (calibrated)\n");
     else
@@ -93,8 +94,10 @@ void paro_report_strategies_header(const ParoGuideline *g, GString *out)
         g_string_append_printf(out, "# calibration: %s (%s): %s%s%s measured\n",
                                s->calibration.device, s->calibration.path,
                                s->calibration.has_compute ? "compute rate and HBM bandwidth" : "",
-                               s->calibration.has_compute && s->calibration.intra.present +
-                                   s->calibration.inter.present ? "; " : "",
+                               s->calibration.has_compute &&
+                                       s->calibration.intra.present + s->calibration.inter.present
+                                   ? "; "
+                                   : "",
                                s->calibration.intra.present || s->calibration.inter.present
                                    ? "network links (fabric, NICs, step overhead replaced)"
                                    : "");
@@ -118,24 +121,30 @@ static void table(const ParoGuideline *g, GString *out)
     g_string_append(out, "#rank strategy          aliases            params   grads   optim  states"
                          "   activ   total  fits    intra    inter  compute     comm     step   "
                          "serial  marks\n");
-    g_string_append(out, "#                                              (GB)    (GB)    (GB)    (GB)"
-                         "    (GB)    (GB)          (GB)     (GB)      (s)      (s)      (s)"
-                         "      (s)\n");
+    g_string_append(out,
+                    "#                                              (GB)    (GB)    (GB)    (GB)"
+                    "    (GB)    (GB)          (GB)     (GB)      (s)      (s)      (s)"
+                    "      (s)\n");
     for (guint i = 0; i < g->results->len; i++) {
         const ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
         g_autofree char *aliases = aliases_joined(r->strategy, ",");
         g_string_append_printf(out, "%5d %-17s %-17s", r->rank, r->strategy->name,
                                aliases[0] ? aliases : "-");
-        const double gb[] = {r->mem_params,       r->mem_grads,     r->mem_optimizer,
+        const double gb[] = {r->mem_params,       r->mem_grads,       r->mem_optimizer,
                              r->mem_model_states, r->mem_activations, r->mem_total};
         for (guint k = 0; k < G_N_ELEMENTS(gb); k++) {
             g_string_append_c(out, ' ');
             char buf[G_ASCII_DTOSTR_BUF_SIZE];
-            g_string_append_printf(out, "%7s", g_ascii_formatd(buf, sizeof buf, "%.2f", gb[k] / 1e9));
+            g_string_append_printf(out, "%7s",
+                                   g_ascii_formatd(buf, sizeof buf, "%.2f", gb[k] / 1e9));
         }
         g_string_append_printf(out, "  %-4s", r->fits ? "yes" : "OOM");
-        const double cols[] = {r->traffic_intra / 1e9, r->traffic_inter / 1e9, r->t_compute,
-                               r->t_comm, r->t_step, r->t_serial};
+        const double cols[] = {r->traffic_intra / 1e9,
+                               r->traffic_inter / 1e9,
+                               r->t_compute,
+                               r->t_comm,
+                               r->t_step,
+                               r->t_serial};
         for (guint k = 0; k < G_N_ELEMENTS(cols); k++) {
             char buf[G_ASCII_DTOSTR_BUF_SIZE];
             g_string_append_printf(out, " %8s", g_ascii_formatd(buf, sizeof buf, "%.3f", cols[k]));
@@ -227,10 +236,10 @@ static void json(const ParoGuideline *g, GString *out)
         json_field(out, "gradient", r->t_gradient, FALSE);
         json_field(out, "sync_grad", r->t_sync_grad, FALSE);
         json_field(out, "sync_param", r->t_sync_param, TRUE);
-        g_string_append_printf(out, "},\n     \"fits\": %s, \"dominated\": %s, \"effective\": %s}%s\n",
+        g_string_append_printf(out,
+                               "},\n     \"fits\": %s, \"dominated\": %s, \"effective\": %s}%s\n",
                                r->fits ? "true" : "false", r->dominated ? "true" : "false",
-                               r->effective ? "true" : "false",
-                               i + 1 < g->results->len ? "," : "");
+                               r->effective ? "true" : "false", i + 1 < g->results->len ? "," : "");
     }
     g_string_append(out, "  ]\n}\n");
 }
@@ -238,7 +247,8 @@ static void json(const ParoGuideline *g, GString *out)
 static void csv(const ParoGuideline *g, GString *out)
 {
     g_string_append(out, "rank,name,aliases,mem_params,mem_grads,mem_optimizer,mem_model_states,"
-                         "mem_activations,mem_buffers,mem_comm_buffers,mem_workspace,mem_overhead,mem_total,traffic_intra,"
+                         "mem_activations,mem_buffers,mem_comm_buffers,mem_workspace,mem_overhead,"
+                         "mem_total,traffic_intra,"
                          "traffic_inter,time_compute,time_optimizer,time_comm,time_step,"
                          "time_serial,time_param,time_gradient,time_sync_grad,time_sync_param,"
                          "fits,dominated,effective\n");
@@ -246,16 +256,26 @@ static void csv(const ParoGuideline *g, GString *out)
         const ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
         g_autofree char *aliases = aliases_joined(r->strategy, ";");
         g_string_append_printf(out, "%d,%s,%s", r->rank, r->strategy->name, aliases);
-        const double values[] = {round(r->mem_params),      round(r->mem_grads),
-                                 round(r->mem_optimizer),   round(r->mem_model_states),
-                                 round(r->mem_activations), round(r->mem_buffers),
-                                 round(r->mem_comm_buffers), round(r->mem_workspace),
-                                 round(r->mem_overhead),    round(r->mem_total),
-                                 round(r->traffic_intra),   round(r->traffic_inter),
-                                 r->t_compute,              r->t_optimizer,
-                                 r->t_comm,                 r->t_step,
-                                 r->t_serial,               r->t_param,
-                                 r->t_gradient,             r->t_sync_grad,
+        const double values[] = {round(r->mem_params),
+                                 round(r->mem_grads),
+                                 round(r->mem_optimizer),
+                                 round(r->mem_model_states),
+                                 round(r->mem_activations),
+                                 round(r->mem_buffers),
+                                 round(r->mem_comm_buffers),
+                                 round(r->mem_workspace),
+                                 round(r->mem_overhead),
+                                 round(r->mem_total),
+                                 round(r->traffic_intra),
+                                 round(r->traffic_inter),
+                                 r->t_compute,
+                                 r->t_optimizer,
+                                 r->t_comm,
+                                 r->t_step,
+                                 r->t_serial,
+                                 r->t_param,
+                                 r->t_gradient,
+                                 r->t_sync_grad,
                                  r->t_sync_param};
         for (guint k = 0; k < G_N_ELEMENTS(values); k++) {
             g_string_append_c(out, ',');

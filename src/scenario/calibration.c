@@ -49,8 +49,8 @@ static gboolean parse_compute(const ParoNode *node, gpointer ptr, gpointer recor
 {
     ParoCalibration *c = record;
     c->has_compute = TRUE;
-    return paro_schema_apply(node, "compute", compute_fields, G_N_ELEMENTS(compute_fields), c,
-                             NULL, NULL, error);
+    return paro_schema_apply(node, "compute", compute_fields, G_N_ELEMENTS(compute_fields), c, NULL,
+                             NULL, error);
 }
 
 static const ParoField link_fields[] = {
@@ -67,8 +67,8 @@ static gboolean parse_link(const ParoNode *node, gpointer ptr, gpointer record, 
 {
     ParoCalibLink *l = ptr;
     l->present = TRUE;
-    return paro_schema_apply(node, "network link", link_fields, G_N_ELEMENTS(link_fields), l,
-                             NULL, NULL, error);
+    return paro_schema_apply(node, "network link", link_fields, G_N_ELEMENTS(link_fields), l, NULL,
+                             NULL, error);
 }
 
 static const ParoField network_fields[] = {
@@ -127,8 +127,7 @@ static const ParoField piecewise_fields[] = {
     {"fit", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "quality of the two segments together"},
 };
 
-static gboolean parse_piecewise(const ParoNode *node, gpointer ptr, gpointer record,
-                                GError **error)
+static gboolean parse_piecewise(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
 {
     ParoCalibCollective *cc = record;
     cc->piecewise = TRUE;
@@ -152,8 +151,7 @@ static const ParoField collective_fields[] = {
     {"reason", PARO_FIELD_STRING, 0, G_STRUCT_OFFSET(ParoCalibCollective, reason), 0, NULL, NULL,
      "why it was not fitted"},
     {"latency", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
-     G_STRUCT_OFFSET(ParoCalibCollective, fit.latency_s), PARO_QUANTITY_TIME, NULL, NULL,
-     "alpha"},
+     G_STRUCT_OFFSET(ParoCalibCollective, fit.latency_s), PARO_QUANTITY_TIME, NULL, NULL, "alpha"},
     {"bus_bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoCalibCollective, fit.bus_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
      "B_bus"},
@@ -172,8 +170,7 @@ static gboolean parse_collectives(const ParoNode *node, gpointer ptr, gpointer r
         ParoCalibCollective cc = {.fitted = TRUE};
         guint64 present = 0;
         gboolean ok = paro_schema_apply(item, "collective", collective_fields,
-                                        G_N_ELEMENTS(collective_fields), &cc, &cc, &present,
-                                        error);
+                                        G_N_ELEMENTS(collective_fields), &cc, &cc, &present, error);
         /* fields 7 and 8 are latency and bus_bandwidth */
         if (ok && cc.fitted && (present & (3u << 7)) != (3u << 7)) {
             paro_node_error(error, item, PARO_CONFIG_ERROR_MISSING_KEY,

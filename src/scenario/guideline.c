@@ -4,21 +4,21 @@
  * t_comm = (t_param + t_gradient)*A + t_syncg + t_syncp  (PaRO, formula 2), each collective
  * at its alpha-beta cost (coll/analytic.c). t_comp = A * (the layers' forward and backward
  * times, model/compute.c: FLOPs at peak x efficiency plus elementwise bytes at HBM
- * bandwidth) + the optimizer's bytes / HBM bandwidth, where mixed-precision Adam reads the fp32 master,
- * both moments and the gradient and writes master, moments and the 16-bit parameter:
- * (2K + b_g + b_p) bytes per parameter it owns. T = max(t_comp, t_comm) (full overlap) is
- * the step time the ranking uses; t_comp + t_comm is the serial bound. With compression, a
- * collective of S bytes costs its alpha-beta time at S/ratio combined with the codec time
- * of compress/compress.c (pipelined or in series), as the training-step simulation does.
- * The guideline takes one call per phase at the step's summed size, the simulation one per
- * layer or bucket; in series the codec is linear in S and the two agree exactly, pipelined
- * they differ by the pipeline fill of each extra call (a few 1e-5 of a step).
+ * bandwidth) + the optimizer's bytes / HBM bandwidth, where mixed-precision Adam reads the fp32
+ * master, both moments and the gradient and writes master, moments and the 16-bit parameter: (2K +
+ * b_g + b_p) bytes per parameter it owns. T = max(t_comp, t_comm) (full overlap) is the step time
+ * the ranking uses; t_comp + t_comm is the serial bound. With compression, a collective of S bytes
+ * costs its alpha-beta time at S/ratio combined with the codec time of compress/compress.c
+ * (pipelined or in series), as the training-step simulation does. The guideline takes one call per
+ * phase at the step's summed size, the simulation one per layer or bucket; in series the codec is
+ * linear in S and the two agree exactly, pipelined they differ by the pipeline fill of each extra
+ * call (a few 1e-5 of a step).
  *
  * Memory: model states (strategy.c) + activations of one micro-batch over all layers +
- * transient buffers + NCCL's buffers + cuBLAS's workspace + the scenario's fixed overhead. Buffers, an estimate the training-
- * step simulation refines: a strategy that gathers parameters holds two gathered layers
- * (the one in use and the prefetched one); one that reduces gradients holds one layer's
- * full gradient before its reduce-scatter.
+ * transient buffers + NCCL's buffers + cuBLAS's workspace + the scenario's fixed overhead. Buffers,
+ * an estimate the training- step simulation refines: a strategy that gathers parameters holds two
+ * gathered layers (the one in use and the prefetched one); one that reduces gradients holds one
+ * layer's full gradient before its reduce-scatter.
  *
  * Dominance: another triple needs no more memory, no more step time and no more serial
  * time, and strictly less of one of them. The serial time breaks the ties that full
@@ -71,7 +71,8 @@ ParoComputeSetup paro_guideline_compute_setup(const ParoScenario *s)
     double trainable, params = paro_model_params(s->model, &s->training.trainable, &trainable);
     const ParoCalibration *c = &s->calibration;
     return (ParoComputeSetup){
-        .rate_flops = c->has_compute ? c->matmul_flops : s->topology->gpu.peak_flops * s->training.efficiency,
+        .rate_flops =
+            c->has_compute ? c->matmul_flops : s->topology->gpu.peak_flops * s->training.efficiency,
         .hbm_Bps = c->has_compute ? c->hbm_Bps : s->topology->gpu.hbm_Bps,
         .batch = s->training.micro_batch,
         .seq = s->training.sequence,
@@ -144,8 +145,8 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     r->mem_comm_buffers = paro_guideline_comm_buffers(s, st);
     r->mem_workspace = PARO_CUBLAS_WORKSPACE_BYTES;
     r->mem_overhead = s->training.memory_overhead;
-    r->mem_total = r->mem_model_states + r->mem_activations + r->mem_buffers +
-                   r->mem_comm_buffers + r->mem_workspace + r->mem_overhead;
+    r->mem_total = r->mem_model_states + r->mem_activations + r->mem_buffers + r->mem_comm_buffers +
+                   r->mem_workspace + r->mem_overhead;
     r->fits = r->mem_total <= s->topology->gpu.memory_bytes;
 
     g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
@@ -153,12 +154,11 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     for (guint i = 0; i < calls->len; i++) {
         const ParoCollCall *c = &g_array_index(calls, ParoCollCall, i);
         double times = paro_phase_is_per_micro_step(c->phase) ? A : 1;
-        ParoCompressCost cc = paro_compress_cost(
-            &s->compression.kinds[paro_compress_tensor_of(c->phase)], c->op,
-            paro_compress_ranks(c->scope, z->n, z->m), c->size_bytes);
-        double t = times * paro_compress_time_s(&cc, paro_coll_closed_form_s(&g->comm, c->op,
-                                                                             c->scope,
-                                                                             cc.wire_bytes));
+        ParoCompressCost cc =
+            paro_compress_cost(&s->compression.kinds[paro_compress_tensor_of(c->phase)], c->op,
+                               paro_compress_ranks(c->scope, z->n, z->m), c->size_bytes);
+        double t = times * paro_compress_time_s(&cc, paro_coll_closed_form_s(
+                                                         &g->comm, c->op, c->scope, cc.wire_bytes));
         double intra, inter;
         paro_coll_traffic(&g->comm, c->op, c->scope, cc.wire_bytes, &intra, &inter);
         r->traffic_intra += times * intra;
@@ -213,8 +213,7 @@ ParoGuideline *paro_guideline_evaluate(const ParoScenario *s)
     g->results = g_array_sized_new(FALSE, TRUE, sizeof(ParoStrategyResult), n);
     g_array_set_size(g->results, n);
     for (guint i = 0; i < n; i++)
-        evaluate_one(g, paro_strategy_get(i),
-                     &g_array_index(g->results, ParoStrategyResult, i));
+        evaluate_one(g, paro_strategy_get(i), &g_array_index(g->results, ParoStrategyResult, i));
     for (guint i = 0; i < n; i++) {
         ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
         for (guint j = 0; j < n && !r->dominated; j++) {

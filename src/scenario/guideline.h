@@ -16,11 +16,11 @@ typedef struct {
     gboolean effective;
     /* bytes per GPU */
     double mem_params, mem_grads, mem_optimizer, mem_model_states;
-    double mem_activations; /* one micro-batch, all layers (Korthikanti) */
-    double mem_buffers;     /* gathered parameters (2 layers) and one layer's gradients */
+    double mem_activations;  /* one micro-batch, all layers (Korthikanti) */
+    double mem_buffers;      /* gathered parameters (2 layers) and one layer's gradients */
     double mem_comm_buffers; /* NCCL connection buffers of the communicators used */
-    double mem_workspace;   /* cuBLAS workspace */
-    double mem_overhead;    /* the scenario's memory_overhead */
+    double mem_workspace;    /* cuBLAS workspace */
+    double mem_overhead;     /* the scenario's memory_overhead */
     double mem_total;
     /* bytes each GPU sends per global step (compressed sizes when compression applies) */
     double traffic_intra, traffic_inter;
@@ -35,17 +35,17 @@ typedef struct {
     double t_serial;    /* t_compute + t_comm: no overlap */
     gboolean fits;
     gboolean dominated;
-    int rank;           /* 1 = fastest step among those that fit */
+    int rank; /* 1 = fastest step among those that fit */
 } ParoStrategyResult;
 
 typedef struct {
     const ParoScenario *scenario; /* borrowed */
     ParoStateSizes sizes;
     ParoCommModel comm;
-    double flops_per_micro_step;  /* per GPU */
-    double micro_step_s;          /* forward + backward of all layers, per GPU */
-    double achieved_flops;        /* peak x efficiency */
-    GArray *results;              /* ParoStrategyResult, in rank order */
+    double flops_per_micro_step; /* per GPU */
+    double micro_step_s;         /* forward + backward of all layers, per GPU */
+    double achieved_flops;       /* peak x efficiency */
+    GArray *results;             /* ParoStrategyResult, in rank order */
 } ParoGuideline;
 
 void paro_guideline_free(ParoGuideline *g);

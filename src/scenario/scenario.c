@@ -89,8 +89,9 @@ static gboolean parse_lora_targets(const ParoNode *node, gpointer ptr, gpointer 
 static const ParoField lora_fields[] = {
     {"rank", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTrainable, lora_rank), 0, NULL, NULL, "adapter rank r"},
-    {"targets", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoTrainable, lora_targets),
-     0, NULL, parse_lora_targets, "modules with adapters: q, k, v, o, gate, up, down"},
+    {"targets", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED,
+     G_STRUCT_OFFSET(ParoTrainable, lora_targets), 0, NULL, parse_lora_targets,
+     "modules with adapters: q, k, v, o, gate, up, down"},
 };
 
 static gboolean parse_lora(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
@@ -131,7 +132,8 @@ static gboolean parse_trainable(const ParoNode *node, gpointer ptr, gpointer use
 
 /* The modular schedule (layered gradient accumulation) is not offered here yet: the step
  * runs one module per chunk of layers, which modular's one-layer modules do not fit. */
-static const char *const pipeline_schedule_names[] = {"gpipe", "1f1b", "interleaved", "modular", NULL};
+static const char *const pipeline_schedule_names[] = {"gpipe", "1f1b", "interleaved", "modular",
+                                                      NULL};
 static const char *const accumulation_order_names[] = {"depth-first", "layered", NULL};
 
 static const ParoField pipeline_fields[] = {
@@ -141,25 +143,24 @@ static const ParoField pipeline_fields[] = {
      accumulation_order_names, NULL,
      "depth-first (default) or layered: every micro-batch through a layer before the next, "
      "so sharded parameters are gathered and gradients reduced once per step"},
-    {"virtual", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoTraining, pipeline_virtual),
-     0, NULL, NULL, "v: model chunks per stage, interleaved only (default 1)"},
+    {"virtual", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTraining, pipeline_virtual), 0, NULL, NULL,
+     "v: model chunks per stage, interleaved only (default 1)"},
 };
 
-static gboolean parse_pipeline(const ParoNode *node, gpointer ptr, gpointer record,
-                               GError **error)
+static gboolean parse_pipeline(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
 {
-    return paro_schema_apply(node, "pipeline", pipeline_fields, G_N_ELEMENTS(pipeline_fields),
-                             ptr, NULL, NULL, error);
+    return paro_schema_apply(node, "pipeline", pipeline_fields, G_N_ELEMENTS(pipeline_fields), ptr,
+                             NULL, NULL, error);
 }
 
 static const ParoField training_fields[] = {
-    {"micro_batch", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
-     G_STRUCT_OFFSET(ParoTraining, micro_batch), 0, NULL, NULL, "sequences per GPU per micro-step"},
+    {"micro_batch", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoTraining, micro_batch),
+     0, NULL, NULL, "sequences per GPU per micro-step"},
     {"sequence", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoTraining, sequence), 0,
      NULL, NULL, "tokens per sequence"},
     {"accumulation", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
-     G_STRUCT_OFFSET(ParoTraining, accumulation), 0, NULL, NULL,
-     "A: micro-steps per global step"},
+     G_STRUCT_OFFSET(ParoTraining, accumulation), 0, NULL, NULL, "A: micro-steps per global step"},
     {"precision", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, precision), 0,
      paro_precision_names, NULL, "parameters and gradients: bf16, fp16 or fp32"},
     {"optimizer_bytes", PARO_FIELD_DOUBLE, PARO_FIELD_NONNEG,
@@ -235,8 +236,7 @@ static gboolean parse_model(const ParoNode *node, gpointer ptr, gpointer record,
     return *out != NULL;
 }
 
-static gboolean parse_topology(const ParoNode *node, gpointer ptr, gpointer record,
-                               GError **error)
+static gboolean parse_topology(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
 {
     ParoTopology **out = ptr;
     *out = paro_topology_from_node(node, error);
@@ -260,12 +260,12 @@ static const ParoField scenario_fields[] = {
     {"schema", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "1"},
     {"name", PARO_FIELD_STRING, 0, G_STRUCT_OFFSET(ParoScenario, name), 0, NULL, NULL,
      "short name; default: the file name"},
-    {"description", PARO_FIELD_STRING, 0, G_STRUCT_OFFSET(ParoScenario, description), 0, NULL,
-     NULL, "free text"},
-    {"model", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoScenario, model), 0,
-     NULL, parse_model, "model file (path relative to this file) or inline model"},
-    {"topology", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoScenario, topology),
-     0, NULL, parse_topology, "topology file or inline topology"},
+    {"description", PARO_FIELD_STRING, 0, G_STRUCT_OFFSET(ParoScenario, description), 0, NULL, NULL,
+     "free text"},
+    {"model", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoScenario, model), 0, NULL,
+     parse_model, "model file (path relative to this file) or inline model"},
+    {"topology", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoScenario, topology), 0,
+     NULL, parse_topology, "topology file or inline topology"},
     {"parallelism", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_parallelism,
      "tp, pp, dp degrees and PaRO group size"},
     {"training", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoScenario, training), 0, NULL,
@@ -364,7 +364,8 @@ static gboolean check_3d(ParoScenario *s, const ParoNode *root, GError **error)
     int schedule = s->training.pipeline_schedule;
     if (v > 1 && schedule != PARO_PIPE_INTERLEAVED && schedule != PARO_PIPE_MODULAR) {
         paro_node_error(error, where_pipe, PARO_CONFIG_ERROR_CONSTRAINT,
-                        "virtual %" G_GINT64_FORMAT " needs the interleaved or modular schedule", v);
+                        "virtual %" G_GINT64_FORMAT " needs the interleaved or modular schedule",
+                        v);
         return FALSE;
     }
     if (s->training.accumulation_order == PARO_PIPE_LAYERED && schedule != PARO_PIPE_GPIPE &&
@@ -414,8 +415,9 @@ static gboolean check_scenario(ParoScenario *s, const ParoNode *root, GError **e
     }
     if (!(gpn % m == 0 || m % gpn == 0)) {
         paro_node_error(error, where, PARO_CONFIG_ERROR_CONSTRAINT,
-                        "group size %" G_GINT64_FORMAT " must divide, or be a multiple of, the %"
-                        G_GINT64_FORMAT " GPUs of a node",
+                        "group size %" G_GINT64_FORMAT
+                        " must divide, or be a multiple of, the %" G_GINT64_FORMAT
+                        " GPUs of a node",
                         m, gpn);
         return FALSE;
     }
@@ -430,8 +432,8 @@ static gboolean check_scenario(ParoScenario *s, const ParoNode *root, GError **e
                         s->model->name);
         return FALSE;
     }
-    double trainable_params, params = paro_model_params(s->model, &s->training.trainable,
-                                                        &trainable_params);
+    double trainable_params,
+        params = paro_model_params(s->model, &s->training.trainable, &trainable_params);
     if (trainable_params > params) {
         paro_node_error(error, trainable, PARO_CONFIG_ERROR_RANGE,
                         "%.6g trainable parameters exceed the model's %.6g", trainable_params,
@@ -448,7 +450,8 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
     if (root == NULL || !paro_schema_check_header(root, "scenario", error))
         return NULL;
 
-    g_autoptr(GPtrArray) parsed = g_ptr_array_new_with_free_func((GDestroyNotify)paro_override_free);
+    g_autoptr(GPtrArray) parsed =
+        g_ptr_array_new_with_free_func((GDestroyNotify)paro_override_free);
     for (int i = 0; overrides && overrides[i]; i++) {
         ParoOverride *o = paro_override_parse(overrides[i], i + 1, error);
         if (o == NULL)

@@ -18,11 +18,11 @@ typedef enum { PARO_PRECISION_BF16, PARO_PRECISION_FP16, PARO_PRECISION_FP32 } P
 extern const char *const paro_precision_names[]; /* "bf16", "fp16", "fp32", NULL */
 
 typedef struct {
-    gint64 micro_batch;      /* sequences per GPU per micro-step */
-    gint64 sequence;         /* tokens per sequence */
-    gint64 accumulation;     /* A: micro-steps per global step */
-    int precision;           /* ParoPrecision of parameters and gradients */
-    double optimizer_bytes;  /* K: optimizer-state bytes per trainable parameter */
+    gint64 micro_batch;     /* sequences per GPU per micro-step */
+    gint64 sequence;        /* tokens per sequence */
+    gint64 accumulation;    /* A: micro-steps per global step */
+    int precision;          /* ParoPrecision of parameters and gradients */
+    double optimizer_bytes; /* K: optimizer-state bytes per trainable parameter */
     ParoTrainable trainable;
     int recompute;           /* ParoRecompute */
     double efficiency;       /* achieved share of peak FLOP/s */
@@ -30,7 +30,7 @@ typedef struct {
     gboolean overlap;        /* compute and communication on separate streams */
     gint64 prefetch;         /* layers gathered ahead of use */
     double bucket_bytes;     /* gradient reduce-scatter bucket */
-    int pipeline_schedule;   /* ParoPipeSchedule of the pp stages (gpipe, 1f1b, interleaved, modular) */
+    int pipeline_schedule;   /* ParoPipeSchedule: gpipe, 1f1b, interleaved, modular */
     gint64 pipeline_virtual; /* v: model chunks per stage (interleaved, modular) */
     int accumulation_order;  /* ParoPipeAccumulation: depth-first, or layered (Lamy-Poirier's
                               * layered gradient accumulation: gpipe and modular only) */
@@ -50,8 +50,8 @@ typedef struct {
 } ParoCalibLine;
 
 typedef struct {
-    int op;            /* ParoCollKind */
-    int scope;         /* ParoScope; written world/intra/inter */
+    int op;    /* ParoCollKind */
+    int scope; /* ParoScope; written world/intra/inter */
     gint64 ranks, nodes, points;
     gboolean fitted;
     char *reason;      /* when not fitted */
@@ -67,11 +67,11 @@ typedef struct {
     char *device;
     char *path;
     gboolean has_compute;
-    double matmul_flops;  /* achieved dense 16-bit rate on the model's layer GEMMs */
-    int matmul_dtype;     /* index in paro_calib_dtype_names */
-    double hbm_Bps;       /* achieved HBM bandwidth of an optimizer-like kernel */
+    double matmul_flops; /* achieved dense 16-bit rate on the model's layer GEMMs */
+    int matmul_dtype;    /* index in paro_calib_dtype_names */
+    double hbm_Bps;      /* achieved HBM bandwidth of an optimizer-like kernel */
     ParoCalibLink intra, inter;
-    GArray *collectives;  /* ParoCalibCollective; empty when the file has none */
+    GArray *collectives; /* ParoCalibCollective; empty when the file has none */
 } ParoCalibration;
 
 extern const char *const paro_calib_dtype_names[]; /* "bf16", "fp16", "tf32", NULL */
@@ -98,18 +98,18 @@ gboolean paro_calibration_load(const char *path, ParoCalibration *c, GError **er
 gboolean paro_calibration_apply_network(const ParoCalibration *c, ParoTopology *t);
 
 typedef struct {
-    char *path;          /* the scenario file */
+    char *path; /* the scenario file */
     char *name;
     char *description;
     ParoModel *model;
     ParoTopology *topology;
     ParoTraining training;
-    gint64 group;        /* m: data-parallel ranks per PaRO group */
-    gint64 tp, pp, dp;   /* tensor, pipeline, data-parallel degrees; tp*pp*dp = GPUs */
+    gint64 group;               /* m: data-parallel ranks per PaRO group */
+    gint64 tp, pp, dp;          /* tensor, pipeline, data-parallel degrees; tp*pp*dp = GPUs */
     gboolean sequence_parallel; /* Megatron sequence parallelism on the TP dimension */
-    int algorithm;       /* ParoAlgorithm for global collectives */
-    gint64 chunks;       /* ho-ring chunks */
-    int network;         /* ParoNetFidelity of the training-step simulation */
+    int algorithm;              /* ParoAlgorithm for global collectives */
+    gint64 chunks;              /* ho-ring chunks */
+    int network;                /* ParoNetFidelity of the training-step simulation */
     ParoCalibration calibration;
     ParoCompression compression; /* of the data-parallel collectives; preset none by default */
 } ParoScenario;

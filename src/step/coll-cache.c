@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The collective-duration cache of a scenario: one link graph (folded when the cluster
  * is symmetric, explicit otherwise or for trees) and a lookup table keyed by operation,
- * scope and exact size (entries hold their key and value). The table is only looked up, never iterated. */
+ * scope and exact size (entries hold their key and value). The table is only looked up, never
+ * iterated. */
 #include "step/step-private.h"
 
 #include <string.h>
@@ -24,9 +25,9 @@ struct _ParoCollCache {
      * oversubscribed leaf their uplink sharing is not modelled. */
     ParoScenario view;
     ParoTopology view_topology;
-    ParoGraph *folded;   /* NULL when the cluster cannot be folded */
+    ParoGraph *folded;         /* NULL when the cluster cannot be folded */
     ParoGraph *explicit_graph; /* made on first need */
-    GHashTable *times;   /* Entry (key and value) */
+    GHashTable *times;         /* Entry (key and value) */
 };
 
 static guint entry_hash(gconstpointer p)
@@ -53,8 +54,8 @@ ParoCollCache *paro_coll_cache_new(const ParoScenario *s, GError **error)
         c->view_topology = *t; /* shallow: the strings stay the scenario's */
         c->view_topology.nodes = s->dp / q;
         c->view_topology.gpus_per_node = q;
-        c->view_topology.nics.bandwidth_Bps = t->nics.bandwidth_Bps * (double)q /
-                                              (double)t->gpus_per_node;
+        c->view_topology.nics.bandwidth_Bps =
+            t->nics.bandwidth_Bps * (double)q / (double)t->gpus_per_node;
         c->view = *s;
         c->view.topology = &c->view_topology;
         c->view.tp = c->view.pp = 1;
@@ -89,24 +90,24 @@ char *paro_coll_cache_context(const ParoScenario *s)
         ParoScenario flat = *s;
         flat.tp = flat.pp = 1;
         g_autofree char *base = paro_coll_cache_context(&flat);
-        return g_strdup_printf("%s tp%" G_GINT64_FORMAT " pp%" G_GINT64_FORMAT " dp%" G_GINT64_FORMAT,
+        return g_strdup_printf("%s tp%" G_GINT64_FORMAT " pp%" G_GINT64_FORMAT
+                               " dp%" G_GINT64_FORMAT,
                                base, s->tp, s->pp, s->dp);
     }
     const ParoTopology *t = s->topology;
-    return g_strdup_printf("%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " m%" G_GINT64_FORMAT
-                           " f%d %a %a n%" G_GINT64_FORMAT " %a %a l%" G_GINT64_FORMAT
-                           " %a %a c%" G_GINT64_FORMAT " k%" G_GINT64_FORMAT " %a a%d p%" G_GINT64_FORMAT
-                           " w%d",
-                           t->nodes, t->gpus_per_node, s->group, t->fabric.kind,
-                           t->fabric.bandwidth_Bps, t->fabric.latency_s, t->nics.count,
-                           t->nics.bandwidth_Bps, t->nics.latency_s, t->network.nodes_per_leaf,
-                           t->network.oversubscription, t->network.latency_s, t->nccl.channels,
-                           t->nccl.chunks, t->nccl.step_overhead_s, s->algorithm, s->chunks,
-                           s->network);
+    return g_strdup_printf(
+        "%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " m%" G_GINT64_FORMAT
+        " f%d %a %a n%" G_GINT64_FORMAT " %a %a l%" G_GINT64_FORMAT " %a %a c%" G_GINT64_FORMAT
+        " k%" G_GINT64_FORMAT " %a a%d p%" G_GINT64_FORMAT " w%d",
+        t->nodes, t->gpus_per_node, s->group, t->fabric.kind, t->fabric.bandwidth_Bps,
+        t->fabric.latency_s, t->nics.count, t->nics.bandwidth_Bps, t->nics.latency_s,
+        t->network.nodes_per_leaf, t->network.oversubscription, t->network.latency_s,
+        t->nccl.channels, t->nccl.chunks, t->nccl.step_overhead_s, s->algorithm, s->chunks,
+        s->network);
 }
 
-gboolean paro_coll_cache_time(ParoCollCache *c, ParoCollKind op, ParoScope scope,
-                              double size_bytes, ParoTime *out, GError **error)
+gboolean paro_coll_cache_time(ParoCollCache *c, ParoCollKind op, ParoScope scope, double size_bytes,
+                              ParoTime *out, GError **error)
 {
     Entry probe = {op, scope, size_bytes, 0};
     const Entry *hit = g_hash_table_lookup(c->times, &probe);

@@ -60,7 +60,8 @@ static void tp_coll(const ParoScenario *sc, const ParoCommModel *cm, ParoCollKin
 {
     ParoCompressCost cc =
         paro_compress_cost(&sc->compression.kinds[PARO_TENSOR_ACTIVATIONS], op, sc->tp, size);
-    io->time_s += paro_compress_time_s(&cc, paro_coll_ring_s(cm, op, sc->tp, sc->tp, cc.wire_bytes));
+    io->time_s +=
+        paro_compress_time_s(&cc, paro_coll_ring_s(cm, op, sc->tp, sc->tp, cc.wire_bytes));
     io->codec_s += cc.codec_s;
     double passes = op == PARO_COLL_ALLREDUCE ? 2 : 1;
     io->saved_bytes += passes * (double)(sc->tp - 1) / (double)sc->tp * (size - cc.wire_bytes);
@@ -156,9 +157,8 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
                        : c->phase == PARO_PHASE_GRADIENT ? &reduce
                                                          : NULL;
         double layer_s = 0, layer_codec_s = 0, layer_saved = 0;
-        if (slot && !dp_coll(sc, &z, &dpcm, cache, c,
-                             c->size_bytes / (double)(v * per_module), &layer_s, &layer_codec_s,
-                             &layer_saved, error))
+        if (slot && !dp_coll(sc, &z, &dpcm, cache, c, c->size_bytes / (double)(v * per_module),
+                             &layer_s, &layer_codec_s, &layer_saved, error))
             return FALSE;
         if (slot) {
             *slot += (double)per_module * layer_s;
@@ -179,7 +179,8 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
     double micro_passes = (double)A * (double)v * per_pass;
     codec_s += micro_passes * micro_codec_s;
     saved += micro_passes * micro_saved;
-    ParoStep3dComm tp_fwd = paro_step3d_tp_layer(sc, FALSE), tp_bwd = paro_step3d_tp_layer(sc, TRUE);
+    ParoStep3dComm tp_fwd = paro_step3d_tp_layer(sc, FALSE),
+                   tp_bwd = paro_step3d_tp_layer(sc, TRUE);
     double tp_f = tp_fwd.time_s, tp_b = tp_bwd.time_s;
     /* Every layer of the stage runs its TP collectives for each of the A micro-batches. */
     double tp_calls = (double)A * (double)per_module * (double)v;
@@ -224,7 +225,8 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
      * what it adds to the transfer is charged as latency. */
     ParoCompressCost p2p = paro_compress_cost(&sc->compression.kinds[PARO_TENSOR_PIPELINE],
                                               PARO_COLL_SENDRECV, 2, act_bytes / (double)sc->tp);
-    double p2p_net_s = paro_topology_inter_latency_s(t) + p2p.wire_bytes / paro_topology_inter_Bps(t);
+    double p2p_net_s =
+        paro_topology_inter_latency_s(t) + p2p.wire_bytes / paro_topology_inter_Bps(t);
     double p2p_codec_extra_s = paro_compress_time_s(&p2p, p2p_net_s) - p2p_net_s;
     ParoPipeSpec spec = {
         .schedule = (ParoPipeSchedule)sc->training.pipeline_schedule,
@@ -279,9 +281,9 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
     for (guint dev = 0; dev < pr->peak_in_flight->len; dev++)
         in_flight = MAX(in_flight, g_array_index(pr->peak_in_flight, gint64, dev));
     ParoRecompute rc = (ParoRecompute)sc->training.recompute;
-    double act_layer = paro_model_activation_bytes_tp(sc->model, sc->training.micro_batch,
-                                                      sc->training.sequence, rc, sc->tp,
-                                                      sc->sequence_parallel);
+    double act_layer =
+        paro_model_activation_bytes_tp(sc->model, sc->training.micro_batch, sc->training.sequence,
+                                       rc, sc->tp, sc->sequence_parallel);
     double transient = rc == PARO_RECOMPUTE_NONE
                            ? 0
                            : paro_model_activation_bytes_tp(
@@ -324,16 +326,16 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
     out->bytes_saved = saved;
     out->samples_per_s = (double)sc->dp * (double)sc->training.micro_batch * (double)A / step_s;
     out->tokens_per_s = out->samples_per_s * (double)sc->training.sequence;
-    double model_flops = (double)A *
-                         paro_model_step_flops(sc->model, sc->training.micro_batch,
-                                               sc->training.sequence, setup.trainable_share,
-                                               PARO_RECOMPUTE_NONE) /
-                         (double)(sc->tp * sc->pp);
+    double model_flops =
+        (double)A *
+        paro_model_step_flops(sc->model, sc->training.micro_batch, sc->training.sequence,
+                              setup.trainable_share, PARO_RECOMPUTE_NONE) /
+        (double)(sc->tp * sc->pp);
     out->tflops_per_gpu = model_flops / step_s / 1e12;
     out->mfu = model_flops / step_s / t->gpu.peak_flops;
     out->fits = out->peak_bytes <= t->gpu.memory_bytes;
-    out->guideline_s = ((double)A + (double)(P - 1) / (double)v) * slowest_device_s + sync_s +
-                       optimizer_s;
+    out->guideline_s =
+        ((double)A + (double)(P - 1) / (double)v) * slowest_device_s + sync_s + optimizer_s;
     out->at_peak.time = step;
     if (keep_trace) {
         out->trace = g_array_new(FALSE, FALSE, sizeof(ParoTraceTask));
@@ -342,8 +344,11 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
             if (pt->device != 0)
                 continue; /* the representative GPU: stage 0 */
             ParoTraceTask tt = {pt->kind == PARO_PIPE_FORWARD ? "forward" : "backward",
-                                PARO_STREAM_COMPUTE, (gint)pt->micro, (gint)pt->module,
-                                pt->start, pt->end};
+                                PARO_STREAM_COMPUTE,
+                                (gint)pt->micro,
+                                (gint)pt->module,
+                                pt->start,
+                                pt->end};
             g_array_append_val(out->trace, tt);
         }
         out->memory = g_array_new(FALSE, FALSE, sizeof(ParoMemSample));

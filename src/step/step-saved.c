@@ -9,7 +9,7 @@
 #include "step/step.h"
 
 struct _ParoStepBaseline {
-    ParoScenario plain;      /* shallow copy of the scenario, compression off */
+    ParoScenario plain;       /* shallow copy of the scenario, compression off */
     ParoGuideline *guideline; /* of plain; NULL when the scenario compresses nothing */
 };
 

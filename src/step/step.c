@@ -64,9 +64,9 @@ typedef struct {
 typedef struct {
     ParoEngine *engine;
     ParoMemLedger *ledger;
-    GArray *tasks;      /* Task */
-    GArray *edges;      /* Edge: all dependencies, one array for the whole step */
-    GArray *queues[3];  /* guint task indices per stream, program order */
+    GArray *tasks;     /* Task */
+    GArray *edges;     /* Edge: all dependencies, one array for the whole step */
+    GArray *queues[3]; /* guint task indices per stream, program order */
     guint heads[3];
     guint left;
     double compute_s, comm_s, intra_s, inter_s;
@@ -81,7 +81,8 @@ static int stream_index(guint bit)
 static guint add_task(Sched *s, const char *name, guint streams, gint micro, gint layer,
                       ParoTime duration)
 {
-    Task t = {name, streams, micro, layer, duration, 0, G_MAXUINT, {{0}}, {{0}}, 0, 0, FALSE, FALSE, 0, 0};
+    Task t = {name,  streams, micro, layer, duration, 0, G_MAXUINT, {{0}},
+              {{0}}, 0,       0,     FALSE, FALSE,    0, 0};
     g_array_append_val(s->tasks, t);
     guint index = s->tasks->len - 1;
     for (guint bit = 1; bit <= 4; bit <<= 1)
@@ -173,8 +174,7 @@ static void try_start(Sched *s)
         t->started = TRUE;
         t->start = now;
         for (int i = 0; i < t->n_start; i++)
-            paro_mem_ledger_change(s->ledger, now, t->on_start[i].category,
-                                   t->on_start[i].delta);
+            paro_mem_ledger_change(s->ledger, now, t->on_start[i].category, t->on_start[i].delta);
         double d = paro_time_to_s(t->duration);
         if (t->streams & PARO_STREAM_COMPUTE)
             s->compute_s += d;
@@ -277,8 +277,8 @@ static gboolean build(Builder *b, const ParoStrategy *st, GArray *layers)
                 if (l - d - 1 >= 0)
                     depend(s, gather, fwd[l - d - 1]);
             }
-            fwd[l] = add_task(s, "forward", PARO_STREAM_COMPUTE, mu, l,
-                              paro_time_from_s(lc->forward_s));
+            fwd[l] =
+                add_task(s, "forward", PARO_STREAM_COMPUTE, mu, l, paro_time_from_s(lc->forward_s));
             depend(s, fwd[l], gather);
             on_end(s, fwd[l], PARO_MEM_ACTIVATIONS, lc->act_kept);
             if (gather_f)
@@ -303,9 +303,9 @@ static gboolean build(Builder *b, const ParoStrategy *st, GArray *layers)
             /* Back-pressure: a backward that opens a new bucket needs one of the
              * BUCKETS_IN_FLIGHT bucket buffers, freed when an older reduce-scatter ends. */
             if (reduce && bucket == 0 && all_reductions->len >= BUCKETS_IN_FLIGHT)
-                depend(s, bwd[l],
-                       g_array_index(all_reductions, guint,
-                                     all_reductions->len - BUCKETS_IN_FLIGHT));
+                depend(
+                    s, bwd[l],
+                    g_array_index(all_reductions, guint, all_reductions->len - BUCKETS_IN_FLIGHT));
             on_start(s, bwd[l], PARO_MEM_ACTIVATIONS, lc->act_transient);
             on_end(s, bwd[l], PARO_MEM_ACTIVATIONS, -(lc->act_kept + lc->act_transient));
             if (gather_b)
@@ -339,10 +339,10 @@ static gboolean build(Builder *b, const ParoStrategy *st, GArray *layers)
         previous = t;
     }
     double owned = z->trainable / paro_strategy_divisor(st->os, z->n, z->m);
-    double optimizer_s =
-        (2.0 * z->optim_bytes + z->grad_bytes + z->param_bytes) * owned /
-        paro_guideline_compute_setup(sc).hbm_Bps;
-    guint opt = add_task(s, "optimizer", PARO_STREAM_COMPUTE, -1, -1, paro_time_from_s(optimizer_s));
+    double optimizer_s = (2.0 * z->optim_bytes + z->grad_bytes + z->param_bytes) * owned /
+                         paro_guideline_compute_setup(sc).hbm_Bps;
+    guint opt =
+        add_task(s, "optimizer", PARO_STREAM_COMPUTE, -1, -1, paro_time_from_s(optimizer_s));
     depend(s, opt, previous);
     for (guint r = 0; r < last_reductions->len; r++)
         depend(s, opt, g_array_index(last_reductions, guint, r));
@@ -387,8 +387,18 @@ gboolean paro_step_simulate(const ParoGuideline *g, const ParoStrategy *st, Paro
     g_autoptr(GArray) layers = paro_compute_layers(sc->model, &setup);
     g_autoptr(ParoEngine) engine = paro_engine_new();
     g_autoptr(ParoMemLedger) ledger = paro_mem_ledger_new(keep_trace);
-    Sched s = {engine, ledger, g_array_new(FALSE, FALSE, sizeof(Task)),
-               g_array_new(FALSE, FALSE, sizeof(Edge)), {NULL}, {0}, 0, 0, 0, 0, 0, NULL};
+    Sched s = {engine,
+               ledger,
+               g_array_new(FALSE, FALSE, sizeof(Task)),
+               g_array_new(FALSE, FALSE, sizeof(Edge)),
+               {NULL},
+               {0},
+               0,
+               0,
+               0,
+               0,
+               0,
+               NULL};
     for (int q = 0; q < 3; q++)
         s.queues[q] = g_array_new(FALSE, FALSE, sizeof(guint));
     Builder b = {g, cache, &s, sc->training.overlap, error, FALSE, 0, 0};
@@ -427,14 +437,14 @@ gboolean paro_step_simulate(const ParoGuideline *g, const ParoStrategy *st, Paro
         out->exposed_comm_s = step_s - s.compute_s;
         out->compress_s = b.compress_s;
         out->bytes_saved = b.bytes_saved;
-        double samples = (double)z->n * (double)sc->training.micro_batch *
-                         (double)sc->training.accumulation;
+        double samples =
+            (double)z->n * (double)sc->training.micro_batch * (double)sc->training.accumulation;
         out->samples_per_s = samples / step_s;
         out->tokens_per_s = out->samples_per_s * (double)sc->training.sequence;
-        double model_flops = (double)sc->training.accumulation *
-                             paro_model_step_flops(sc->model, sc->training.micro_batch,
-                                                   sc->training.sequence, setup.trainable_share,
-                                                   PARO_RECOMPUTE_NONE);
+        double model_flops =
+            (double)sc->training.accumulation *
+            paro_model_step_flops(sc->model, sc->training.micro_batch, sc->training.sequence,
+                                  setup.trainable_share, PARO_RECOMPUTE_NONE);
         out->tflops_per_gpu = model_flops / step_s / 1e12;
         out->mfu = model_flops / step_s / sc->topology->gpu.peak_flops;
         out->peak_bytes = paro_mem_ledger_peak(ledger, &out->at_peak);

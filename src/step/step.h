@@ -36,34 +36,34 @@ gboolean paro_coll_cache_time(ParoCollCache *cache, ParoCollKind op, ParoScope s
 enum { PARO_STREAM_COMPUTE = 1, PARO_STREAM_INTRA = 2, PARO_STREAM_INTER = 4 };
 
 typedef struct {
-    const char *name;   /* "forward", "backward", "allgather", ... (static) */
-    guint streams;      /* PARO_STREAM_* bits */
-    gint micro, layer;  /* -1 when not per micro-step or per layer */
+    const char *name;  /* "forward", "backward", "allgather", ... (static) */
+    guint streams;     /* PARO_STREAM_* bits */
+    gint micro, layer; /* -1 when not per micro-step or per layer */
     ParoTime start, end;
 } ParoTraceTask;
 
 typedef struct {
     const ParoStrategy *strategy;
     ParoTime step;
-    double compute_s;       /* busy time of the compute stream */
-    double comm_s;          /* busy time of communication, both streams, not overlapped */
-    double intra_busy_s;    /* busy time of the intra-group stream (global ones included) */
-    double inter_busy_s;    /* busy time of the inter-group stream (global ones included) */
-    double exposed_comm_s;  /* step - compute: what communication adds */
-    double compress_s;      /* codec kernel time of the collectives (and, with pp, of the
-                               pipeline sends, a device's share), inside their durations */
-    double bytes_saved;     /* bytes this GPU does not send in the step thanks to compression */
-    double time_saved_s;    /* step without compression - step; < 0: it costs more than it saves */
+    double compute_s;      /* busy time of the compute stream */
+    double comm_s;         /* busy time of communication, both streams, not overlapped */
+    double intra_busy_s;   /* busy time of the intra-group stream (global ones included) */
+    double inter_busy_s;   /* busy time of the inter-group stream (global ones included) */
+    double exposed_comm_s; /* step - compute: what communication adds */
+    double compress_s;     /* codec kernel time of the collectives (and, with pp, of the
+                              pipeline sends, a device's share), inside their durations */
+    double bytes_saved;    /* bytes this GPU does not send in the step thanks to compression */
+    double time_saved_s;   /* step without compression - step; < 0: it costs more than it saves */
     double samples_per_s, tokens_per_s;
-    double tflops_per_gpu;  /* model FLOPs (no recomputation) per second */
-    double mfu;             /* tflops_per_gpu / peak */
+    double tflops_per_gpu; /* model FLOPs (no recomputation) per second */
+    double mfu;            /* tflops_per_gpu / peak */
     double peak_bytes;
     ParoMemSample at_peak;
     gboolean fits;
-    double guideline_s;     /* the closed-form T beside it */
+    double guideline_s; /* the closed-form T beside it */
     int rank;
-    GArray *trace;          /* ParoTraceTask, or NULL */
-    GArray *memory;         /* ParoMemSample, or NULL */
+    GArray *trace;  /* ParoTraceTask, or NULL */
+    GArray *memory; /* ParoMemSample, or NULL */
 } ParoStepResult;
 
 void paro_step_result_clear(ParoStepResult *r);

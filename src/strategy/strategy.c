@@ -21,25 +21,51 @@
 
 #include <string.h>
 
-const char *const paro_phase_names[] = {"forward", "backward", "gradient", "sync_grad",
-                                        "sync_param", NULL};
+const char *const paro_phase_names[] = {"forward",   "backward",   "gradient",
+                                        "sync_grad", "sync_param", NULL};
 
-#define T(name, p, g, os, ...) {name, PARO_STRATEGY_TRIPLE, PARO_PART_##p, PARO_PART_##g, \
-                                PARO_PART_##os, {__VA_ARGS__}}
+#define T(name, p, g, os, ...)                                                                     \
+    {                                                                                              \
+        name, PARO_STRATEGY_TRIPLE, PARO_PART_##p, PARO_PART_##g, PARO_PART_##os,                  \
+        {                                                                                          \
+            __VA_ARGS__                                                                            \
+        }                                                                                          \
+    }
 
 static const ParoStrategy strategies[] = {
-    T("NNN", N, N, N, "ddp", NULL), T("NNI", N, N, I, NULL), T("NNG", N, N, G, "zero-1", NULL),
-    T("NIN", N, I, N, NULL), T("NII", N, I, I, NULL), T("NIG", N, I, G, NULL),
-    T("NGN", N, G, N, NULL), T("NGI", N, G, I, NULL), T("NGG", N, G, G, "zero-2", NULL),
-    T("INN", I, N, N, NULL), T("INI", I, N, I, NULL), T("ING", I, N, G, NULL),
-    T("IIN", I, I, N, NULL), T("III", I, I, I, "mics", "fsdp-hybrid", NULL),
-    T("IIG", I, I, G, NULL), T("IGN", I, G, N, NULL), T("IGI", I, G, I, NULL),
-    T("IGG", I, G, G, NULL), T("GNN", G, N, N, NULL), T("GNI", G, N, I, NULL),
-    T("GNG", G, N, G, NULL), T("GIN", G, I, N, NULL), T("GII", G, I, I, NULL),
-    T("GIG", G, I, G, NULL), T("GGN", G, G, N, NULL), T("GGI", G, G, I, NULL),
+    T("NNN", N, N, N, "ddp", NULL),
+    T("NNI", N, N, I, NULL),
+    T("NNG", N, N, G, "zero-1", NULL),
+    T("NIN", N, I, N, NULL),
+    T("NII", N, I, I, NULL),
+    T("NIG", N, I, G, NULL),
+    T("NGN", N, G, N, NULL),
+    T("NGI", N, G, I, NULL),
+    T("NGG", N, G, G, "zero-2", NULL),
+    T("INN", I, N, N, NULL),
+    T("INI", I, N, I, NULL),
+    T("ING", I, N, G, NULL),
+    T("IIN", I, I, N, NULL),
+    T("III", I, I, I, "mics", "fsdp-hybrid", NULL),
+    T("IIG", I, I, G, NULL),
+    T("IGN", I, G, N, NULL),
+    T("IGI", I, G, I, NULL),
+    T("IGG", I, G, G, NULL),
+    T("GNN", G, N, N, NULL),
+    T("GNI", G, N, I, NULL),
+    T("GNG", G, N, G, NULL),
+    T("GIN", G, I, N, NULL),
+    T("GII", G, I, I, NULL),
+    T("GIG", G, I, G, NULL),
+    T("GGN", G, G, N, NULL),
+    T("GGI", G, G, I, NULL),
     T("GGG", G, G, G, "zero-3", "fsdp-full", NULL),
     {"zero++", PARO_STRATEGY_ZERO_PP, PARO_PART_G, PARO_PART_G, PARO_PART_G, {"hpz", NULL}},
-    {"fsdp-hybrid-zero2", PARO_STRATEGY_FSDP_HSZ, PARO_PART_N, PARO_PART_I, PARO_PART_I,
+    {"fsdp-hybrid-zero2",
+     PARO_STRATEGY_FSDP_HSZ,
+     PARO_PART_N,
+     PARO_PART_I,
+     PARO_PART_I,
      {"fsdp-hsz", NULL}},
 };
 

@@ -16,15 +16,15 @@ typedef enum { PARO_PART_N = 0, PARO_PART_I = 1, PARO_PART_G = 2 } ParoPartition
 
 typedef enum {
     PARO_STRATEGY_TRIPLE,
-    PARO_STRATEGY_ZERO_PP,   /* GGG + a secondary intra-group copy of the parameters */
-    PARO_STRATEGY_FSDP_HSZ,  /* NII + an intra-group parameter AllGather every forward */
+    PARO_STRATEGY_ZERO_PP,  /* GGG + a secondary intra-group copy of the parameters */
+    PARO_STRATEGY_FSDP_HSZ, /* NII + an intra-group parameter AllGather every forward */
 } ParoStrategyKind;
 
 typedef struct {
-    const char *name;          /* "NIG", "zero++", "fsdp-hybrid-zero2" */
+    const char *name; /* "NIG", "zero++", "fsdp-hybrid-zero2" */
     ParoStrategyKind kind;
-    ParoPartition p, g, os;    /* for non-triples: the triple it builds on */
-    const char *aliases[3];    /* NULL-terminated */
+    ParoPartition p, g, os; /* for non-triples: the triple it builds on */
+    const char *aliases[3]; /* NULL-terminated */
 } ParoStrategy;
 
 /* When a collective runs within a global step. */
@@ -47,12 +47,12 @@ typedef struct {
 
 /* What the collectives and memory of a strategy depend on. */
 typedef struct {
-    gint64 n, m;          /* GPUs, group size */
-    double params;        /* Psi */
-    double trainable;     /* Psi' */
-    double param_bytes;   /* b_p */
-    double grad_bytes;    /* b_g */
-    double optim_bytes;   /* K */
+    gint64 n, m;        /* GPUs, group size */
+    double params;      /* Psi */
+    double trainable;   /* Psi' */
+    double param_bytes; /* b_p */
+    double grad_bytes;  /* b_g */
+    double optim_bytes; /* K */
 } ParoStateSizes;
 
 typedef struct {

@@ -102,9 +102,9 @@ ParoSweepAxis *paro_sweep_axis_parse(const char *arg, int index, GError **error)
     a->value_columns = g_array_new(FALSE, FALSE, sizeof(int));
     const char *eq = strchr(arg, '=');
     if (eq == NULL || eq == arg) {
-        paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, a->label, 1,
-                              eq ? 1 : (int)strlen(arg) + 1,
-                              "expected PATH=V1,V2,... or PATH=A..B*F, e.g. topology.nodes=2..64*2");
+        paro_config_error_set(
+            error, PARO_CONFIG_ERROR_SYNTAX, a->label, 1, eq ? 1 : (int)strlen(arg) + 1,
+            "expected PATH=V1,V2,... or PATH=A..B*F, e.g. topology.nodes=2..64*2");
         return NULL;
     }
     a->path = g_strndup(arg, eq - arg);
@@ -153,7 +153,7 @@ typedef struct {
     GPtrArray *strategies;
     GPtrArray *points;
     GMutex lock;
-    GError *error;       /* first failure, by point order */
+    GError *error; /* first failure, by point order */
     guint64 error_point;
     guint64 done, total;
     ParoSweepProgress progress;
@@ -213,8 +213,9 @@ static ParoScenario *load_point(const Run *run, const guint *choice, GError **er
         g_ptr_array_add(overrides, g_strdup(run->sets[i]));
     for (guint i = 0; i < n_axes; i++) {
         const ParoSweepAxis *a = g_ptr_array_index(run->axes, i);
-        g_ptr_array_add(overrides, g_strdup_printf("%s=%s", a->path,
-                                                   (const char *)g_ptr_array_index(a->values, choice[i])));
+        g_ptr_array_add(overrides,
+                        g_strdup_printf("%s=%s", a->path,
+                                        (const char *)g_ptr_array_index(a->values, choice[i])));
     }
     g_ptr_array_add(overrides, NULL);
     GError *local = NULL;
@@ -311,7 +312,10 @@ GPtrArray *paro_sweep_run(const char *scenario_path, const char *const *sets, GP
                           GPtrArray *strategies, int jobs, ParoSweepProgress progress,
                           gpointer progress_data, GError **error)
 {
-    ParoSweepOptions options = {.jobs = jobs, .rank = 0, .n_ranks = 1, .progress = progress,
+    ParoSweepOptions options = {.jobs = jobs,
+                                .rank = 0,
+                                .n_ranks = 1,
+                                .progress = progress,
                                 .progress_data = progress_data};
     return paro_sweep_run_with(scenario_path, sets, axes, strategies, &options, NULL, error);
 }

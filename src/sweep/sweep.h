@@ -10,10 +10,10 @@
 G_BEGIN_DECLS
 
 typedef struct {
-    char *label;    /* "--vary[1]" */
-    char *arg;      /* the whole argument */
-    char *path;     /* dotted path */
-    GPtrArray *values;   /* char*, as written */
+    char *label;           /* "--vary[1]" */
+    char *arg;             /* the whole argument */
+    char *path;            /* dotted path */
+    GPtrArray *values;     /* char*, as written */
     GArray *value_columns; /* int: 1-based column of each value in @arg */
 } ParoSweepAxis;
 
@@ -32,8 +32,8 @@ guint64 paro_sweep_n_points(GPtrArray *axes);
 
 typedef struct {
     guint64 point;
-    GPtrArray *values;     /* char*: this point's value of each axis (borrowed) */
-    GArray *results;       /* ParoStepResult, in rank order */
+    GPtrArray *values; /* char*: this point's value of each axis (borrowed) */
+    GArray *results;   /* ParoStepResult, in rank order */
     ParoGuideline *guideline;
     ParoScenario *scenario;
 } ParoSweepPoint;
@@ -43,9 +43,9 @@ typedef void (*ParoSweepProgress)(guint64 done, guint64 total, gpointer user_dat
 #include <signal.h>
 
 typedef struct {
-    int jobs;                  /* worker threads (>= 1) */
-    guint64 rank, n_ranks;     /* run only the points with point % n_ranks == rank (one MPI
-                                * rank's share); 0 and 1 for all of them */
+    int jobs;              /* worker threads (>= 1) */
+    guint64 rank, n_ranks; /* run only the points with point % n_ranks == rank (one MPI
+                            * rank's share); 0 and 1 for all of them */
     const volatile sig_atomic_t *cancel; /* nullable: once non-zero, no further point starts
                                           * (points already running finish) */
     ParoSweepProgress progress;

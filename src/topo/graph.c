@@ -33,8 +33,7 @@ static void add_link(ParoGraph *g, double capacity, ParoLinkClass k, double inst
     g_array_append_val(g->instances, instances);
 }
 
-ParoGraph *paro_graph_new(const ParoTopology *t, gint64 nodes, gboolean aggregated,
-                          GError **error)
+ParoGraph *paro_graph_new(const ParoTopology *t, gint64 nodes, gboolean aggregated, GError **error)
 {
     g_return_val_if_fail(nodes >= 1, NULL);
     gint64 G = t->gpus_per_node, R = t->nics.count;

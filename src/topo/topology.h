@@ -18,9 +18,9 @@ typedef struct {
     gint64 nodes;
     struct {
         char *name;
-        double memory_bytes;  /* HBM capacity */
-        double peak_flops;    /* dense 16-bit tensor rate, FLOP/s */
-        double hbm_Bps;       /* HBM bandwidth */
+        double memory_bytes; /* HBM capacity */
+        double peak_flops;   /* dense 16-bit tensor rate, FLOP/s */
+        double hbm_Bps;      /* HBM bandwidth */
     } gpu;
     gint64 gpus_per_node;
     struct {
@@ -39,9 +39,9 @@ typedef struct {
         double latency_s;        /* added per inter-node hop (switches) */
     } network;
     struct {
-        gint64 channels;         /* rings per ring phase; 0: one per NIC */
-        gint64 chunks;           /* ho-ring chunks, tree and broadcast pieces */
-        double step_overhead_s;  /* fixed cost of each ring step or tree hop */
+        gint64 channels;        /* rings per ring phase; 0: one per NIC */
+        gint64 chunks;          /* ho-ring chunks, tree and broadcast pieces */
+        double step_overhead_s; /* fixed cost of each ring step or tree hop */
     } nccl;
 } ParoTopology;
 

@@ -42,8 +42,8 @@ static const ParoField architecture_fields[] = {
      "rmsnorm (weight) or layernorm (weight and bias)"},
     {"bias", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(Architecture, bias), 0, NULL, NULL,
      "biases on every linear layer"},
-    {"tied_embeddings", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(Architecture, tied_embeddings), 0,
-     NULL, NULL, "output head shares the input embedding matrix"},
+    {"tied_embeddings", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(Architecture, tied_embeddings), 0, NULL,
+     NULL, "output head shares the input embedding matrix"},
 };
 
 typedef struct {
@@ -69,8 +69,8 @@ static gboolean parse_architecture(const ParoNode *node, gpointer ptr, gpointer 
     if (arch->head_dim == 0) {
         if (arch->hidden % arch->heads != 0) {
             paro_node_error(error, paro_node_lookup(node, "heads"), PARO_CONFIG_ERROR_CONSTRAINT,
-                            "hidden %" G_GINT64_FORMAT " is not divisible by heads %" G_GINT64_FORMAT
-                            "; give head_dim",
+                            "hidden %" G_GINT64_FORMAT
+                            " is not divisible by heads %" G_GINT64_FORMAT "; give head_dim",
                             arch->hidden, arch->heads);
             return FALSE;
         }
@@ -78,7 +78,8 @@ static gboolean parse_architecture(const ParoNode *node, gpointer ptr, gpointer 
     }
     if (arch->heads % arch->kv_heads != 0) {
         paro_node_error(error, paro_node_lookup(node, "kv_heads"), PARO_CONFIG_ERROR_CONSTRAINT,
-                        "heads %" G_GINT64_FORMAT " is not a multiple of kv_heads %" G_GINT64_FORMAT,
+                        "heads %" G_GINT64_FORMAT
+                        " is not a multiple of kv_heads %" G_GINT64_FORMAT,
                         arch->heads, arch->kv_heads);
         return FALSE;
     }
@@ -133,8 +134,8 @@ static ParoModel *model_from_yaml(const ParoNode *root, GError **error)
     ModelFile f = {0};
     f.arch.mlp = PARO_MLP_GATED;
     f.arch.norm = PARO_NORM_RMSNORM;
-    gboolean ok = paro_schema_apply(root, "model", model_fields, G_N_ELEMENTS(model_fields), &f,
-                                    &f, NULL, error);
+    gboolean ok = paro_schema_apply(root, "model", model_fields, G_N_ELEMENTS(model_fields), &f, &f,
+                                    NULL, error);
     ParoModel *model = NULL;
     if (ok && !f.has_arch && f.parameters == 0)
         paro_node_error(error, root, PARO_CONFIG_ERROR_MISSING_KEY,
@@ -210,8 +211,9 @@ static ParoModel *model_from_hf(const ParoNode *root, GError **error)
         a->head_dim = a->hidden / a->heads;
     if (a->heads % a->kv_heads != 0) {
         paro_node_error(error, paro_node_lookup(root, "num_key_value_heads"),
-                        PARO_CONFIG_ERROR_CONSTRAINT, "num_attention_heads is not a multiple of "
-                                                      "num_key_value_heads");
+                        PARO_CONFIG_ERROR_CONSTRAINT,
+                        "num_attention_heads is not a multiple of "
+                        "num_key_value_heads");
         return NULL;
     }
     f.has_arch = TRUE;

@@ -25,8 +25,7 @@ static const ParoField fabric_fields[] = {
      G_STRUCT_OFFSET(ParoTopology, fabric.bandwidth_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
      "per GPU, one direction"},
     {"latency", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
-     G_STRUCT_OFFSET(ParoTopology, fabric.latency_s), PARO_QUANTITY_TIME, NULL, NULL,
-     "per hop"},
+     G_STRUCT_OFFSET(ParoTopology, fabric.latency_s), PARO_QUANTITY_TIME, NULL, NULL, "per hop"},
 };
 
 static const ParoField nic_fields[] = {
@@ -48,8 +47,8 @@ static gboolean parse_fabric(const ParoNode *node, gpointer ptr, gpointer record
 
 static gboolean parse_nics(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
 {
-    return paro_schema_apply(node, "nics", nic_fields, G_N_ELEMENTS(nic_fields), record, NULL,
-                             NULL, error);
+    return paro_schema_apply(node, "nics", nic_fields, G_N_ELEMENTS(nic_fields), record, NULL, NULL,
+                             error);
 }
 
 static const ParoField node_fields[] = {
@@ -57,8 +56,7 @@ static const ParoField node_fields[] = {
      G_STRUCT_OFFSET(ParoTopology, gpus_per_node), 0, NULL, NULL, "GPUs per node"},
     {"fabric", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_fabric,
      "intra-node links"},
-    {"nics", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_nics,
-     "network interfaces"},
+    {"nics", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_nics, "network interfaces"},
 };
 
 static const ParoField network_fields[] = {
@@ -101,16 +99,15 @@ static gboolean parse_node(const ParoNode *node, gpointer ptr, gpointer record, 
                              NULL, error);
 }
 
-static gboolean parse_network(const ParoNode *node, gpointer ptr, gpointer record,
-                              GError **error)
+static gboolean parse_network(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
 {
     ParoTopology *t = record;
     if (!paro_schema_apply(node, "network", network_fields, G_N_ELEMENTS(network_fields), record,
                            NULL, NULL, error))
         return FALSE;
     if (t->network.oversubscription < 1) {
-        paro_node_error(error, paro_node_lookup(node, "oversubscription"),
-                        PARO_CONFIG_ERROR_RANGE, "'oversubscription' must be at least 1");
+        paro_node_error(error, paro_node_lookup(node, "oversubscription"), PARO_CONFIG_ERROR_RANGE,
+                        "'oversubscription' must be at least 1");
         return FALSE;
     }
     return TRUE;

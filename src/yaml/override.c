@@ -28,9 +28,9 @@ ParoOverride *paro_override_parse(const char *text, int index, GError **error)
     o->text = g_strdup(text);
     const char *eq = strchr(text, '=');
     if (eq == NULL) {
-        paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, o->label, 1,
-                              (int)strlen(text) + 1, "expected KEY=VALUE, e.g. "
-                                                     "training.accumulation=8");
+        paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, o->label, 1, (int)strlen(text) + 1,
+                              "expected KEY=VALUE, e.g. "
+                              "training.accumulation=8");
         return NULL;
     }
     GPtrArray *parts = g_ptr_array_new_with_free_func(g_free);
@@ -40,8 +40,8 @@ ParoOverride *paro_override_parse(const char *text, int index, GError **error)
         if (p == eq || *p == '.') {
             if (p == start) {
                 paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, o->label, 1,
-                                      (int)(p - text) + 1, "empty key in '%.*s'",
-                                      (int)(eq - text), text);
+                                      (int)(p - text) + 1, "empty key in '%.*s'", (int)(eq - text),
+                                      text);
                 g_ptr_array_free(parts, TRUE);
                 g_array_free(columns, TRUE);
                 return NULL;
@@ -53,8 +53,7 @@ ParoOverride *paro_override_parse(const char *text, int index, GError **error)
                 break;
             start = p + 1;
         } else if (!is_key_char(*p)) {
-            paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, o->label, 1,
-                                  (int)(p - text) + 1,
+            paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, o->label, 1, (int)(p - text) + 1,
                                   "invalid character '%c' in key (keys are letters, digits, "
                                   "'_' and '-', joined by '.')",
                                   *p);

@@ -15,8 +15,7 @@ gboolean paro_schema_expect_kind(const ParoNode *node, ParoNodeKind kind, const 
     return FALSE;
 }
 
-gboolean paro_schema_parse_int(const ParoNode *node, const char *what, gint64 *out,
-                               GError **error)
+gboolean paro_schema_parse_int(const ParoNode *node, const char *what, gint64 *out, GError **error)
 {
     if (!paro_schema_expect_kind(node, PARO_NODE_SCALAR, what, error))
         return FALSE;
@@ -53,8 +52,8 @@ static gboolean check_range(const ParoNode *node, const char *key, guint flags, 
         return FALSE;
     }
     if ((flags & PARO_FIELD_NONNEG) && !(value >= 0)) {
-        paro_node_error(error, node, PARO_CONFIG_ERROR_RANGE,
-                        "'%s' must not be negative, got '%s'", key, node->scalar);
+        paro_node_error(error, node, PARO_CONFIG_ERROR_RANGE, "'%s' must not be negative, got '%s'",
+                        key, node->scalar);
         return FALSE;
     }
     if ((flags & PARO_FIELD_UNIT_RANGE) && !(value >= 0 && value <= 1)) {
@@ -132,8 +131,8 @@ static gboolean parse_field(const ParoField *f, const ParoNode *value, gpointer 
             }
         {
             g_autofree char *list = g_strjoinv(", ", (char **)f->choices);
-            paro_node_error(error, value, PARO_CONFIG_ERROR_RANGE,
-                            "unknown %s '%s' (known: %s)", f->key, text, list);
+            paro_node_error(error, value, PARO_CONFIG_ERROR_RANGE, "unknown %s '%s' (known: %s)",
+                            f->key, text, list);
         }
         return FALSE;
     case PARO_FIELD_CUSTOM:

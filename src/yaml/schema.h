@@ -26,8 +26,8 @@ typedef enum {
 
 enum {
     PARO_FIELD_REQUIRED = 1 << 0,
-    PARO_FIELD_POSITIVE = 1 << 1, /* > 0 */
-    PARO_FIELD_NONNEG = 1 << 2,   /* >= 0 */
+    PARO_FIELD_POSITIVE = 1 << 1,   /* > 0 */
+    PARO_FIELD_NONNEG = 1 << 2,     /* >= 0 */
     PARO_FIELD_UNIT_RANGE = 1 << 3, /* within [0, 1] */
 };
 
@@ -65,8 +65,7 @@ gboolean paro_schema_expect_kind(const ParoNode *node, ParoNodeKind kind, const 
                                  GError **error);
 
 /** paro_schema_parse_int: an integral count from a scalar node (located errors). */
-gboolean paro_schema_parse_int(const ParoNode *node, const char *what, gint64 *out,
-                               GError **error);
+gboolean paro_schema_parse_int(const ParoNode *node, const char *what, gint64 *out, GError **error);
 
 /** paro_schema_check_header: checks `kind: @kind` and `schema: 1` at the top of @root. */
 gboolean paro_schema_check_header(const ParoNode *root, const char *kind, GError **error);

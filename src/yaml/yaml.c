@@ -76,8 +76,8 @@ gboolean paro_node_is_null(const ParoNode *node)
            strcmp(node->scalar, "NULL") == 0;
 }
 
-void paro_node_error(GError **error, const ParoNode *node, ParoConfigError code,
-                     const char *format, ...)
+void paro_node_error(GError **error, const ParoNode *node, ParoConfigError code, const char *format,
+                     ...)
 {
     va_list args;
     va_start(args, format);
@@ -166,8 +166,8 @@ static ParoNode *build(Builder *b, yaml_node_t *yn, int depth, GError **error)
     }
     case YAML_SEQUENCE_NODE: {
         g_autoptr(ParoNode) node = node_new(PARO_NODE_SEQUENCE, b->label, line, column);
-        for (yaml_node_item_t *it = yn->data.sequence.items.start;
-             it < yn->data.sequence.items.top; it++) {
+        for (yaml_node_item_t *it = yn->data.sequence.items.start; it < yn->data.sequence.items.top;
+             it++) {
             ParoNode *child = build(b, yaml_document_get_node(b->doc, *it), depth + 1, error);
             if (child == NULL)
                 return NULL;
@@ -194,8 +194,8 @@ static ParoNode *build(Builder *b, yaml_node_t *yn, int depth, GError **error)
             const ParoNode *previous = g_hash_table_lookup(seen, key->scalar);
             if (previous != NULL) {
                 paro_node_error(error, key, PARO_CONFIG_ERROR_DUPLICATE_KEY,
-                                "duplicate key '%s' (first at %d:%d)", key->scalar,
-                                previous->line, previous->column);
+                                "duplicate key '%s' (first at %d:%d)", key->scalar, previous->line,
+                                previous->column);
                 return NULL;
             }
             ParoNode *value =
@@ -310,8 +310,7 @@ ParoNode *paro_yaml_load_file(const char *path, GError **error)
     gsize length = 0;
     g_autoptr(GError) local = NULL;
     if (!g_file_get_contents(path, &contents, &length, &local)) {
-        g_set_error(error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_REFERENCE, "%s",
-                    local->message);
+        g_set_error(error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_REFERENCE, "%s", local->message);
         return NULL;
     }
     return paro_yaml_load_data(contents, length, path, error);

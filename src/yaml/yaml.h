@@ -21,11 +21,11 @@ typedef enum {
 typedef struct _ParoNode ParoNode;
 struct _ParoNode {
     ParoNodeKind kind;
-    char *source; /* GRefString: file label shared by the nodes of one input */
-    int line;     /* 1-based */
-    int column;   /* 1-based */
-    char *scalar; /* SCALAR: the text */
-    gboolean plain; /* SCALAR: written without quotes (so "null"/"~" mean nothing) */
+    char *source;      /* GRefString: file label shared by the nodes of one input */
+    int line;          /* 1-based */
+    int column;        /* 1-based */
+    char *scalar;      /* SCALAR: the text */
+    gboolean plain;    /* SCALAR: written without quotes (so "null"/"~" mean nothing) */
     GPtrArray *keys;   /* MAPPING: ParoNode scalars, in file order */
     GPtrArray *values; /* MAPPING: values; SEQUENCE: items */
     char *ref_path;    /* set on a mapping spliced in from another file: that file's path */
@@ -73,8 +73,8 @@ const char *paro_node_kind_name(ParoNodeKind kind);
 gboolean paro_node_is_null(const ParoNode *node);
 
 /** paro_node_error: sets a PARO_CONFIG_ERROR located at @node. */
-void paro_node_error(GError **error, const ParoNode *node, ParoConfigError code,
-                     const char *format, ...) G_GNUC_PRINTF(4, 5);
+void paro_node_error(GError **error, const ParoNode *node, ParoConfigError code, const char *format,
+                     ...) G_GNUC_PRINTF(4, 5);
 
 /** paro_node_relocate_error: turns an unlocated PARO_CONFIG_ERROR from a value parser
  * (units, numbers) into one located at @node, keeping its code and text. Consumes @local. */
