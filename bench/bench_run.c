@@ -24,7 +24,7 @@ static void one(const char *root, gint64 nodes, const char *algo)
         return;
     }
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, &error);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     double best = 0;
     for (guint i = 0; i < paro_strategy_n_all(); i++) {
         ParoStepResult r;

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ParoScenario *s = paro_scenario_load(path, NULL, &error);
     if (s != NULL && small_enough(s)) {
         ParoGuideline *g = paro_guideline_evaluate(s);
-        ParoCollCache *cache = paro_coll_cache_new(s, &error);
+        ParoCollCache *cache = paro_coll_cache_new();
         ParoStepBaseline *baseline = paro_step_baseline_new(g);
         static const char *const strategies[] = {"zero-3", "NII", "zero-1"};
         for (guint i = 0; cache != NULL && i < G_N_ELEMENTS(strategies); i++) {
@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         paro_step_baseline_free(baseline);
         if (cache != NULL)
-            paro_coll_cache_free(cache);
+            paro_coll_cache_unref(cache);
         paro_guideline_free(g);
     }
     if (s != NULL)

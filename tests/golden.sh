@@ -103,6 +103,12 @@ fi
 rm -f "$serial" "$parallel"
 exit_code "sweep without --vary" 2 sweep "$scenario"
 exit_code "sweep unknown path" 1 sweep "$scenario" --vary training.accumulaton=1,2
+# Points that fail while others run: the collective cache must not keep anything of a
+# failed point's scenario (once a heap-use-after-free under ASan, issue #13).
+for jobs in 1 2; do
+    exit_code "sweep with failing points, --jobs $jobs" 1 sweep "$scenario" \
+        --vary training.efficiency=1e-15,0.5 --vary training.trainable.fraction=1,1/16 --jobs $jobs
+done
 exit_code "plan bad tokens" 2 plan "$scenario" --tokens -5
 exit_code "help" 0 --help
 exit_code "run help" 0 run --help

@@ -31,7 +31,7 @@ static ParoStepResult step_of(const char *strategy, const char *const *sets)
     g_autoptr(ParoScenario) s = neox(sets);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
     g_autoptr(GError) error = NULL;
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, &error);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult r;
     ck_assert_msg(paro_step_simulate(g, paro_strategy_lookup(strategy), cache, FALSE, &r, &error),
                   "%s", error ? error->message : "");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "coll/analytic.h"
+#include "coll/cache.h"
 #include "coll/simulate.h"
 #include "fixtures.h"
 #include "yaml/loaders.h"
@@ -287,6 +288,45 @@ START_TEST(collective_step_overhead)
 }
 END_TEST
 
+START_TEST(collective_cache_is_keyed_by_value)
+{
+    /* The cache keeps durations by the value of what they depend on, never by pointer:
+     * - a cached time equals a fresh simulation of the same spec, exactly;
+     * - a second, separately loaded topology with the same figures hits the same entry;
+     * - one figure changed (the NIC bandwidth) is another entry with another time;
+     * - the topology a time was computed for may be freed, and the cache still answers and
+     *   simulates new sizes on the same cluster (under AddressSanitizer a kept pointer to
+     *   a freed input fails here; issue #13's heap-use-after-free). */
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+    g_autoptr(GError) error = NULL;
+    double S = 64.0 * 1048576.0;
+    ParoTopology *first = cluster(4, 8, 300, 1, 100, 4, 1);
+    ParoCollSpec spec;
+    paro_coll_spec_init(&spec, first, PARO_COLL_ALLREDUCE, PARO_ALGO_RING, 32, 8, S);
+    ParoTime cached = 0, again = 0, other = 0, later = 0;
+    ck_assert(paro_coll_cache_time(cache, first, &spec, PARO_NET_MAXMIN, &cached, &error));
+    ParoCollResult fresh =
+        run(first, TRUE, PARO_COLL_ALLREDUCE, PARO_ALGO_RING, 8, S, 1, first->nccl.chunks);
+    ck_assert_int_eq(cached, fresh.time);
+    paro_topology_free(first);
+
+    g_autoptr(ParoTopology) same = cluster(4, 8, 300, 1, 100, 4, 1);
+    ck_assert(paro_coll_cache_time(cache, same, &spec, PARO_NET_MAXMIN, &again, &error));
+    ck_assert_int_eq(again, cached);
+    ck_assert_uint_eq(paro_coll_cache_n_entries(cache), 1);
+
+    g_autoptr(ParoTopology) slower = cluster(4, 8, 300, 1, 50, 4, 1);
+    ck_assert(paro_coll_cache_time(cache, slower, &spec, PARO_NET_MAXMIN, &other, &error));
+    ck_assert_int_gt(other, cached);
+    ck_assert_uint_eq(paro_coll_cache_n_entries(cache), 2);
+
+    spec.size_bytes = 2 * S;
+    ck_assert(paro_coll_cache_time(cache, same, &spec, PARO_NET_MAXMIN, &later, &error));
+    ck_assert_int_gt(later, cached);
+    ck_assert_uint_eq(paro_coll_cache_n_entries(cache), 3);
+}
+END_TEST
+
 static Suite *collective_suite(void)
 {
     Suite *s = suite_create("collective");
@@ -305,6 +345,7 @@ static Suite *collective_suite(void)
     tcase_add_test(tc, collective_tree_latency_and_traffic);
     tcase_add_test(tc, collective_sendrecv);
     tcase_add_test(tc, collective_step_overhead);
+    tcase_add_test(tc, collective_cache_is_keyed_by_value);
     suite_add_tcase(s, tc);
     return s;
 }

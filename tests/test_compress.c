@@ -108,7 +108,7 @@ START_TEST(compress_threshold_is_respected)
     g_autoptr(ParoScenario) high = paro_test_default_scenario(qwz_high);
     g_autoptr(ParoGuideline) gp = paro_guideline_evaluate(plain);
     g_autoptr(ParoGuideline) gh = paro_guideline_evaluate(high);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(plain, NULL);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     const ParoStrategy *z3 = paro_strategy_lookup("zero-3");
     ParoStepResult a, b;
     ck_assert(paro_step_simulate(gp, z3, cache, FALSE, &a, NULL));
@@ -137,8 +137,8 @@ START_TEST(compress_identity_changes_nothing)
     ck_assert(paro_compression_is_active(&same->compression));
     g_autoptr(ParoGuideline) gp = paro_guideline_evaluate(plain);
     g_autoptr(ParoGuideline) gs = paro_guideline_evaluate(same);
-    g_autoptr(ParoCollCache) cp = paro_coll_cache_new(plain, NULL);
-    g_autoptr(ParoCollCache) cs = paro_coll_cache_new(same, NULL);
+    g_autoptr(ParoCollCache) cp = paro_coll_cache_new();
+    g_autoptr(ParoCollCache) cs = paro_coll_cache_new();
     for (guint i = 0; i < paro_strategy_n_all(); i++) {
         const ParoStrategy *st = paro_strategy_get(i);
         ParoStepResult a, b;
@@ -183,14 +183,14 @@ START_TEST(compress_zero3_qwz_by_hand)
     REL(paro_test_guideline_of(gc, z3)->bytes_saved, 130556802560.0, 1e-12);
 
     /* One cache serves both scenarios (it is keyed by wire bytes), as in a sweep. */
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(plain, NULL);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult a, b;
     ck_assert(paro_step_simulate(gp, z3, cache, FALSE, &a, NULL));
     ck_assert(paro_step_simulate(gc, z3, cache, FALSE, &b, NULL));
     REL(b.compress_s, 0.26953662464, 1e-9);
     REL(b.bytes_saved, 130556802560.0, 1e-9);
     ck_assert(b.step < a.step);
-    g_autoptr(ParoCollCache) fresh = paro_coll_cache_new(comp, NULL);
+    g_autoptr(ParoCollCache) fresh = paro_coll_cache_new();
     ParoStepResult c;
     ck_assert(paro_step_simulate(gc, z3, fresh, FALSE, &c, NULL));
     ck_assert_int_eq(b.step, c.step);
@@ -217,7 +217,7 @@ START_TEST(compress_step_without_overlap_equals_closed_form)
                               NULL};
         g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
         g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-        g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+        g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
         for (guint i = 0; i < paro_strategy_n_all(); i++) {
             const ParoStrategy *st = paro_strategy_get(i);
             ParoStepResult r;

@@ -53,7 +53,7 @@ START_TEST(ten_trillion_parameters_on_a_million_gpus)
     ck_assert_int_eq(paro_topology_n_gpus(s->topology), 1048576);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
     ck_assert(g->sizes.params > 9e12 && g->sizes.params < 1.2e13);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, &error);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ck_assert_msg(cache != NULL, "%s", error ? error->message : "");
     const char *names[] = {"IIG", "zero-3", "NII", "zero++"};
     ParoStepResult rows[G_N_ELEMENTS(names)];
@@ -163,7 +163,7 @@ START_TEST(beyond_the_time_range_is_an_error)
     g_autoptr(ParoScenario) s = load(sets, &error);
     ck_assert(s != NULL);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult row;
     g_clear_error(&error);
     ck_assert(!paro_step_simulate(g, paro_strategy_lookup("zero-3"), cache, FALSE, &row, &error));

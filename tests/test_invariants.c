@@ -143,7 +143,7 @@ START_TEST(steps_within_their_bounds)
         g_autoptr(ParoScenario) s = random_scenario(r, &topology_path, &error);
         ck_assert_msg(s != NULL, "case %d: %s", c, error ? error->message : "");
         g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-        g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, &error);
+        g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
         ck_assert_msg(cache != NULL, "case %d: %s", c, error ? error->message : "");
         for (guint i = 0; i < paro_strategy_n_all(); i++) {
             const ParoStrategy *st = paro_strategy_get(i);
@@ -180,7 +180,7 @@ END_TEST
 static char *report_of(const ParoScenario *s)
 {
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(ParoStepResult));
     for (guint i = 0; i < paro_strategy_n_all(); i++) {
         ParoStepResult x;

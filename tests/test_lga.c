@@ -25,7 +25,7 @@ static double comm_of(const char *strategy, int accumulation, gboolean layered)
     if (s == NULL)
         g_error("%s", error->message);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult r;
     if (!paro_step_simulate(g, paro_strategy_lookup(strategy), cache, FALSE, &r, &error))
         g_error("%s", error->message);

@@ -108,7 +108,7 @@ START_TEST(plan_rows_follow_their_definitions)
     g_autoptr(ParoScenario) s = paro_scenario_load(path, sets, &error);
     ck_assert(s != NULL);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult r;
     ck_assert(paro_step_simulate(g, best->strategy, cache, FALSE, &r, NULL));
     /* the planner extrapolates beyond 4 micro-steps (plan.c): equal to the picosecond
@@ -140,7 +140,7 @@ START_TEST(extrapolated_steps_equal_full_simulation)
                 g_autoptr(ParoScenario) s = paro_scenario_load(paths[p], sets, NULL);
                 ck_assert(s != NULL);
                 g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-                g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+                g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
                 ck_assert_uint_eq(paro_strategy_n_all(), 29);
                 for (guint i = 0; i < 29; i++) {
                     ParoStepResult r;

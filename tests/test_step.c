@@ -35,7 +35,7 @@ START_TEST(step_without_overlap_equals_closed_form)
         sets[6] = algos[a];
         g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
         g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-        g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+        g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
         for (guint i = 0; i < paro_strategy_n_all(); i++) {
             const ParoStrategy *st = paro_strategy_get(i);
             ParoStepResult r;
@@ -60,7 +60,7 @@ START_TEST(step_with_overlap_within_bounds)
     for (guint a = 0; a < G_N_ELEMENTS(algos); a++) {
         g_autoptr(ParoScenario) s = paro_test_default_scenario(algos[a]);
         g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-        g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+        g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
         for (guint i = 0; i < paro_strategy_n_all(); i++) {
             ParoStepResult r;
             ck_assert(paro_step_simulate(g, paro_strategy_get(i), cache, FALSE, &r, NULL));
@@ -92,7 +92,7 @@ START_TEST(step_memory_model_states_and_activations)
                           NULL};
     g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult r;
     const ParoStrategy *ddp = paro_strategy_lookup("ddp");
     ck_assert(paro_step_simulate(g, ddp, cache, FALSE, &r, NULL));
@@ -118,7 +118,7 @@ START_TEST(step_out_of_memory)
     const char *sets[] = {swap, "training.recompute=full", "training.accumulation=2", NULL};
     g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult ddp, zero3;
     ck_assert(paro_step_simulate(g, paro_strategy_lookup("ddp"), cache, FALSE, &ddp, NULL));
     ck_assert(paro_step_simulate(g, paro_strategy_lookup("zero-3"), cache, FALSE, &zero3, NULL));
@@ -144,7 +144,7 @@ START_TEST(step_partial_training_ranking)
                           "training.accumulation=4", NULL};
     g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult r[6];
     const char *names[] = {"ddp", "zero-1", "zero-2", "zero-3", "ING", "IIG"};
     for (int i = 0; i < 6; i++)
@@ -162,7 +162,7 @@ START_TEST(step_trace_is_consistent)
      * (everything transient is freed by the end of the step). */
     g_autoptr(ParoScenario) s = paro_test_default_scenario(NULL);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(s, NULL);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult r;
     ck_assert(paro_step_simulate(g, paro_strategy_lookup("IIG"), cache, TRUE, &r, NULL));
     ParoTime busy_until[3] = {0, 0, 0};

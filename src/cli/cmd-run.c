@@ -79,7 +79,7 @@ int paro_cmd_run(int argc, char **argv)
         return PARO_EXIT_ERROR;
     }
     g_autoptr(ParoGuideline) guideline = paro_guideline_evaluate(scenario);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new(scenario, &error);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     g_autoptr(ParoStepBaseline) baseline = paro_step_baseline_new(guideline);
     g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(ParoStepResult));
     g_array_set_clear_func(rows, (GDestroyNotify)paro_step_result_clear);

@@ -365,6 +365,35 @@ static gboolean check_spec(const ParoGraph *g, const ParoCollSpec *spec, GError 
     return TRUE;
 }
 
+void paro_coll_spec_init(ParoCollSpec *spec, const ParoTopology *t, ParoCollKind op,
+                         ParoAlgorithm algorithm, gint64 n, gint64 m, double size_bytes)
+{
+    *spec = (ParoCollSpec){
+        .op = op,
+        .algorithm = algorithm,
+        .n = n,
+        .m = m,
+        .size_bytes = size_bytes,
+        .channels = t->nccl.channels ? t->nccl.channels : MAX(1, t->nics.count),
+        .chunks = t->nccl.chunks,
+        .max_steps = PARO_COLL_MAX_STEPS,
+        .step_overhead = paro_time_from_s(t->nccl.step_overhead_s),
+        .scope = PARO_SCOPE_GLOBAL,
+    };
+}
+
+gboolean paro_coll_spec_has_root(const ParoCollSpec *spec, gint64 gpus_per_node)
+{
+    gboolean rooted = (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL) ||
+                      spec->op == PARO_COLL_BROADCAST;
+    return rooted && spec->n > gpus_per_node;
+}
+
+ParoAlgorithm paro_coll_algorithm_for(ParoCollKind op, ParoAlgorithm algorithm)
+{
+    return algorithm == PARO_ALGO_TREE && op != PARO_COLL_ALLREDUCE ? PARO_ALGO_RING : algorithm;
+}
+
 void paro_coll_result_fill(ParoCollResult *out, const ParoGraph *graph, const ParoNetwork *net,
                            double sent, double received)
 {

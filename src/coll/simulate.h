@@ -37,6 +37,34 @@ typedef struct {
     guint64 solves;
 } ParoCollResult;
 
+/* Ring steps beyond this are merged into macro-steps (exact for identical steps), which
+ * bounds the cost of a ring phase whatever the ring's length. */
+#define PARO_COLL_MAX_STEPS 1024
+
+/**
+ * paro_coll_spec_init:
+ * The one set-up policy of a collective on @cluster, for every caller: scope global, the
+ * cluster's nccl.channels rings per phase or else one per NIC (a ring per rail), its
+ * nccl.chunks, its nccl.step_overhead on every step, PARO_COLL_MAX_STEPS. Callers then
+ * change what they choose (scope, channels, chunks).
+ */
+void paro_coll_spec_init(ParoCollSpec *spec, const ParoTopology *cluster, ParoCollKind op,
+                         ParoAlgorithm algorithm, gint64 n, gint64 m, double size_bytes);
+
+/**
+ * paro_coll_spec_has_root:
+ * TRUE when the collective has a root over more than one node (a tree, a broadcast chain),
+ * so no node stands for the others: it must run on an explicit graph.
+ */
+gboolean paro_coll_spec_has_root(const ParoCollSpec *spec, gint64 gpus_per_node);
+
+/**
+ * paro_coll_algorithm_for:
+ * The algorithm NCCL runs @op with when @algorithm is asked of a training step: its trees do
+ * AllReduce only, and other operations go on rings.
+ */
+ParoAlgorithm paro_coll_algorithm_for(ParoCollKind op, ParoAlgorithm algorithm);
+
 /**
  * paro_coll_simulate:
  * @graph: links of the cluster (explicit or aggregated); @graph's capacities are used

@@ -71,7 +71,7 @@ typedef struct {
 
 static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, const ParoPlanLayout *lay,
                              gint64 group, gint64 micro_batch, gint64 accumulation, int algorithm,
-                             ParoCollCache **cache, Simulated *out, gint64 *gpus, gint64 *sequence,
+                             ParoCollCache *cache, Simulated *out, gint64 *gpus, gint64 *sequence,
                              gboolean *pipelined, GError **error)
 {
     g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(g_free);
@@ -101,15 +101,12 @@ static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, const 
     if (s == NULL)
         return FALSE;
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-    /* the collectives do not depend on the accumulation: one cache serves both runs */
-    if (*cache == NULL && (*cache = paro_coll_cache_new(s, error)) == NULL)
-        return FALSE;
     *gpus = paro_scenario_n_gpus(s);
     *sequence = s->training.sequence;
     *pipelined = paro_scenario_is_3d(s);
     for (guint i = 0; i < paro_strategy_n_all(); i++) {
         ParoStepResult r;
-        if (!paro_step_simulate(g, paro_strategy_get(i), *cache, FALSE, &r, error))
+        if (!paro_step_simulate(g, paro_strategy_get(i), cache, FALSE, &r, error))
             return FALSE;
         out[i] = (Simulated){r.strategy, paro_time_to_s(r.step), r.peak_bytes, r.fits};
         paro_step_result_clear(&r);
@@ -119,28 +116,26 @@ static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, const 
 
 static gboolean run_config(const char *path, const ParoPlanRequest *rq, const ParoPlanLayout *lay,
                            gint64 group, gint64 micro_batch, gint64 accumulation, int algorithm,
-                           GArray *rows, GError **error)
+                           ParoCollCache *cache, GArray *rows, GError **error)
 {
     guint n_strategies = paro_strategy_n_all();
     g_autofree Simulated *at = g_new0(Simulated, n_strategies);
     g_autofree Simulated *before = g_new0(Simulated, n_strategies);
-    ParoCollCache *cache = NULL;
     gint64 n = 0, sequence = 0;
     gboolean pipelined = FALSE;
     gboolean extrapolate = accumulation > PLAN_SIMULATED_MICRO_STEPS;
     gboolean ok = simulate_all(path, rq, lay, group, micro_batch,
                                extrapolate ? PLAN_SIMULATED_MICRO_STEPS : accumulation, algorithm,
-                               &cache, at, &n, &sequence, &pipelined, error);
+                               cache, at, &n, &sequence, &pipelined, error);
     /* A pipeline's step is not linear in A while A < pp (the bubble): simulate it whole. */
     if (ok && extrapolate && pipelined) {
         extrapolate = FALSE;
-        ok = simulate_all(path, rq, lay, group, micro_batch, accumulation, algorithm, &cache, at,
-                          &n, &sequence, &pipelined, error);
+        ok = simulate_all(path, rq, lay, group, micro_batch, accumulation, algorithm, cache, at, &n,
+                          &sequence, &pipelined, error);
     }
     if (ok && extrapolate)
         ok = simulate_all(path, rq, lay, group, micro_batch, PLAN_SIMULATED_MICRO_STEPS - 1,
-                          algorithm, &cache, before, &n, &sequence, &pipelined, error);
-    paro_coll_cache_free(cache);
+                          algorithm, cache, before, &n, &sequence, &pipelined, error);
     if (!ok)
         return FALSE;
     double batch = (double)n * (double)micro_batch * (double)accumulation * (double)sequence;
@@ -198,6 +193,8 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
     const gint64 micro_batches[] = {1, 2, 4, 8, 16};
     const int algorithms[] = {PARO_ALGO_RING, PARO_ALGO_HO_RING};
     g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
+    /* one cache for the whole search: keyed by value, it serves every configuration */
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     for (guint li = 0; li < layouts->len; li++) {
         const ParoPlanLayout *lay = &g_array_index(layouts, ParoPlanLayout, li);
         gboolean plain_dp = lay->tp == 1 && lay->pp == 1 && !lay->layered;
@@ -226,7 +223,7 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
                     if (algorithms[ai] == PARO_ALGO_HO_RING && (m == 1 || m == dp || !plain_dp))
                         continue;
                     GError *local = NULL;
-                    if (run_config(path, rq, lay, m, b, a, algorithms[ai], rows, &local))
+                    if (run_config(path, rq, lay, m, b, a, algorithms[ai], cache, rows, &local))
                         continue;
                     /* a configuration the cluster cannot take is not a plan; bad input is */
                     if (local->domain == PARO_SIM_ERROR ||

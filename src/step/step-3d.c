@@ -45,7 +45,7 @@ static gboolean dp_coll(const ParoScenario *sc, const ParoStateSizes *z, const P
         paro_compress_cost(&sc->compression.kinds[paro_compress_tensor_of(call->phase)], call->op,
                            paro_compress_ranks(call->scope, z->n, z->m), size);
     ParoTime d;
-    if (!paro_coll_cache_time(cache, call->op, call->scope, cc.wire_bytes, &d, error))
+    if (!paro_step_dp_coll_time(sc, cache, call->op, call->scope, cc.wire_bytes, &d, error))
         return FALSE;
     *io_s += paro_compress_time_s(&cc, paro_time_to_s(d));
     *io_codec_s += cc.codec_s;
@@ -138,7 +138,7 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
     ParoComputeSetup setup = paro_guideline_compute_setup(sc);
     g_autoptr(GArray) layers = paro_compute_layers(sc->model, &setup);
     ParoStateSizes z = paro_step3d_sizes(sc);
-    ParoCommModel dpcm = paro_coll_cache_comm_model(cache);
+    ParoCommModel dpcm = paro_step_dp_comm_model(sc);
     g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
     paro_strategy_collectives(st, &z, calls);
     gint64 P = sc->pp, v = sc->training.pipeline_virtual, S = P * v, L = (gint64)layers->len;

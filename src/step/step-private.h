@@ -6,9 +6,17 @@
 
 G_BEGIN_DECLS
 
-/** paro_coll_cache_comm_model: the alpha-beta figures of the cluster the cache simulates
- * on (the DP view when tp*pp > 1), for traffic accounting. */
-ParoCommModel paro_coll_cache_comm_model(const ParoCollCache *cache);
+/** paro_step_dp_cluster: the cluster the DP collectives run on: the scenario's, or with
+ * tp*pp > 1 its DP view (step-coll.c). Shallow: strings stay the scenario's. */
+void paro_step_dp_cluster(const ParoScenario *s, ParoTopology *out);
+
+/** paro_step_dp_comm_model: the alpha-beta figures of paro_step_dp_cluster, for traffic
+ * accounting. */
+ParoCommModel paro_step_dp_comm_model(const ParoScenario *s);
+
+/** paro_step_dp_coll_time: the simulated time of one uncompressed DP collective. */
+gboolean paro_step_dp_coll_time(const ParoScenario *s, ParoCollCache *cache, ParoCollKind op,
+                                ParoScope scope, double size_bytes, ParoTime *out, GError **error);
 
 /** paro_step3d_stage_share: the share of the model's parameters on pipeline stage 0 of
  * @pp: 1/pp of the transformer layers and final norm plus the whole input embedding

@@ -240,7 +240,7 @@ static guint add_coll(Builder *b, const char *name, const ParoCollCall *call, do
                            paro_compress_ranks(call->scope, z->n, z->m), size);
     ParoTime d = 0;
     if (!b->failed &&
-        !paro_coll_cache_time(b->cache, call->op, call->scope, cc.wire_bytes, &d, b->error))
+        !paro_step_dp_coll_time(sc, b->cache, call->op, call->scope, cc.wire_bytes, &d, b->error))
         b->failed = TRUE;
     if (cc.applied && cc.codec_s > 0) /* else d stays the simulated picoseconds, exactly */
         d = paro_time_from_s(paro_compress_time_s(&cc, paro_time_to_s(d)));

@@ -8,30 +8,11 @@
  * cluster's links (coll/simulate.c), and a memory ledger follows the same events. */
 #pragma once
 
+#include "coll/cache.h"
 #include "mem/memory.h"
 #include "scenario/guideline.h"
 
 G_BEGIN_DECLS
-
-/* Durations of collectives, simulated once per (op, scope, size) and shared by every
- * strategy of a scenario. */
-typedef struct _ParoCollCache ParoCollCache;
-
-ParoCollCache *paro_coll_cache_new(const ParoScenario *scenario, GError **error);
-void paro_coll_cache_free(ParoCollCache *cache);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoCollCache, paro_coll_cache_free)
-
-/** paro_coll_cache_context: (transfer full) a text that differs whenever two scenarios'
- * collectives could take different times (cluster, group, algorithm, network). Compression
- * is not part of it: the cache holds network times keyed by the bytes on the wire (S/ratio
- * when compressed), which compression does not change; the codec time is added by the
- * step from the guideline's scenario (paro_step_simulate). */
-char *paro_coll_cache_context(const ParoScenario *scenario);
-
-/** paro_coll_cache_time: simulated duration of one uncompressed collective of @size_bytes
- * as the scenario runs it. */
-gboolean paro_coll_cache_time(ParoCollCache *cache, ParoCollKind op, ParoScope scope,
-                              double size_bytes, ParoTime *out, GError **error);
 
 enum { PARO_STREAM_COMPUTE = 1, PARO_STREAM_INTRA = 2, PARO_STREAM_INTER = 4 };
 

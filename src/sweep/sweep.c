@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Sweep axes, the cartesian product, and the worker threads. Each point loads its own
  * scenario (the fixed --set overrides, then one override per axis) and runs every chosen
- * strategy; a worker keeps its collective cache while consecutive points share the
- * cluster and collective settings. Results land in the point's slot, so the output order
- * never depends on the threads. */
+ * strategy; all points share one collective cache (keyed by value, thread-safe), so each
+ * distinct collective is simulated once per sweep. Results land in the point's slot, so the output
+ * order never depends on the threads. */
 #include "sweep/sweep.h"
 
 #include <math.h>
@@ -158,7 +158,7 @@ typedef struct {
     guint64 done, total;
     ParoSweepProgress progress;
     gpointer progress_data;
-    GPrivate *cache_key;
+    ParoCollCache *cache; /* one for all points and threads: keyed by value */
     const volatile sig_atomic_t *cancel;
 } Run;
 
@@ -225,19 +225,6 @@ static ParoScenario *load_point(const Run *run, const guint *choice, GError **er
     return s;
 }
 
-typedef struct {
-    ParoCollCache *cache;
-    char *context;
-} WorkerCache;
-
-static void worker_cache_free(gpointer data)
-{
-    WorkerCache *w = data;
-    paro_coll_cache_free(w->cache);
-    g_free(w->context);
-    g_free(w);
-}
-
 static void fail(Run *run, guint64 point, GError *e)
 {
     g_mutex_lock(&run->lock);
@@ -274,23 +261,14 @@ static void work(gpointer data, gpointer user_data)
         return;
     }
     p->guideline = paro_guideline_evaluate(p->scenario);
-    /* Reuse this thread's collective cache while the collectives stay the same. */
-    WorkerCache *wc = g_private_get(run->cache_key);
-    g_autofree char *context = paro_coll_cache_context(p->scenario);
-    if (wc == NULL || g_strcmp0(wc->context, context) != 0) {
-        wc = g_new0(WorkerCache, 1);
-        wc->cache = paro_coll_cache_new(p->scenario, NULL);
-        wc->context = g_steal_pointer(&context);
-        g_private_replace(run->cache_key, wc);
-    }
     g_autoptr(ParoStepBaseline) baseline = paro_step_baseline_new(p->guideline);
     p->results = g_array_new(FALSE, TRUE, sizeof(ParoStepResult));
     g_array_set_clear_func(p->results, (GDestroyNotify)paro_step_result_clear);
     for (guint i = 0; i < run->strategies->len; i++) {
         ParoStepResult r;
-        if (!paro_step_simulate(p->guideline, g_ptr_array_index(run->strategies, i), wc->cache,
+        if (!paro_step_simulate(p->guideline, g_ptr_array_index(run->strategies, i), run->cache,
                                 FALSE, &r, &error) ||
-            !paro_step_add_time_saved(baseline, wc->cache, &r, &error)) {
+            !paro_step_add_time_saved(baseline, run->cache, &r, &error)) {
             fail(run, point, error);
             point_free(p);
             return;
@@ -331,7 +309,6 @@ GPtrArray *paro_sweep_run_with(const char *scenario_path, const char *const *set
                     "the sweep has no point, or more than 1e9, or more than 64 axes");
         return NULL;
     }
-    static GPrivate cache_key = G_PRIVATE_INIT(worker_cache_free);
     Run run = {0};
     run.path = scenario_path;
     run.sets = sets;
@@ -344,7 +321,7 @@ GPtrArray *paro_sweep_run_with(const char *scenario_path, const char *const *set
     run.total = total / n_ranks + (options->rank < total % n_ranks ? 1 : 0);
     run.progress = options->progress;
     run.progress_data = options->progress_data;
-    run.cache_key = &cache_key;
+    run.cache = paro_coll_cache_new();
     run.cancel = options->cancel;
     g_mutex_init(&run.lock);
 
@@ -360,6 +337,7 @@ GPtrArray *paro_sweep_run_with(const char *scenario_path, const char *const *set
             if (s == NULL) {
                 g_ptr_array_unref(run.points);
                 g_mutex_clear(&run.lock);
+                paro_coll_cache_unref(run.cache);
                 return NULL;
             }
             paro_scenario_free(s);
@@ -370,6 +348,7 @@ GPtrArray *paro_sweep_run_with(const char *scenario_path, const char *const *set
         g_thread_pool_push(pool, GSIZE_TO_POINTER((gsize)(i + 1)), NULL);
     g_thread_pool_free(pool, FALSE, TRUE);
     g_mutex_clear(&run.lock);
+    paro_coll_cache_unref(run.cache);
     if (run.error) {
         g_propagate_error(error, run.error);
         g_ptr_array_unref(run.points);
