@@ -255,21 +255,16 @@ int paro_cmd_collective(int argc, char **argv)
         paro_calibration_clear(&cal);
     }
     gint64 gpn = topology->gpus_per_node;
-    ParoCollSpec spec = {
-        .op = (ParoCollKind)op,
-        .algorithm = (ParoAlgorithm)algo,
-        .n = gpus ? gpus : paro_topology_n_gpus(topology),
-        .m = group ? group : MIN(gpn, gpus ? gpus : gpn),
-        .channels = channels                  ? channels
-                    : topology->nccl.channels ? topology->nccl.channels
-                                              : MAX(1, topology->nics.count),
-        .chunks = chunks ? chunks : topology->nccl.chunks,
-        .max_steps = 1024,
-        .step_overhead = paro_time_from_s(topology->nccl.step_overhead_s),
-    };
+    ParoCollSpec spec;
+    paro_coll_spec_init(&spec, topology, (ParoCollKind)op, (ParoAlgorithm)algo,
+                        gpus ? gpus : paro_topology_n_gpus(topology),
+                        group ? group : MIN(gpn, gpus ? gpus : gpn), 0);
+    if (channels)
+        spec.channels = channels;
+    if (chunks)
+        spec.chunks = chunks;
     gint64 nodes = (spec.n + gpn - 1) / gpn;
-    /* Trees and broadcasts have a root, so no node stands for the others. */
-    if (spec.algorithm == PARO_ALGO_TREE || spec.op == PARO_COLL_BROADCAST)
+    if (paro_coll_spec_has_root(&spec, gpn))
         explicit_mode = TRUE;
     g_autoptr(ParoGraph) graph =
         paro_graph_new(topology, nodes, !explicit_mode && nodes > 1, &error);
