@@ -6,7 +6,7 @@
 #include <gsl/gsl_errno.h>
 #include <stdio.h>
 
-#include "step/step.h"
+#include "run/run.h"
 
 static void one(const char *root, gint64 nodes, const char *algo)
 {
@@ -18,22 +18,22 @@ static void one(const char *root, gint64 nodes, const char *algo)
     const char *sets[] = {m, n, a, "training.accumulation=8", "training.recompute=full", NULL};
     g_autoptr(GError) error = NULL;
     gint64 t0 = g_get_monotonic_time();
-    g_autoptr(ParoScenario) s = paro_scenario_load(path, sets, &error);
-    if (s == NULL) {
+    g_autoptr(ParoRun) run = paro_run_load(path, sets, NULL, &error);
+    if (run == NULL) {
         fprintf(stderr, "%s\n", error->message);
         return;
     }
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+    ParoRunOptions options = PARO_RUN_OPTIONS_INIT;
     double best = 0;
     for (guint i = 0; i < paro_strategy_n_all(); i++) {
         ParoStepResult r;
-        if (!paro_step_simulate(g, paro_strategy_get(i), cache, FALSE, &r, &error)) {
+        if (!paro_run_strategy(run, paro_strategy_get(i), &options, &r, &error)) {
             fprintf(stderr, "%s\n", error->message);
             return;
         }
         if (r.fits && (best == 0 || paro_time_to_s(r.step) < best))
             best = paro_time_to_s(r.step);
+        paro_step_result_clear(&r);
     }
     double wall = (double)(g_get_monotonic_time() - t0) / 1e6;
     printf("llama-65b %6" G_GINT64_FORMAT " GPUs %-12s 29 strategies in %8.3f s wall"

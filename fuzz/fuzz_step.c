@@ -6,8 +6,8 @@
  * compression, the time it saves. Huge but valid values (bandwidths, sizes, latencies,
  * efficiencies near 0) reach the engine's picosecond arithmetic this way. */
 #include "fuzz-common.h"
+#include "run/run.h"
 #include "scenario/scenario.h"
-#include "step/step.h"
 
 /* Bounds on the work per input, not on validity: larger scenarios are valid but slow. */
 enum { MAX_GPUS = 64, MAX_LAYERS = 96, MAX_MICRO_STEPS = 16, MAX_MODULES = 64 };
@@ -27,24 +27,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     GError *error = NULL;
     ParoScenario *s = paro_scenario_load(path, NULL, &error);
     if (s != NULL && small_enough(s)) {
-        ParoGuideline *g = paro_guideline_evaluate(s);
-        ParoCollCache *cache = paro_coll_cache_new();
-        ParoStepBaseline *baseline = paro_step_baseline_new(g);
+        ParoRun *run = paro_run_new(g_steal_pointer(&s), NULL);
         static const char *const strategies[] = {"zero-3", "NII", "zero-1"};
-        for (guint i = 0; cache != NULL && i < G_N_ELEMENTS(strategies); i++) {
+        ParoRunOptions options = PARO_RUN_OPTIONS_INIT; /* time saved too */
+        for (guint i = 0; i < G_N_ELEMENTS(strategies); i++) {
             ParoStepResult r;
-            if (paro_step_simulate(g, paro_strategy_lookup(strategies[i]), cache, FALSE, &r,
-                                   &error)) {
-                if (paro_step_add_time_saved(baseline, cache, &r, &error))
-                    g_assert(r.step >= 0 && r.peak_bytes >= 0);
+            if (paro_run_strategy(run, paro_strategy_lookup(strategies[i]), &options, &r, &error)) {
+                g_assert(r.step >= 0 && r.peak_bytes >= 0);
                 paro_step_result_clear(&r);
             }
             g_clear_error(&error);
         }
-        paro_step_baseline_free(baseline);
-        if (cache != NULL)
-            paro_coll_cache_unref(cache);
-        paro_guideline_free(g);
+        paro_run_free(run);
     }
     if (s != NULL)
         paro_scenario_free(s);

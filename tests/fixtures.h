@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check-main.h"
-#include "step/step.h"
+#include "run/run.h"
 #include "yaml/loaders.h"
 
 /* The default scenario (scenarios/llama-7b_a100x8-100g_n32.yaml) with @sets applied;
@@ -25,10 +25,7 @@ static inline ParoScenario *paro_test_default_scenario(const char *const *sets)
 static inline const ParoStrategyResult *paro_test_guideline_of(const ParoGuideline *g,
                                                                const ParoStrategy *st)
 {
-    for (guint i = 0; i < g->results->len; i++)
-        if (g_array_index(g->results, ParoStrategyResult, i).strategy == st)
-            return &g_array_index(g->results, ParoStrategyResult, i);
-    return NULL;
+    return paro_guideline_find(g, st);
 }
 
 /* A topology from YAML text; aborts the test if it does not load. */

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "check-main.h"
+#include "run/run.h"
 #include "step/step-private.h"
 
 /* The NeoX scenario in GPT-NeoX's own layout (configs/20B.yml: tp 2 x pp 4, dp 24 at 192
@@ -29,11 +30,13 @@ static ParoScenario *neox(const char *const *sets)
 static ParoStepResult step_of(const char *strategy, const char *const *sets)
 {
     g_autoptr(ParoScenario) s = neox(sets);
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
     g_autoptr(GError) error = NULL;
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult r;
-    ck_assert_msg(paro_step_simulate(g, paro_strategy_lookup(strategy), cache, FALSE, &r, &error),
+    ck_assert_msg(paro_step_simulate(g->derived, paro_strategy_lookup(strategy), cache,
+                                     &(ParoStepOptions){FALSE, TRUE}, &r, &error),
                   "%s", error ? error->message : "");
     return r;
 }
@@ -58,7 +61,7 @@ START_TEST(tp_layer_time_is_two_ring_allreduces)
      * 2(t-1)*alpha' + 2(t-1)/t*S/B'; forward 2 of them, backward with full recomputation 4.
      * Tolerance: 1e-12 relative (the same double arithmetic in another order). */
     g_autoptr(ParoScenario) s = neox(NULL);
-    ParoCommModel cm = paro_guideline_comm_model(s);
+    ParoCommModel cm = paro_scenario_comm_model(s);
     double S = 4.0 * 2048 * 6144 * 2, t = 2;
     double one = 2 * (t - 1) * cm.intra_lat_s + 2 * (t - 1) / t * S / cm.intra_Bps;
     ParoStep3dComm fwd = paro_step3d_tp_layer(s, FALSE), bwd = paro_step3d_tp_layer(s, TRUE);

@@ -106,13 +106,17 @@ START_TEST(compress_threshold_is_respected)
                               NULL};
     g_autoptr(ParoScenario) plain = paro_test_default_scenario(NULL);
     g_autoptr(ParoScenario) high = paro_test_default_scenario(qwz_high);
-    g_autoptr(ParoGuideline) gp = paro_guideline_evaluate(plain);
-    g_autoptr(ParoGuideline) gh = paro_guideline_evaluate(high);
+    g_autoptr(ParoScenarioDerived) gp_derived = paro_scenario_derive(plain);
+    g_autoptr(ParoGuideline) gp = paro_guideline_evaluate(gp_derived);
+    g_autoptr(ParoScenarioDerived) gh_derived = paro_scenario_derive(high);
+    g_autoptr(ParoGuideline) gh = paro_guideline_evaluate(gh_derived);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     const ParoStrategy *z3 = paro_strategy_lookup("zero-3");
     ParoStepResult a, b;
-    ck_assert(paro_step_simulate(gp, z3, cache, FALSE, &a, NULL));
-    ck_assert(paro_step_simulate(gh, z3, cache, FALSE, &b, NULL));
+    ck_assert(
+        paro_step_simulate(gp->derived, z3, cache, &(ParoStepOptions){FALSE, TRUE}, &a, NULL));
+    ck_assert(
+        paro_step_simulate(gh->derived, z3, cache, &(ParoStepOptions){FALSE, TRUE}, &b, NULL));
     ck_assert_int_eq(a.step, b.step);
     ck_assert(b.compress_s == 0 && b.bytes_saved == 0);
 }
@@ -135,15 +139,19 @@ START_TEST(compress_identity_changes_nothing)
     g_autoptr(ParoScenario) plain = paro_test_default_scenario(NULL);
     g_autoptr(ParoScenario) same = paro_test_default_scenario(identity);
     ck_assert(paro_compression_is_active(&same->compression));
-    g_autoptr(ParoGuideline) gp = paro_guideline_evaluate(plain);
-    g_autoptr(ParoGuideline) gs = paro_guideline_evaluate(same);
+    g_autoptr(ParoScenarioDerived) gp_derived = paro_scenario_derive(plain);
+    g_autoptr(ParoGuideline) gp = paro_guideline_evaluate(gp_derived);
+    g_autoptr(ParoScenarioDerived) gs_derived = paro_scenario_derive(same);
+    g_autoptr(ParoGuideline) gs = paro_guideline_evaluate(gs_derived);
     g_autoptr(ParoCollCache) cp = paro_coll_cache_new();
     g_autoptr(ParoCollCache) cs = paro_coll_cache_new();
     for (guint i = 0; i < paro_strategy_n_all(); i++) {
         const ParoStrategy *st = paro_strategy_get(i);
         ParoStepResult a, b;
-        ck_assert(paro_step_simulate(gp, st, cp, FALSE, &a, NULL));
-        ck_assert(paro_step_simulate(gs, st, cs, FALSE, &b, NULL));
+        ck_assert(
+            paro_step_simulate(gp->derived, st, cp, &(ParoStepOptions){FALSE, TRUE}, &a, NULL));
+        ck_assert(
+            paro_step_simulate(gs->derived, st, cs, &(ParoStepOptions){FALSE, TRUE}, &b, NULL));
         ck_assert_msg(a.step == b.step, "%s: %" G_GINT64_FORMAT " ps vs %" G_GINT64_FORMAT,
                       st->name, a.step, b.step);
         ck_assert(b.compress_s == 0 && b.bytes_saved == 0);
@@ -174,8 +182,10 @@ START_TEST(compress_zero3_qwz_by_hand)
     const char *qwz[] = {"compression.preset=qwz", NULL};
     g_autoptr(ParoScenario) plain = paro_test_default_scenario(NULL);
     g_autoptr(ParoScenario) comp = paro_test_default_scenario(qwz);
-    g_autoptr(ParoGuideline) gp = paro_guideline_evaluate(plain);
-    g_autoptr(ParoGuideline) gc = paro_guideline_evaluate(comp);
+    g_autoptr(ParoScenarioDerived) gp_derived = paro_scenario_derive(plain);
+    g_autoptr(ParoGuideline) gp = paro_guideline_evaluate(gp_derived);
+    g_autoptr(ParoScenarioDerived) gc_derived = paro_scenario_derive(comp);
+    g_autoptr(ParoGuideline) gc = paro_guideline_evaluate(gc_derived);
     const ParoStrategy *z3 = paro_strategy_lookup("zero-3");
     REL(paro_test_guideline_of(gp, z3)->t_comm, 31.3420026144, 1e-9);
     REL(paro_test_guideline_of(gc, z3)->t_comm, 21.16699503424, 1e-9);
@@ -185,14 +195,17 @@ START_TEST(compress_zero3_qwz_by_hand)
     /* One cache serves both scenarios (it is keyed by wire bytes), as in a sweep. */
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult a, b;
-    ck_assert(paro_step_simulate(gp, z3, cache, FALSE, &a, NULL));
-    ck_assert(paro_step_simulate(gc, z3, cache, FALSE, &b, NULL));
+    ck_assert(
+        paro_step_simulate(gp->derived, z3, cache, &(ParoStepOptions){FALSE, TRUE}, &a, NULL));
+    ck_assert(
+        paro_step_simulate(gc->derived, z3, cache, &(ParoStepOptions){FALSE, TRUE}, &b, NULL));
     REL(b.compress_s, 0.26953662464, 1e-9);
     REL(b.bytes_saved, 130556802560.0, 1e-9);
     ck_assert(b.step < a.step);
     g_autoptr(ParoCollCache) fresh = paro_coll_cache_new();
     ParoStepResult c;
-    ck_assert(paro_step_simulate(gc, z3, fresh, FALSE, &c, NULL));
+    ck_assert(
+        paro_step_simulate(gc->derived, z3, fresh, &(ParoStepOptions){FALSE, TRUE}, &c, NULL));
     ck_assert_int_eq(b.step, c.step);
 }
 END_TEST
@@ -216,12 +229,14 @@ START_TEST(compress_step_without_overlap_equals_closed_form)
                               "compression.gradients.chunk=0", "compression.optimizer.chunk=0",
                               NULL};
         g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
-        g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+        g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+        g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
         g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
         for (guint i = 0; i < paro_strategy_n_all(); i++) {
             const ParoStrategy *st = paro_strategy_get(i);
             ParoStepResult r;
-            ck_assert(paro_step_simulate(g, st, cache, FALSE, &r, NULL));
+            ck_assert(paro_step_simulate(g->derived, st, cache, &(ParoStepOptions){FALSE, TRUE}, &r,
+                                         NULL));
             const ParoStrategyResult *want = paro_test_guideline_of(g, st);
             double got = paro_time_to_s(r.step);
             ck_assert_msg(fabs(got - want->t_serial) <= 1e-6 * want->t_serial,

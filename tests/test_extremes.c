@@ -51,16 +51,17 @@ START_TEST(ten_trillion_parameters_on_a_million_gpus)
     g_autoptr(ParoScenario) s = load(ten_trillion, &error);
     ck_assert_msg(s != NULL, "%s", error ? error->message : "");
     ck_assert_int_eq(paro_topology_n_gpus(s->topology), 1048576);
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
-    ck_assert(g->sizes.params > 9e12 && g->sizes.params < 1.2e13);
+    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
+    ck_assert(g->derived->sizes.params > 9e12 && g->derived->sizes.params < 1.2e13);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ck_assert_msg(cache != NULL, "%s", error ? error->message : "");
     const char *names[] = {"IIG", "zero-3", "NII", "zero++"};
     ParoStepResult rows[G_N_ELEMENTS(names)];
     for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
-        ck_assert_msg(
-            paro_step_simulate(g, paro_strategy_lookup(names[i]), cache, FALSE, &rows[i], &error),
-            "%s: %s", names[i], error ? error->message : "");
+        ck_assert_msg(paro_step_simulate(g->derived, paro_strategy_lookup(names[i]), cache,
+                                         &(ParoStepOptions){FALSE, TRUE}, &rows[i], &error),
+                      "%s: %s", names[i], error ? error->message : "");
         double step = paro_time_to_s(rows[i].step);
         ck_assert_msg(isfinite(step) && step > 0 && rows[i].step < PARO_TIME_MAX, "%s: %g",
                       names[i], step);
@@ -69,7 +70,7 @@ START_TEST(ten_trillion_parameters_on_a_million_gpus)
     }
     for (int f = PARO_FORMAT_TABLE; f <= PARO_FORMAT_CSV; f++) {
         g_autoptr(GString) out = g_string_new(NULL);
-        paro_report_run(g, rows, G_N_ELEMENTS(names), (ParoFormat)f, out);
+        paro_report_run(g->derived, rows, G_N_ELEMENTS(names), (ParoFormat)f, out);
         assert_finite_text("the run report", out);
     }
     for (guint i = 0; i < G_N_ELEMENTS(names); i++)
@@ -162,11 +163,13 @@ START_TEST(beyond_the_time_range_is_an_error)
     const char *sets[] = {"topology.node.nics.bandwidth=0.001 b/s", NULL};
     g_autoptr(ParoScenario) s = load(sets, &error);
     ck_assert(s != NULL);
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult row;
     g_clear_error(&error);
-    ck_assert(!paro_step_simulate(g, paro_strategy_lookup("zero-3"), cache, FALSE, &row, &error));
+    ck_assert(!paro_step_simulate(g->derived, paro_strategy_lookup("zero-3"), cache,
+                                  &(ParoStepOptions){FALSE, TRUE}, &row, &error));
     ck_assert_msg(g_error_matches(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE), "%s",
                   error->message);
 }

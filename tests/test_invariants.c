@@ -142,14 +142,16 @@ START_TEST(steps_within_their_bounds)
         g_autoptr(GError) error = NULL;
         g_autoptr(ParoScenario) s = random_scenario(r, &topology_path, &error);
         ck_assert_msg(s != NULL, "case %d: %s", c, error ? error->message : "");
-        g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+        g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+        g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
         g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
         ck_assert_msg(cache != NULL, "case %d: %s", c, error ? error->message : "");
         for (guint i = 0; i < paro_strategy_n_all(); i++) {
             const ParoStrategy *st = paro_strategy_get(i);
             ParoStepResult x;
-            ck_assert_msg(paro_step_simulate(g, st, cache, FALSE, &x, &error), "case %d %s: %s", c,
-                          st->name, error ? error->message : "");
+            ck_assert_msg(paro_step_simulate(g->derived, st, cache, &(ParoStepOptions){FALSE, TRUE},
+                                             &x, &error),
+                          "case %d %s: %s", c, st->name, error ? error->message : "");
             double step = paro_time_to_s(x.step), slack = 1e-9 * step + 1e-9;
             ck_assert_msg(step + slack >= fmax(x.compute_s, x.comm_s),
                           "case %d %s: step %.9g below compute %.9g / comm %.9g", c, st->name, step,
@@ -179,17 +181,19 @@ END_TEST
 
 static char *report_of(const ParoScenario *s)
 {
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(ParoStepResult));
     for (guint i = 0; i < paro_strategy_n_all(); i++) {
         ParoStepResult x;
-        g_assert(paro_step_simulate(g, paro_strategy_get(i), cache, FALSE, &x, NULL));
+        g_assert(paro_step_simulate(g->derived, paro_strategy_get(i), cache,
+                                    &(ParoStepOptions){FALSE, TRUE}, &x, NULL));
         g_array_append_val(rows, x);
     }
     g_array_sort(rows, paro_step_result_compare);
     g_autoptr(GString) out = g_string_new(NULL);
-    paro_report_run(g, (ParoStepResult *)rows->data, rows->len, PARO_FORMAT_JSON, out);
+    paro_report_run(g->derived, (ParoStepResult *)rows->data, rows->len, PARO_FORMAT_JSON, out);
     for (guint i = 0; i < rows->len; i++)
         paro_step_result_clear(&g_array_index(rows, ParoStepResult, i));
     g_array_unref(rows);

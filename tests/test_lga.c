@@ -7,7 +7,7 @@
 #include <math.h>
 
 #include "check-main.h"
-#include "step/step.h"
+#include "run/run.h"
 
 static double comm_of(const char *strategy, int accumulation, gboolean layered)
 {
@@ -24,10 +24,12 @@ static double comm_of(const char *strategy, int accumulation, gboolean layered)
     g_autoptr(ParoScenario) s = paro_scenario_load(path, sets, &error);
     if (s == NULL)
         g_error("%s", error->message);
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult r;
-    if (!paro_step_simulate(g, paro_strategy_lookup(strategy), cache, FALSE, &r, &error))
+    if (!paro_step_simulate(g->derived, paro_strategy_lookup(strategy), cache,
+                            &(ParoStepOptions){FALSE, TRUE}, &r, &error))
         g_error("%s", error->message);
     double comm = r.comm_s;
     paro_step_result_clear(&r);

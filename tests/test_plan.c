@@ -107,10 +107,12 @@ START_TEST(plan_rows_follow_their_definitions)
     const char *sets[] = {"topology.nodes=2", group, micro, accum, algo, NULL};
     g_autoptr(ParoScenario) s = paro_scenario_load(path, sets, &error);
     ck_assert(s != NULL);
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult r;
-    ck_assert(paro_step_simulate(g, best->strategy, cache, FALSE, &r, NULL));
+    ck_assert(paro_step_simulate(g->derived, best->strategy, cache, &(ParoStepOptions){FALSE, TRUE},
+                                 &r, NULL));
     /* the planner extrapolates beyond 4 micro-steps (plan.c): equal to the picosecond
      * rounding of the steps, and the same peak memory */
     ck_assert_double_eq_tol(paro_time_to_s(r.step), best->step_s, 1e-9 * best->step_s);
@@ -139,12 +141,14 @@ START_TEST(extrapolated_steps_equal_full_simulation)
                 const char *sets[] = {acc, algos[a], NULL};
                 g_autoptr(ParoScenario) s = paro_scenario_load(paths[p], sets, NULL);
                 ck_assert(s != NULL);
-                g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+                g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+                g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
                 g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
                 ck_assert_uint_eq(paro_strategy_n_all(), 29);
                 for (guint i = 0; i < 29; i++) {
                     ParoStepResult r;
-                    ck_assert(paro_step_simulate(g, paro_strategy_get(i), cache, FALSE, &r, NULL));
+                    ck_assert(paro_step_simulate(g->derived, paro_strategy_get(i), cache,
+                                                 &(ParoStepOptions){FALSE, TRUE}, &r, NULL));
                     step[k][i] = paro_time_to_s(r.step);
                     peak[k][i] = r.peak_bytes;
                     paro_step_result_clear(&r);

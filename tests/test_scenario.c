@@ -101,7 +101,8 @@ START_TEST(scenario_guideline_invariants)
      * compute + comm; step = max; ranks 1..29 with all fitting strategies first;
      * comm = t_param + t_gradient + t_syncg + t_syncp. */
     g_autoptr(ParoScenario) s = load(NULL, NULL);
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
     ck_assert_int_eq(g->results->len, 29);
     gboolean seen_oom = FALSE;
     for (guint i = 0; i < g->results->len; i++) {
@@ -144,7 +145,8 @@ START_TEST(scenario_paro_ranking_partial_training)
     g_autoptr(GError) error = NULL;
     g_autoptr(ParoScenario) s = load(sets, &error);
     ck_assert_msg(s != NULL, "%s", error ? error->message : "");
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
     const ParoStrategyResult *by_name[64] = {0};
     for (guint i = 0; i < g->results->len; i++) {
         const ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
@@ -171,11 +173,11 @@ START_TEST(scenario_calibration_replaces_peak_times_efficiency)
     g_autoptr(ParoScenario) s = paro_scenario_load(path, NULL, &error);
     ck_assert_msg(s != NULL, "%s", error ? error->message : "");
     ck_assert(s->calibration.present);
-    ParoComputeSetup c = paro_guideline_compute_setup(s);
+    ParoComputeSetup c = paro_scenario_compute_setup(s);
     ck_assert_double_eq_tol(c.rate_flops, 750.8e12, 1);
     ck_assert_double_eq_tol(c.hbm_Bps, 2776.3e9, 1);
     g_autoptr(ParoScenario) plain = load(NULL, NULL);
-    ParoComputeSetup p = paro_guideline_compute_setup(plain);
+    ParoComputeSetup p = paro_scenario_compute_setup(plain);
     ck_assert_double_eq_tol(p.rate_flops, 312e12 * 0.5, 1);
 }
 END_TEST

@@ -34,14 +34,16 @@ START_TEST(step_without_overlap_equals_closed_form)
         memcpy(sets, no_latency, sizeof sets);
         sets[6] = algos[a];
         g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
-        g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+        g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+        g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
         g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
         for (guint i = 0; i < paro_strategy_n_all(); i++) {
             const ParoStrategy *st = paro_strategy_get(i);
             ParoStepResult r;
             g_autoptr(GError) error = NULL;
-            ck_assert_msg(paro_step_simulate(g, st, cache, FALSE, &r, &error), "%s",
-                          error ? error->message : "");
+            ck_assert_msg(paro_step_simulate(g->derived, st, cache, &(ParoStepOptions){FALSE, TRUE},
+                                             &r, &error),
+                          "%s", error ? error->message : "");
             double want = paro_test_guideline_of(g, st)->t_serial, got = paro_time_to_s(r.step);
             ck_assert_msg(fabs(got - want) <= 1e-6 * want,
                           "%s %s: simulated %.9g, closed form %.9g", algos[a], st->name, got, want);
@@ -59,11 +61,13 @@ START_TEST(step_with_overlap_within_bounds)
                               {"collectives.algorithm=ho-ring", NULL}};
     for (guint a = 0; a < G_N_ELEMENTS(algos); a++) {
         g_autoptr(ParoScenario) s = paro_test_default_scenario(algos[a]);
-        g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+        g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+        g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
         g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
         for (guint i = 0; i < paro_strategy_n_all(); i++) {
             ParoStepResult r;
-            ck_assert(paro_step_simulate(g, paro_strategy_get(i), cache, FALSE, &r, NULL));
+            ck_assert(paro_step_simulate(g->derived, paro_strategy_get(i), cache,
+                                         &(ParoStepOptions){FALSE, TRUE}, &r, NULL));
             double step = paro_time_to_s(r.step);
             double lower = fmax(r.compute_s, fmax(r.intra_busy_s, r.inter_busy_s));
             ck_assert_msg(step >= lower * (1 - 1e-9) &&
@@ -91,16 +95,18 @@ START_TEST(step_memory_model_states_and_activations)
                           "training.micro_batch=2",
                           NULL};
     g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult r;
     const ParoStrategy *ddp = paro_strategy_lookup("ddp");
-    ck_assert(paro_step_simulate(g, ddp, cache, FALSE, &r, NULL));
+    ck_assert(
+        paro_step_simulate(g->derived, ddp, cache, &(ParoStepOptions){FALSE, TRUE}, &r, NULL));
     const ParoStrategyResult *cf = paro_test_guideline_of(g, ddp);
     double states = r.at_peak.bytes[PARO_MEM_PARAMS] + r.at_peak.bytes[PARO_MEM_GRADS] +
                     r.at_peak.bytes[PARO_MEM_OPTIMIZER];
     ck_assert_double_eq_tol(states, cf->mem_model_states, 1);
-    ck_assert_double_eq_tol(states, 16.0 * g->sizes.params, 1);
+    ck_assert_double_eq_tol(states, 16.0 * g->derived->sizes.params, 1);
     ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_ACTIVATIONS], 310378496.0, 1);
     /* Fixed: 2 GiB overhead, 32 MiB cuBLAS workspace, NCCL buffers of the global
      * communicator (2 x 1 channel x 4 MiB). */
@@ -117,11 +123,14 @@ START_TEST(step_out_of_memory)
     g_autofree char *swap = g_strdup_printf("model=%s", model);
     const char *sets[] = {swap, "training.recompute=full", "training.accumulation=2", NULL};
     g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult ddp, zero3;
-    ck_assert(paro_step_simulate(g, paro_strategy_lookup("ddp"), cache, FALSE, &ddp, NULL));
-    ck_assert(paro_step_simulate(g, paro_strategy_lookup("zero-3"), cache, FALSE, &zero3, NULL));
+    ck_assert(paro_step_simulate(g->derived, paro_strategy_lookup("ddp"), cache,
+                                 &(ParoStepOptions){FALSE, TRUE}, &ddp, NULL));
+    ck_assert(paro_step_simulate(g->derived, paro_strategy_lookup("zero-3"), cache,
+                                 &(ParoStepOptions){FALSE, TRUE}, &zero3, NULL));
     ck_assert(!ddp.fits);
     ck_assert(ddp.peak_bytes > 1e12);
     ck_assert(zero3.fits);
@@ -143,12 +152,14 @@ START_TEST(step_partial_training_ranking)
     const char *sets[] = {swap, "training.trainable.fraction=1/16", "training.recompute=full",
                           "training.accumulation=4", NULL};
     g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult r[6];
     const char *names[] = {"ddp", "zero-1", "zero-2", "zero-3", "ING", "IIG"};
     for (int i = 0; i < 6; i++)
-        ck_assert(paro_step_simulate(g, paro_strategy_lookup(names[i]), cache, FALSE, &r[i], NULL));
+        ck_assert(paro_step_simulate(g->derived, paro_strategy_lookup(names[i]), cache,
+                                     &(ParoStepOptions){FALSE, TRUE}, &r[i], NULL));
     ck_assert(!r[0].fits && !r[1].fits && !r[2].fits);
     ck_assert(r[3].fits && r[4].fits && r[5].fits);
     ck_assert(r[4].step < r[3].step);
@@ -161,10 +172,12 @@ START_TEST(step_trace_is_consistent)
     /* Tasks never overlap on one stream, and the memory timeline ends where it began
      * (everything transient is freed by the end of the step). */
     g_autoptr(ParoScenario) s = paro_test_default_scenario(NULL);
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     ParoStepResult r;
-    ck_assert(paro_step_simulate(g, paro_strategy_lookup("IIG"), cache, TRUE, &r, NULL));
+    ck_assert(paro_step_simulate(g->derived, paro_strategy_lookup("IIG"), cache,
+                                 &(ParoStepOptions){TRUE, TRUE}, &r, NULL));
     ParoTime busy_until[3] = {0, 0, 0};
     for (guint i = 0; i < r.trace->len; i++) {
         const ParoTraceTask *t = &g_array_index(r.trace, ParoTraceTask, i);

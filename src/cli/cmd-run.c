@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "run/run.h"
 
 static const char run_help[] =
     "Simulates one global training step of a scenario for each strategy: per-layer\n"
@@ -72,30 +73,18 @@ int paro_cmd_run(int argc, char **argv)
     if (chosen == NULL)
         return PARO_EXIT_USAGE;
 
-    g_autoptr(ParoScenario) scenario =
-        paro_scenario_load(argv[1], (const char *const *)sets, &error);
-    if (scenario == NULL) {
+    g_autoptr(ParoRun) run = paro_run_load(argv[1], (const char *const *)sets, NULL, &error);
+    if (run == NULL) {
         paro_cli_report_error(error, (const char *const *)sets, NULL);
         return PARO_EXIT_ERROR;
     }
-    g_autoptr(ParoGuideline) guideline = paro_guideline_evaluate(scenario);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
-    g_autoptr(ParoStepBaseline) baseline = paro_step_baseline_new(guideline);
-    g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(ParoStepResult));
-    g_array_set_clear_func(rows, (GDestroyNotify)paro_step_result_clear);
-    for (guint i = 0; i < chosen->len; i++) {
-        ParoStepResult r;
-        if (!paro_step_simulate(guideline, g_ptr_array_index(chosen, i), cache, trace_path != NULL,
-                                &r, &error) ||
-            !paro_step_add_time_saved(baseline, cache, &r, &error)) {
-            g_printerr("parosim run: error: %s\n", error->message);
-            return PARO_EXIT_ERROR;
-        }
-        g_array_append_val(rows, r);
+    ParoRunOptions options = PARO_RUN_OPTIONS_INIT;
+    options.keep_trace = trace_path != NULL;
+    g_autoptr(GArray) rows = paro_run_strategies(run, chosen, &options, &error);
+    if (rows == NULL) {
+        g_printerr("parosim run: error: %s\n", error->message);
+        return PARO_EXIT_ERROR;
     }
-    g_array_sort(rows, paro_step_result_compare);
-    for (guint i = 0; i < rows->len; i++)
-        g_array_index(rows, ParoStepResult, i).rank = (int)i + 1;
     if (trace_path != NULL) {
         g_autoptr(GString) trace = g_string_new(NULL);
         paro_report_trace((const ParoStepResult *)rows->data, rows->len,
@@ -106,7 +95,7 @@ int paro_cmd_run(int argc, char **argv)
         }
     }
     g_autoptr(GString) out = g_string_new(NULL);
-    paro_report_run(guideline, (const ParoStepResult *)rows->data, rows->len, (ParoFormat)format,
-                    out);
+    paro_report_run(paro_run_get_derived(run), (const ParoStepResult *)rows->data, rows->len,
+                    (ParoFormat)format, out);
     return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
 }

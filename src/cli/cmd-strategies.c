@@ -3,7 +3,7 @@
 #include "cli/cli.h"
 
 #include "report/report.h"
-#include "scenario/guideline.h"
+#include "run/run.h"
 
 static const char strategies_help[] =
     "Evaluates every data-parallel sharding strategy of a scenario in closed form:\n"
@@ -52,14 +52,12 @@ int paro_cmd_strategies(int argc, char **argv)
     if (format < 0)
         return PARO_EXIT_USAGE;
 
-    g_autoptr(ParoScenario) scenario =
-        paro_scenario_load(argv[1], (const char *const *)sets, &error);
-    if (scenario == NULL) {
+    g_autoptr(ParoRun) run = paro_run_load(argv[1], (const char *const *)sets, NULL, &error);
+    if (run == NULL) {
         paro_cli_report_error(error, (const char *const *)sets, NULL);
         return PARO_EXIT_ERROR;
     }
-    g_autoptr(ParoGuideline) guideline = paro_guideline_evaluate(scenario);
     g_autoptr(GString) out = g_string_new(NULL);
-    paro_report_strategies(guideline, (ParoFormat)format, out);
+    paro_report_strategies(paro_run_get_guideline(run), (ParoFormat)format, out);
     return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
 }

@@ -73,8 +73,8 @@ static char *render_point(GPtrArray *axes, const ParoSweepPoint *p, int format)
 {
     g_autoptr(GString) out = g_string_new(NULL);
     g_autoptr(GString) run = g_string_new(NULL);
-    paro_report_run(p->guideline, (const ParoStepResult *)p->results->data, p->results->len, format,
-                    run);
+    paro_report_run(paro_run_get_derived(p->run), (const ParoStepResult *)p->results->data,
+                    p->results->len, format, run);
     if (format == PARO_FORMAT_JSON) {
         g_string_append(out, "  {\"values\": {");
         for (guint a = 0; a < p->values->len; a++) {

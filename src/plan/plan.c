@@ -97,16 +97,17 @@ static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, const 
         }
     }
     g_ptr_array_add(sets, NULL);
-    g_autoptr(ParoScenario) s = paro_scenario_load(path, (const char *const *)sets->pdata, error);
-    if (s == NULL)
+    g_autoptr(ParoRun) run = paro_run_load(path, (const char *const *)sets->pdata, cache, error);
+    if (run == NULL)
         return FALSE;
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(s);
+    const ParoScenario *s = paro_run_get_scenario(run);
+    ParoRunOptions options = {FALSE, FALSE}; /* no time saved: plans rank plain steps */
     *gpus = paro_scenario_n_gpus(s);
     *sequence = s->training.sequence;
     *pipelined = paro_scenario_is_3d(s);
     for (guint i = 0; i < paro_strategy_n_all(); i++) {
         ParoStepResult r;
-        if (!paro_step_simulate(g, paro_strategy_get(i), cache, FALSE, &r, error))
+        if (!paro_run_strategy(run, paro_strategy_get(i), &options, &r, error))
             return FALSE;
         out[i] = (Simulated){r.strategy, paro_time_to_s(r.step), r.peak_bytes, r.fits};
         paro_step_result_clear(&r);

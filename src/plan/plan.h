@@ -9,7 +9,7 @@
 #pragma once
 
 #include "plan/scaling.h"
-#include "step/step.h"
+#include "run/run.h"
 
 G_BEGIN_DECLS
 

@@ -24,7 +24,7 @@ static void fixed(GString *out, const char *format, double value, int width)
     g_string_append_printf(out, " %*s", width, g_ascii_formatd(buf, sizeof buf, format, value));
 }
 
-static void table(const ParoGuideline *g, const ParoStepResult *rows, guint n, GString *out)
+static void table(const ParoScenarioDerived *g, const ParoStepResult *rows, guint n, GString *out)
 {
     GString *head = g_string_new(NULL);
     paro_report_strategies_header(g, head);
@@ -88,7 +88,7 @@ static void num_field(GString *out, const char *key, double value, gboolean last
         g_string_append(out, ", ");
 }
 
-static void json(const ParoGuideline *g, const ParoStepResult *rows, guint n, GString *out)
+static void json(const ParoScenarioDerived *g, const ParoStepResult *rows, guint n, GString *out)
 {
     const ParoScenario *s = g->scenario;
     g_string_append(out, "{\n  \"parosim\": ");
@@ -151,7 +151,7 @@ static void json(const ParoGuideline *g, const ParoStepResult *rows, guint n, GS
 
 /* One row per strategy; gpus and mem_capacity repeat the cluster's figures on every row so
  * that a row of a sweep (or a plot script) needs nothing else to place it. */
-static void csv(const ParoGuideline *g, const ParoStepResult *rows, guint n, GString *out)
+static void csv(const ParoScenarioDerived *g, const ParoStepResult *rows, guint n, GString *out)
 {
     g_string_append(out,
                     "rank,name,aliases,fits,time_step,time_guideline,time_compute,time_comm,"
@@ -196,8 +196,8 @@ static void csv(const ParoGuideline *g, const ParoStepResult *rows, guint n, GSt
     }
 }
 
-void paro_report_run(const ParoGuideline *g, const ParoStepResult *rows, guint n, ParoFormat format,
-                     GString *out)
+void paro_report_run(const ParoScenarioDerived *g, const ParoStepResult *rows, guint n,
+                     ParoFormat format, GString *out)
 {
     switch (format) {
     case PARO_FORMAT_TABLE:

@@ -54,7 +54,7 @@ static char *aliases_joined(const ParoStrategy *s, const char *sep)
     return g_strjoinv(sep, (char **)s->aliases);
 }
 
-void paro_report_strategies_header(const ParoGuideline *g, GString *out)
+void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
 {
     const ParoScenario *s = g->scenario;
     const ParoTopology *t = s->topology;
@@ -65,7 +65,7 @@ void paro_report_strategies_header(const ParoGuideline *g, GString *out)
     g_autofree char *intra_lat = paro_units_format(c->intra_lat_s, PARO_QUANTITY_TIME);
     g_autofree char *inter_lat = paro_units_format(c->inter_lat_s, PARO_QUANTITY_TIME);
     g_autofree char *memory = paro_units_format(t->gpu.memory_bytes, PARO_QUANTITY_BYTES);
-    g_autofree char *rate = paro_units_format(g->achieved_flops, PARO_QUANTITY_FLOP_RATE);
+    g_autofree char *rate = paro_units_format(g->compute.rate_flops, PARO_QUANTITY_FLOP_RATE);
     g_string_append_printf(out, "# parosim %s strategies: closed-form guideline\n", PARO_VERSION);
     g_string_append_printf(out, "# scenario: %s (%s)\n", s->name, s->path);
     g_string_append_printf(out, "# model: %s  params: %.6g  trainable: %.6g\n", s->model->name,
@@ -117,7 +117,7 @@ void paro_report_strategies_header(const ParoGuideline *g, GString *out)
 
 static void table(const ParoGuideline *g, GString *out)
 {
-    paro_report_strategies_header(g, out);
+    paro_report_strategies_header(g->derived, out);
     g_string_append(out, "#rank strategy          aliases            params   grads   optim  states"
                          "   activ   total  fits    intra    inter  compute     comm     step   "
                          "serial  marks\n");
@@ -181,8 +181,10 @@ static void json_field(GString *out, const char *key, double value, gboolean las
         g_string_append(out, ", ");
 }
 
-static void json(const ParoGuideline *g, GString *out)
+static void json(const ParoGuideline *guideline, GString *out)
 {
+    const ParoScenarioDerived *g = guideline->derived;
+    const GArray *results = guideline->results;
     const ParoScenario *s = g->scenario;
     g_string_append(out, "{\n  \"parosim\": ");
     paro_report_json_string(out, PARO_VERSION);
@@ -209,8 +211,8 @@ static void json(const ParoGuideline *g, GString *out)
     g_string_append(out, "},\n  \"gpu_memory\": ");
     paro_report_number(out, s->topology->gpu.memory_bytes);
     g_string_append(out, ",\n  \"strategies\": [\n");
-    for (guint i = 0; i < g->results->len; i++) {
-        const ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
+    for (guint i = 0; i < results->len; i++) {
+        const ParoStrategyResult *r = &g_array_index(results, ParoStrategyResult, i);
         paro_report_json_strategy(out, r->strategy);
         g_string_append_printf(out, "], \"rank\": %d,\n     \"memory\": {", r->rank);
         json_field(out, "params", round(r->mem_params), FALSE);
@@ -239,7 +241,7 @@ static void json(const ParoGuideline *g, GString *out)
         g_string_append_printf(out,
                                "},\n     \"fits\": %s, \"dominated\": %s, \"effective\": %s}%s\n",
                                r->fits ? "true" : "false", r->dominated ? "true" : "false",
-                               r->effective ? "true" : "false", i + 1 < g->results->len ? "," : "");
+                               r->effective ? "true" : "false", i + 1 < results->len ? "," : "");
     }
     g_string_append(out, "  ]\n}\n");
 }

@@ -18,11 +18,11 @@ extern const char *const paro_format_names[]; /* "table", "json", "csv", NULL */
 void paro_report_strategies(const ParoGuideline *g, ParoFormat format, GString *out);
 
 /** paro_report_strategies_header: the '#' lines giving every resolved parameter. */
-void paro_report_strategies_header(const ParoGuideline *g, GString *out);
+void paro_report_strategies_header(const ParoScenarioDerived *d, GString *out);
 
 /** paro_report_run: the training-step report of @n results in rank order. */
-void paro_report_run(const ParoGuideline *g, const ParoStepResult *rows, guint n, ParoFormat format,
-                     GString *out);
+void paro_report_run(const ParoScenarioDerived *d, const ParoStepResult *rows, guint n,
+                     ParoFormat format, GString *out);
 
 /** paro_report_trace: tasks and memory of the results that kept a trace; TSV, or Chrome
  * trace JSON when @chrome. */

@@ -35,64 +35,6 @@ void paro_guideline_free(ParoGuideline *g)
     g_free(g);
 }
 
-ParoCommModel paro_guideline_comm_model(const ParoScenario *s)
-{
-    const ParoTopology *t = s->topology;
-    return (ParoCommModel){
-        .n = paro_scenario_n_gpus(s),
-        .m = s->group,
-        .gpus_per_node = t->gpus_per_node,
-        .intra_Bps = t->fabric.bandwidth_Bps,
-        /* The simulation adds nccl.step_overhead to every ring step's route latency, so
-         * the closed form does too. */
-        .intra_lat_s = t->fabric.latency_s + t->nccl.step_overhead_s,
-        .inter_Bps = paro_topology_inter_Bps(t),
-        .inter_lat_s = paro_topology_inter_latency_s(t) + t->nccl.step_overhead_s,
-        .algorithm = s->algorithm,
-        .chunks = s->chunks,
-    };
-}
-
-double paro_guideline_comm_buffers(const ParoScenario *s, const ParoStrategy *st)
-{
-    ParoStateSizes z = paro_guideline_state_sizes(s);
-    g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
-    paro_strategy_collectives(st, &z, calls);
-    gboolean used[3] = {FALSE, FALSE, FALSE};
-    for (guint i = 0; i < calls->len; i++)
-        used[g_array_index(calls, ParoCollCall, i).scope] = TRUE;
-    const ParoTopology *t = s->topology;
-    double channels = (double)(t->nccl.channels ? t->nccl.channels : MAX(1, t->nics.count));
-    return (double)(used[0] + used[1] + used[2]) * 2.0 * channels * 4.0 * 1048576.0;
-}
-
-ParoComputeSetup paro_guideline_compute_setup(const ParoScenario *s)
-{
-    double trainable, params = paro_model_params(s->model, &s->training.trainable, &trainable);
-    const ParoCalibration *c = &s->calibration;
-    return (ParoComputeSetup){
-        .rate_flops =
-            c->has_compute ? c->matmul_flops : s->topology->gpu.peak_flops * s->training.efficiency,
-        .hbm_Bps = c->has_compute ? c->hbm_Bps : s->topology->gpu.hbm_Bps,
-        .batch = s->training.micro_batch,
-        .seq = s->training.sequence,
-        .trainable_share = trainable / params,
-        .recompute = s->training.recompute,
-    };
-}
-
-ParoStateSizes paro_guideline_state_sizes(const ParoScenario *s)
-{
-    ParoStateSizes z;
-    z.n = paro_scenario_n_gpus(s);
-    z.m = s->group;
-    z.params = paro_model_params(s->model, &s->training.trainable, &z.trainable);
-    z.param_bytes = paro_precision_bytes(s->training.precision);
-    z.grad_bytes = z.param_bytes;
-    z.optim_bytes = s->training.optimizer_bytes;
-    return z;
-}
-
 /* Relative tolerance for "no more than": the I and G variants of one state coincide
  * when m = n, and their figures may then differ in the last bit. */
 static gboolean leq(double a, double b)
@@ -123,8 +65,9 @@ static int compare_rank(gconstpointer pa, gconstpointer pb)
 
 static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStrategyResult *r)
 {
-    const ParoScenario *s = g->scenario;
-    const ParoStateSizes *z = &g->sizes;
+    const ParoScenarioDerived *d = g->derived;
+    const ParoScenario *s = d->scenario;
+    const ParoStateSizes *z = &d->sizes;
     double A = (double)s->training.accumulation;
     r->strategy = st;
     r->effective = paro_strategy_is_effective(st);
@@ -142,7 +85,7 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     gboolean gathers = st->p != PARO_PART_N || st->kind == PARO_STRATEGY_FSDP_HSZ;
     r->mem_buffers = (gathers ? 2.0 * z->param_bytes * layer : 0) +
                      (st->g != PARO_PART_N ? z->grad_bytes * layer * z->trainable / z->params : 0);
-    r->mem_comm_buffers = paro_guideline_comm_buffers(s, st);
+    r->mem_comm_buffers = paro_scenario_comm_buffers(s, st);
     r->mem_workspace = PARO_CUBLAS_WORKSPACE_BYTES;
     r->mem_overhead = s->training.memory_overhead;
     r->mem_total = r->mem_model_states + r->mem_activations + r->mem_buffers + r->mem_comm_buffers +
@@ -158,14 +101,14 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
             paro_compress_cost(&s->compression.kinds[paro_compress_tensor_of(c->phase)], c->op,
                                paro_compress_ranks(c->scope, z->n, z->m), c->size_bytes);
         double t = times * paro_compress_time_s(&cc, paro_coll_closed_form_s(
-                                                         &g->comm, c->op, c->scope, cc.wire_bytes));
+                                                         &d->comm, c->op, c->scope, cc.wire_bytes));
         double intra, inter;
-        paro_coll_traffic(&g->comm, c->op, c->scope, cc.wire_bytes, &intra, &inter);
+        paro_coll_traffic(&d->comm, c->op, c->scope, cc.wire_bytes, &intra, &inter);
         r->traffic_intra += times * intra;
         r->traffic_inter += times * inter;
         r->t_compress += times * cc.codec_s;
         r->bytes_saved +=
-            times * paro_compress_saved_bytes(&g->comm, c->op, c->scope, c->size_bytes, &cc);
+            times * paro_compress_saved_bytes(&d->comm, c->op, c->scope, c->size_bytes, &cc);
         switch (c->phase) {
         case PARO_PHASE_FORWARD:
         case PARO_PHASE_BACKWARD:
@@ -184,31 +127,25 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     }
     r->t_comm = r->t_param + r->t_gradient + r->t_sync_grad + r->t_sync_param;
     double owned = z->trainable / paro_strategy_divisor(st->os, z->n, z->m);
-    double optimizer_bytes = (2.0 * z->optim_bytes + z->grad_bytes + z->param_bytes) * owned;
-    r->t_optimizer = optimizer_bytes / paro_guideline_compute_setup(s).hbm_Bps;
-    r->t_compute = A * g->micro_step_s + r->t_optimizer;
+    r->t_optimizer = paro_scenario_optimizer_s(d, owned);
+    r->t_compute = A * d->micro_step_s + r->t_optimizer;
     r->t_step = fmax(r->t_compute, r->t_comm);
     r->t_serial = r->t_compute + r->t_comm;
 }
 
-ParoGuideline *paro_guideline_evaluate(const ParoScenario *s)
+const ParoStrategyResult *paro_guideline_find(const ParoGuideline *g, const ParoStrategy *st)
 {
-    g_return_val_if_fail(s != NULL, NULL);
-    ParoGuideline *g = g_new0(ParoGuideline, 1);
-    g->scenario = s;
-    g->sizes = paro_guideline_state_sizes(s);
-    g->comm = paro_guideline_comm_model(s);
-    g->flops_per_micro_step =
-        paro_model_step_flops(s->model, s->training.micro_batch, s->training.sequence,
-                              g->sizes.trainable / g->sizes.params, s->training.recompute);
-    ParoComputeSetup setup = paro_guideline_compute_setup(s);
-    g->achieved_flops = setup.rate_flops;
-    g_autoptr(GArray) layers = paro_compute_layers(s->model, &setup);
-    for (guint l = 0; l < layers->len; l++) {
-        const ParoLayerCost *lc = &g_array_index(layers, ParoLayerCost, l);
-        g->micro_step_s += lc->forward_s + lc->backward_s;
-    }
+    for (guint i = 0; i < g->results->len; i++)
+        if (g_array_index(g->results, ParoStrategyResult, i).strategy == st)
+            return &g_array_index(g->results, ParoStrategyResult, i);
+    return NULL;
+}
 
+ParoGuideline *paro_guideline_evaluate(const ParoScenarioDerived *d)
+{
+    g_return_val_if_fail(d != NULL, NULL);
+    ParoGuideline *g = g_new0(ParoGuideline, 1);
+    g->derived = d;
     guint n = paro_strategy_n_all();
     g->results = g_array_sized_new(FALSE, TRUE, sizeof(ParoStrategyResult), n);
     g_array_set_size(g->results, n);

@@ -4,10 +4,7 @@
  * communication time, T = max(t_comp, t_comm), fit, dominance and rank. */
 #pragma once
 
-#include "coll/analytic.h"
-#include "model/compute.h"
-#include "scenario/scenario.h"
-#include "strategy/strategy.h"
+#include "scenario/derived.h"
 
 G_BEGIN_DECLS
 
@@ -39,39 +36,17 @@ typedef struct {
 } ParoStrategyResult;
 
 typedef struct {
-    const ParoScenario *scenario; /* borrowed */
-    ParoStateSizes sizes;
-    ParoCommModel comm;
-    double flops_per_micro_step; /* per GPU */
-    double micro_step_s;         /* forward + backward of all layers, per GPU */
-    double achieved_flops;       /* peak x efficiency */
-    GArray *results;             /* ParoStrategyResult, in rank order */
+    const ParoScenarioDerived *derived; /* borrowed: it outlives this */
+    GArray *results;                    /* ParoStrategyResult, in rank order */
 } ParoGuideline;
 
 void paro_guideline_free(ParoGuideline *g);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoGuideline, paro_guideline_free)
 
-/**
- * paro_guideline_comm_buffers:
- * NCCL's buffers for @strategy: 2 connections (send, receive) x channels x 4 MiB
- * (NCCL_BUFFSIZE's default) for each communicator the strategy uses (intra-group,
- * inter-group, global).
- */
-double paro_guideline_comm_buffers(const ParoScenario *s, const ParoStrategy *strategy);
-
-/* cuBLAS's default workspace on Hopper (32 MiB; 4 MiB before). */
-#define PARO_CUBLAS_WORKSPACE_BYTES (32.0 * 1048576.0)
-
-/** paro_guideline_comm_model: the alpha-beta parameters of a scenario's cluster. */
-ParoCommModel paro_guideline_comm_model(const ParoScenario *s);
-
-/** paro_guideline_compute_setup: the compute model's inputs for a scenario. */
-ParoComputeSetup paro_guideline_compute_setup(const ParoScenario *s);
-
-/** paro_guideline_state_sizes: n, m, Psi, Psi', b_p, b_g, K of a scenario. */
-ParoStateSizes paro_guideline_state_sizes(const ParoScenario *s);
-
 /** paro_guideline_evaluate: (transfer full) every strategy of paro_strategy_get(), ranked. */
-ParoGuideline *paro_guideline_evaluate(const ParoScenario *s);
+ParoGuideline *paro_guideline_evaluate(const ParoScenarioDerived *d);
+
+/** paro_guideline_find: @st's row, or NULL. */
+const ParoStrategyResult *paro_guideline_find(const ParoGuideline *g, const ParoStrategy *st);
 
 G_END_DECLS

@@ -72,7 +72,7 @@ ParoStep3dComm paro_step3d_tp_layer(const ParoScenario *sc, gboolean backward)
     ParoStep3dComm one = {0};
     if (sc->tp == 1)
         return one;
-    ParoCommModel cm = paro_guideline_comm_model(sc);
+    ParoCommModel cm = paro_scenario_comm_model(sc);
     double S = (double)sc->training.micro_batch * (double)sc->training.sequence *
                (double)sc->model->hidden * paro_precision_bytes(sc->training.precision);
     if (sc->sequence_parallel) {
@@ -123,20 +123,26 @@ double paro_step3d_dp_fill_s(double compute, double comm, gint64 layers, gboolea
 
 ParoStateSizes paro_step3d_sizes(const ParoScenario *sc)
 {
-    ParoStateSizes z = paro_guideline_state_sizes(sc);
+    ParoStateSizes z = paro_scenario_state_sizes(sc);
     double share = paro_step3d_stage_share(sc->model, sc->pp) / (double)sc->tp;
     z.params *= share;
     z.trainable *= share;
     return z;
 }
 
-gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, ParoCollCache *cache,
-                              gboolean keep_trace, ParoStepResult *out, GError **error)
+gboolean paro_step3d_simulate(const ParoScenarioDerived *d, const ParoStrategy *st,
+                              ParoCollCache *cache, const ParoStepOptions *o, ParoStepResult *out,
+                              GError **error)
 {
-    const ParoScenario *sc = g->scenario;
+    /* Without compression: a shallow twin of the scenario with the preset none. */
+    ParoScenario plain = *d->scenario;
+    if (!o->compress)
+        paro_compression_preset(&plain.compression, PARO_COMPRESS_NONE);
+    const ParoScenario *sc = &plain;
+    gboolean keep_trace = o->keep_trace;
     const ParoTopology *t = sc->topology;
-    ParoComputeSetup setup = paro_guideline_compute_setup(sc);
-    g_autoptr(GArray) layers = paro_compute_layers(sc->model, &setup);
+    const ParoComputeSetup setup = d->compute;
+    GArray *layers = d->layers;
     ParoStateSizes z = paro_step3d_sizes(sc);
     ParoCommModel dpcm = paro_step_dp_comm_model(sc);
     g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
@@ -261,8 +267,8 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
             return FALSE;
     }
     double owned = z.trainable / paro_strategy_divisor(st->os, z.n, z.m);
-    double optimizer_s =
-        (2.0 * z.optim_bytes + z.grad_bytes + z.param_bytes) * owned / setup.hbm_Bps;
+    double optimizer_s = (2.0 * z.optim_bytes + z.grad_bytes + z.param_bytes) * owned /
+                         setup.hbm_Bps; /* paro_scenario_optimizer_s on the stage's sizes */
     for (guint i = 0; i < calls->len; i++) {
         const ParoCollCall *c = &g_array_index(calls, ParoCollCall, i);
         if (c->phase == PARO_PHASE_SYNC_PARAM &&
@@ -302,7 +308,7 @@ gboolean paro_step3d_simulate(const ParoGuideline *g, const ParoStrategy *st, Pa
         m[PARO_MEM_GATHERED] =
             2.0 * z.param_bytes * (layer > 0 ? layer : z.params / (double)(L / P));
     }
-    m[PARO_MEM_COMM_BUFFERS] = paro_guideline_comm_buffers(sc, st);
+    m[PARO_MEM_COMM_BUFFERS] = paro_scenario_comm_buffers(sc, st);
     m[PARO_MEM_WORKSPACE] = PARO_CUBLAS_WORKSPACE_BYTES;
     m[PARO_MEM_OVERHEAD] = sc->training.memory_overhead;
     for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)

@@ -24,13 +24,13 @@ void paro_step_dp_cluster(const ParoScenario *s, ParoTopology *out)
 ParoCommModel paro_step_dp_comm_model(const ParoScenario *s)
 {
     if (!paro_scenario_is_3d(s))
-        return paro_guideline_comm_model(s);
+        return paro_scenario_comm_model(s);
     ParoTopology view;
     paro_step_dp_cluster(s, &view);
     ParoScenario flat = *s;
     flat.topology = &view;
     flat.tp = flat.pp = 1;
-    return paro_guideline_comm_model(&flat);
+    return paro_scenario_comm_model(&flat);
 }
 
 gboolean paro_step_dp_coll_time(const ParoScenario *s, ParoCollCache *cache, ParoCollKind op,

@@ -49,8 +49,8 @@ typedef struct {
 ParoStep3dComm paro_step3d_tp_layer(const ParoScenario *scenario, gboolean backward);
 
 /** paro_step3d_simulate: paro_step_simulate for a scenario with tp or pp above 1. */
-gboolean paro_step3d_simulate(const ParoGuideline *guideline, const ParoStrategy *strategy,
-                              ParoCollCache *cache, gboolean keep_trace, ParoStepResult *out,
-                              GError **error);
+gboolean paro_step3d_simulate(const ParoScenarioDerived *d, const ParoStrategy *strategy,
+                              ParoCollCache *cache, const ParoStepOptions *options,
+                              ParoStepResult *out, GError **error);
 
 G_END_DECLS

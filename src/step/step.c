@@ -217,7 +217,8 @@ static const ParoCollCall *find_phase(GArray *calls, ParoPhase phase)
 }
 
 typedef struct {
-    const ParoGuideline *g;
+    const ParoScenarioDerived *d;
+    const ParoCompression *compression; /* the scenario's, or none */
     ParoCollCache *cache;
     Sched *s;
     gboolean overlap;
@@ -233,10 +234,10 @@ typedef struct {
 static guint add_coll(Builder *b, const char *name, const ParoCollCall *call, double size,
                       gint micro, gint layer)
 {
-    const ParoScenario *sc = b->g->scenario;
-    const ParoStateSizes *z = &b->g->sizes;
+    const ParoScenario *sc = b->d->scenario;
+    const ParoStateSizes *z = &b->d->sizes;
     ParoCompressCost cc =
-        paro_compress_cost(&sc->compression.kinds[paro_compress_tensor_of(call->phase)], call->op,
+        paro_compress_cost(&b->compression->kinds[paro_compress_tensor_of(call->phase)], call->op,
                            paro_compress_ranks(call->scope, z->n, z->m), size);
     ParoTime d = 0;
     if (!b->failed &&
@@ -245,16 +246,17 @@ static guint add_coll(Builder *b, const char *name, const ParoCollCall *call, do
     if (cc.applied && cc.codec_s > 0) /* else d stays the simulated picoseconds, exactly */
         d = paro_time_from_s(paro_compress_time_s(&cc, paro_time_to_s(d)));
     b->compress_s += cc.codec_s;
-    b->bytes_saved += paro_compress_saved_bytes(&b->g->comm, call->op, call->scope, size, &cc);
+    b->bytes_saved += paro_compress_saved_bytes(&b->d->comm, call->op, call->scope, size, &cc);
     return add_task(b->s, name, streams_of(call->scope, b->overlap), micro, layer, d);
 }
 
-static gboolean build(Builder *b, const ParoStrategy *st, GArray *layers)
+static gboolean build(Builder *b, const ParoStrategy *st)
 {
-    const ParoGuideline *g = b->g;
-    const ParoScenario *sc = g->scenario;
+    const ParoScenarioDerived *dv = b->d;
+    const ParoScenario *sc = dv->scenario;
+    GArray *layers = dv->layers;
     Sched *s = b->s;
-    const ParoStateSizes *z = &g->sizes;
+    const ParoStateSizes *z = &dv->sizes;
     gint L = (gint)layers->len, A = (gint)sc->training.accumulation;
     gint d = (gint)sc->training.prefetch;
     g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
@@ -339,8 +341,7 @@ static gboolean build(Builder *b, const ParoStrategy *st, GArray *layers)
         previous = t;
     }
     double owned = z->trainable / paro_strategy_divisor(st->os, z->n, z->m);
-    double optimizer_s = (2.0 * z->optim_bytes + z->grad_bytes + z->param_bytes) * owned /
-                         paro_guideline_compute_setup(sc).hbm_Bps;
+    double optimizer_s = paro_scenario_optimizer_s(dv, owned);
     guint opt =
         add_task(s, "optimizer", PARO_STREAM_COMPUTE, -1, -1, paro_time_from_s(optimizer_s));
     depend(s, opt, previous);
@@ -376,15 +377,18 @@ void paro_step_result_clear(ParoStepResult *r)
     g_clear_pointer(&r->memory, g_array_unref);
 }
 
-gboolean paro_step_simulate(const ParoGuideline *g, const ParoStrategy *st, ParoCollCache *cache,
-                            gboolean keep_trace, ParoStepResult *out, GError **error)
+gboolean paro_step_simulate(const ParoScenarioDerived *d, const ParoStrategy *st,
+                            ParoCollCache *cache, const ParoStepOptions *o, ParoStepResult *out,
+                            GError **error)
 {
-    const ParoScenario *sc = g->scenario;
+    const ParoScenario *sc = d->scenario;
     if (paro_scenario_is_3d(sc))
-        return paro_step3d_simulate(g, st, cache, keep_trace, out, error);
-    const ParoStateSizes *z = &g->sizes;
-    ParoComputeSetup setup = paro_guideline_compute_setup(sc);
-    g_autoptr(GArray) layers = paro_compute_layers(sc->model, &setup);
+        return paro_step3d_simulate(d, st, cache, o, out, error);
+    const ParoStateSizes *z = &d->sizes;
+    const ParoComputeSetup *setup = &d->compute;
+    gboolean keep_trace = o->keep_trace;
+    ParoCompression none;
+    paro_compression_preset(&none, PARO_COMPRESS_NONE);
     g_autoptr(ParoEngine) engine = paro_engine_new();
     g_autoptr(ParoMemLedger) ledger = paro_mem_ledger_new(keep_trace);
     Sched s = {engine,
@@ -401,14 +405,16 @@ gboolean paro_step_simulate(const ParoGuideline *g, const ParoStrategy *st, Paro
                NULL};
     for (int q = 0; q < 3; q++)
         s.queues[q] = g_array_new(FALSE, FALSE, sizeof(guint));
-    Builder b = {g, cache, &s, sc->training.overlap, error, FALSE, 0, 0};
-    gboolean ok = build(&b, st, layers);
+    Builder b = {
+        d, o->compress ? &sc->compression : &none, cache, &s, sc->training.overlap, error, FALSE, 0,
+        0};
+    gboolean ok = build(&b, st);
 
     ParoStateMemory states = paro_strategy_memory(st, z);
     paro_mem_ledger_change(ledger, 0, PARO_MEM_PARAMS, states.params);
     paro_mem_ledger_change(ledger, 0, PARO_MEM_GRADS, states.grads);
     paro_mem_ledger_change(ledger, 0, PARO_MEM_OPTIMIZER, states.optimizer);
-    paro_mem_ledger_change(ledger, 0, PARO_MEM_COMM_BUFFERS, paro_guideline_comm_buffers(sc, st));
+    paro_mem_ledger_change(ledger, 0, PARO_MEM_COMM_BUFFERS, paro_scenario_comm_buffers(sc, st));
     paro_mem_ledger_change(ledger, 0, PARO_MEM_WORKSPACE, PARO_CUBLAS_WORKSPACE_BYTES);
     paro_mem_ledger_change(ledger, 0, PARO_MEM_OVERHEAD, sc->training.memory_overhead);
     if (ok) {
@@ -444,16 +450,11 @@ gboolean paro_step_simulate(const ParoGuideline *g, const ParoStrategy *st, Paro
         double model_flops =
             (double)sc->training.accumulation *
             paro_model_step_flops(sc->model, sc->training.micro_batch, sc->training.sequence,
-                                  setup.trainable_share, PARO_RECOMPUTE_NONE);
+                                  setup->trainable_share, PARO_RECOMPUTE_NONE);
         out->tflops_per_gpu = model_flops / step_s / 1e12;
         out->mfu = model_flops / step_s / sc->topology->gpu.peak_flops;
         out->peak_bytes = paro_mem_ledger_peak(ledger, &out->at_peak);
         out->fits = out->peak_bytes <= sc->topology->gpu.memory_bytes;
-        for (guint i = 0; i < g->results->len; i++) {
-            const ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
-            if (r->strategy == st)
-                out->guideline_s = r->t_step;
-        }
         if (keep_trace) {
             out->trace = g_array_sized_new(FALSE, FALSE, sizeof(ParoTraceTask), s.tasks->len);
             for (guint i = 0; i < s.tasks->len; i++) {

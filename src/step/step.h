@@ -10,7 +10,7 @@
 
 #include "coll/cache.h"
 #include "mem/memory.h"
-#include "scenario/guideline.h"
+#include "scenario/derived.h"
 
 G_BEGIN_DECLS
 
@@ -41,7 +41,7 @@ typedef struct {
     double peak_bytes;
     ParoMemSample at_peak;
     gboolean fits;
-    double guideline_s; /* the closed-form T beside it */
+    double guideline_s; /* the closed-form T beside it (filled by the run, run/run.c) */
     int rank;
     GArray *trace;  /* ParoTraceTask, or NULL */
     GArray *memory; /* ParoMemSample, or NULL */
@@ -52,31 +52,23 @@ void paro_step_result_clear(ParoStepResult *r);
 /** paro_step_result_compare: rank order: fits first, then step time, peak memory, name. */
 int paro_step_result_compare(gconstpointer a, gconstpointer b);
 
+typedef struct {
+    gboolean keep_trace; /* record tasks and the memory timeline in the result */
+    gboolean compress;   /* apply the scenario's compression; FALSE: its uncompressed twin */
+} ParoStepOptions;
+
+#define PARO_STEP_OPTIONS_INIT                                                                     \
+    {                                                                                              \
+        FALSE, TRUE                                                                                \
+    }
+
 /**
  * paro_step_simulate:
- * @guideline: the scenario's closed-form evaluation (for its sizes and the T beside)
- * @keep_trace: record tasks and the memory timeline in @out
+ * Simulates @strategy's step on @d's scenario, timing collectives on @cache. @out's
+ * guideline_s, time_saved_s and rank are left 0 (the run fills them).
  */
-gboolean paro_step_simulate(const ParoGuideline *guideline, const ParoStrategy *strategy,
-                            ParoCollCache *cache, gboolean keep_trace, ParoStepResult *out,
-                            GError **error);
-
-/* A scenario's uncompressed twin, to measure what compression saves (step-saved.c). */
-typedef struct _ParoStepBaseline ParoStepBaseline;
-
-/** paro_step_baseline_new: (transfer full) the baseline of @guideline's scenario: its
- * guideline without compression, evaluated once for every strategy; holds nothing when
- * the scenario compresses nothing. @guideline's scenario must outlive it. */
-ParoStepBaseline *paro_step_baseline_new(const ParoGuideline *guideline);
-void paro_step_baseline_free(ParoStepBaseline *baseline);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoStepBaseline, paro_step_baseline_free)
-
-/**
- * paro_step_add_time_saved:
- * Sets @r->time_saved_s by simulating @r->strategy again on @baseline with @cache; 0 when
- * the scenario compresses nothing.
- */
-gboolean paro_step_add_time_saved(const ParoStepBaseline *baseline, ParoCollCache *cache,
-                                  ParoStepResult *r, GError **error);
+gboolean paro_step_simulate(const ParoScenarioDerived *d, const ParoStrategy *strategy,
+                            ParoCollCache *cache, const ParoStepOptions *options,
+                            ParoStepResult *out, GError **error);
 
 G_END_DECLS

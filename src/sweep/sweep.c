@@ -169,8 +169,7 @@ static void point_free(ParoSweepPoint *p)
     g_ptr_array_unref(p->values);
     if (p->results)
         g_array_unref(p->results);
-    paro_guideline_free(p->guideline);
-    paro_scenario_free(p->scenario);
+    paro_run_free(p->run);
     g_free(p);
 }
 
@@ -254,30 +253,20 @@ static void work(gpointer data, gpointer user_data)
         const ParoSweepAxis *a = g_ptr_array_index(run->axes, i);
         g_ptr_array_add(p->values, g_ptr_array_index(a->values, choice[i]));
     }
-    p->scenario = load_point(run, choice, &error);
-    if (p->scenario == NULL) {
+    ParoScenario *scenario = load_point(run, choice, &error);
+    if (scenario == NULL) {
         fail(run, point, error);
         point_free(p);
         return;
     }
-    p->guideline = paro_guideline_evaluate(p->scenario);
-    g_autoptr(ParoStepBaseline) baseline = paro_step_baseline_new(p->guideline);
-    p->results = g_array_new(FALSE, TRUE, sizeof(ParoStepResult));
-    g_array_set_clear_func(p->results, (GDestroyNotify)paro_step_result_clear);
-    for (guint i = 0; i < run->strategies->len; i++) {
-        ParoStepResult r;
-        if (!paro_step_simulate(p->guideline, g_ptr_array_index(run->strategies, i), run->cache,
-                                FALSE, &r, &error) ||
-            !paro_step_add_time_saved(baseline, run->cache, &r, &error)) {
-            fail(run, point, error);
-            point_free(p);
-            return;
-        }
-        g_array_append_val(p->results, r);
+    p->run = paro_run_new(scenario, run->cache);
+    ParoRunOptions options = PARO_RUN_OPTIONS_INIT;
+    p->results = paro_run_strategies(p->run, run->strategies, &options, &error);
+    if (p->results == NULL) {
+        fail(run, point, error);
+        point_free(p);
+        return;
     }
-    g_array_sort(p->results, paro_step_result_compare);
-    for (guint i = 0; i < p->results->len; i++)
-        g_array_index(p->results, ParoStepResult, i).rank = (int)i + 1;
     g_mutex_lock(&run->lock);
     g_ptr_array_index(run->points, point) = p;
     run->done++;

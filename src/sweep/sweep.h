@@ -5,7 +5,7 @@
  * prints the same bytes as a serial one. */
 #pragma once
 
-#include "step/step.h"
+#include "run/run.h"
 
 G_BEGIN_DECLS
 
@@ -34,8 +34,7 @@ typedef struct {
     guint64 point;
     GPtrArray *values; /* char*: this point's value of each axis (borrowed) */
     GArray *results;   /* ParoStepResult, in rank order */
-    ParoGuideline *guideline;
-    ParoScenario *scenario;
+    ParoRun *run;      /* the point's scenario and what was derived from it */
 } ParoSweepPoint;
 
 typedef void (*ParoSweepProgress)(guint64 done, guint64 total, gpointer user_data);

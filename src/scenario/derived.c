@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/* The derived quantities of a scenario (derived.h). */
+#include "scenario/derived.h"
+
+ParoCommModel paro_scenario_comm_model(const ParoScenario *s)
+{
+    const ParoTopology *t = s->topology;
+    return (ParoCommModel){
+        .n = paro_scenario_n_gpus(s),
+        .m = s->group,
+        .gpus_per_node = t->gpus_per_node,
+        .intra_Bps = t->fabric.bandwidth_Bps,
+        /* The simulation adds nccl.step_overhead to every ring step's route latency, so
+         * the closed form does too. */
+        .intra_lat_s = t->fabric.latency_s + t->nccl.step_overhead_s,
+        .inter_Bps = paro_topology_inter_Bps(t),
+        .inter_lat_s = paro_topology_inter_latency_s(t) + t->nccl.step_overhead_s,
+        .algorithm = s->algorithm,
+        .chunks = s->chunks,
+    };
+}
+
+double paro_scenario_comm_buffers(const ParoScenario *s, const ParoStrategy *st)
+{
+    ParoStateSizes z = paro_scenario_state_sizes(s);
+    g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
+    paro_strategy_collectives(st, &z, calls);
+    gboolean used[3] = {FALSE, FALSE, FALSE};
+    for (guint i = 0; i < calls->len; i++)
+        used[g_array_index(calls, ParoCollCall, i).scope] = TRUE;
+    const ParoTopology *t = s->topology;
+    double channels = (double)(t->nccl.channels ? t->nccl.channels : MAX(1, t->nics.count));
+    return (double)(used[0] + used[1] + used[2]) * 2.0 * channels * 4.0 * 1048576.0;
+}
+
+ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)
+{
+    double trainable, params = paro_model_params(s->model, &s->training.trainable, &trainable);
+    const ParoCalibration *c = &s->calibration;
+    return (ParoComputeSetup){
+        .rate_flops =
+            c->has_compute ? c->matmul_flops : s->topology->gpu.peak_flops * s->training.efficiency,
+        .hbm_Bps = c->has_compute ? c->hbm_Bps : s->topology->gpu.hbm_Bps,
+        .batch = s->training.micro_batch,
+        .seq = s->training.sequence,
+        .trainable_share = trainable / params,
+        .recompute = s->training.recompute,
+    };
+}
+
+ParoStateSizes paro_scenario_state_sizes(const ParoScenario *s)
+{
+    ParoStateSizes z;
+    z.n = paro_scenario_n_gpus(s);
+    z.m = s->group;
+    z.params = paro_model_params(s->model, &s->training.trainable, &z.trainable);
+    z.param_bytes = paro_precision_bytes(s->training.precision);
+    z.grad_bytes = z.param_bytes;
+    z.optim_bytes = s->training.optimizer_bytes;
+    return z;
+}
+
+double paro_scenario_optimizer_s(const ParoScenarioDerived *d, double owned)
+{
+    const ParoStateSizes *z = &d->sizes;
+    return (2.0 * z->optim_bytes + z->grad_bytes + z->param_bytes) * owned / d->compute.hbm_Bps;
+}
+
+ParoScenarioDerived *paro_scenario_derive(const ParoScenario *s)
+{
+    ParoScenarioDerived *d = g_new0(ParoScenarioDerived, 1);
+    d->scenario = s;
+    d->sizes = paro_scenario_state_sizes(s);
+    d->comm = paro_scenario_comm_model(s);
+    d->compute = paro_scenario_compute_setup(s);
+    d->flops_per_micro_step =
+        paro_model_step_flops(s->model, s->training.micro_batch, s->training.sequence,
+                              d->sizes.trainable / d->sizes.params, s->training.recompute);
+    d->layers = paro_compute_layers(s->model, &d->compute);
+    for (guint l = 0; l < d->layers->len; l++) {
+        const ParoLayerCost *lc = &g_array_index(d->layers, ParoLayerCost, l);
+        d->micro_step_s += lc->forward_s + lc->backward_s;
+    }
+    return d;
+}
+
+void paro_scenario_derived_free(ParoScenarioDerived *d)
+{
+    if (d == NULL)
+        return;
+    g_clear_pointer(&d->layers, g_array_unref);
+    g_free(d);
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* What a scenario implies, computed once and read by both the closed-form guideline and
+ * the training-step simulation: the state sizes (n, m, Psi, Psi', bytes per element), the
+ * cluster's alpha-beta links, the compute model's inputs and every layer's cost, and the
+ * NCCL buffers a strategy's communicators take. Neither consumer computes these itself, so
+ * the two cannot disagree on them. */
+#pragma once
+
+#include "coll/analytic.h"
+#include "model/compute.h"
+#include "scenario/scenario.h"
+#include "strategy/strategy.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+    const ParoScenario *scenario; /* borrowed: it outlives this */
+    ParoStateSizes sizes;         /* n = dp, m, Psi, Psi', b_p, b_g, K of the whole model */
+    ParoCommModel comm;           /* the cluster's links (alpha-beta), as the closed form uses */
+    ParoComputeSetup compute;     /* rate, HBM bandwidth, micro-batch, recomputation */
+    GArray *layers;               /* ParoLayerCost, one per layer (model/compute.c) */
+    double flops_per_micro_step;  /* per GPU, one micro-batch's forward and backward */
+    double micro_step_s;          /* forward + backward of all layers, per GPU */
+} ParoScenarioDerived;
+
+/** paro_scenario_derive: (transfer full) the derived quantities of @s, which must outlive
+ * the result. */
+ParoScenarioDerived *paro_scenario_derive(const ParoScenario *s);
+void paro_scenario_derived_free(ParoScenarioDerived *d);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoScenarioDerived, paro_scenario_derived_free)
+
+/** paro_scenario_comm_model: the alpha-beta parameters of a scenario's cluster. */
+ParoCommModel paro_scenario_comm_model(const ParoScenario *s);
+
+/** paro_scenario_compute_setup: the compute model's inputs for a scenario. */
+ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s);
+
+/** paro_scenario_state_sizes: n, m, Psi, Psi', b_p, b_g, K of a scenario. */
+ParoStateSizes paro_scenario_state_sizes(const ParoScenario *s);
+
+/**
+ * paro_scenario_comm_buffers:
+ * NCCL's buffers for @strategy: 2 connections (send, receive) x channels x 4 MiB
+ * (NCCL_BUFFSIZE's default) for each communicator the strategy uses (intra-group,
+ * inter-group, global).
+ */
+double paro_scenario_comm_buffers(const ParoScenario *s, const ParoStrategy *strategy);
+
+/** paro_scenario_optimizer_s: the optimizer step's time on the @owned trainable parameters
+ * a GPU updates: mixed-precision Adam reads the fp32 master, both moments and the gradient
+ * and writes master, moments and the 16-bit parameter, (2K + b_g + b_p) bytes each, at the
+ * HBM bandwidth. */
+double paro_scenario_optimizer_s(const ParoScenarioDerived *d, double owned);
+
+/* cuBLAS's default workspace on Hopper (32 MiB; 4 MiB before). */
+#define PARO_CUBLAS_WORKSPACE_BYTES (32.0 * 1048576.0)
+
+G_END_DECLS
