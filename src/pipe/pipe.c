@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* A pipeline-parallel step on the discrete-event engine.
+/* A pipeline-parallel step as a task graph (sched/taskgraph.h).
  *
- * Tasks: F(s, m) and B(s, m) for each module s < S and micro-batch m < M, of the given
- * per-module durations. Dependencies: F(s, m) needs F(s-1, m)'s activation; B(s, m) needs
- * its own F(s, m) (the activation it differentiates; for s = S-1 also the loss) and
- * B(s+1, m)'s gradient. An output crossing to another device arrives p2p_time later
- * (latency + bytes / bandwidth; links are full-duplex and messages do not queue behind each
- * other); on the same device it is there at once. Each device runs its program
- * (pipe-order.c) one task at a time, in order: a task starts when it heads the program,
- * the device is free and its inputs have arrived.
+ * Passes: F(s, m) and B(s, m) for each module s < S and micro-batch m < M. Dependencies:
+ * F(s, m) needs F(s-1, m)'s activation; B(s, m) needs its own F(s, m) (the activation it
+ * differentiates; for s = S-1 also the loss) and B(s+1, m)'s gradient. An output crossing
+ * to another device arrives through a message task (paro_pipe_simulate's: latency + bytes /
+ * bandwidth, holding no stream and no link, so messages do not queue behind each other);
+ * on the same device it is there at once. Each device runs its program (pipe-order.c) in
+ * order on its compute stream: a pass starts when it heads the program, the device is free
+ * and its inputs have arrived.
  *
  * Definitions reported: makespan = the last end (the first task starts at 0); ideal = the
  * busiest device's compute time; bubble = makespan / ideal - 1, the share of the ideal
@@ -27,39 +27,6 @@
 
 const char *const paro_pipe_schedule_names[] = {"gpipe", "1f1b", "interleaved", "modular", NULL};
 const char *const paro_pipe_accumulation_names[] = {"depth-first", "layered", NULL};
-
-typedef struct _Sim Sim;
-
-typedef struct {
-    int waiting; /* inputs not yet arrived */
-    gboolean done;
-    ParoTime start, end;
-} Task;
-
-typedef struct {
-    GArray *program; /* gint64 task ids */
-    guint head;      /* next task of the program */
-    gboolean busy;
-    gint64 in_flight, peak;
-    ParoTime busy_time;
-} Device;
-
-/* The engine passes one pointer: the simulation and the task an event is about. */
-typedef struct {
-    Sim *sim;
-    gint64 id;
-} Ref;
-
-struct _Sim {
-    const ParoPipeSpec *spec;
-    ParoEngine *engine;
-    gint64 S, M, P;
-    Task *tasks;
-    Ref *refs;
-    Device *devices;
-    ParoTime p2p_time;
-    gint64 messages;
-};
 
 gint64 paro_pipe_n_modules(const ParoPipeSpec *spec)
 {
@@ -145,184 +112,163 @@ ParoTime *paro_pipe_split(ParoTime per_device, gint64 devices, gint64 chunks)
     return times;
 }
 
-static gint64 device_of(const Sim *sim, gint64 id)
+double paro_pipe_bubble_formula(const ParoPipeSpec *s)
 {
-    return (id / sim->M) % sim->S % sim->P;
-}
-
-static ParoTime duration_of(const Sim *sim, gint64 id)
-{
-    gint64 module = (id / sim->M) % sim->S;
-    return id < sim->S * sim->M ? sim->spec->forward[module] : sim->spec->backward[module];
-}
-
-static void end_task(ParoEngine *engine, gpointer data);
-
-static void try_start(Sim *sim, gint64 d)
-{
-    Device *dev = &sim->devices[d];
-    if (dev->busy || dev->head >= dev->program->len)
-        return;
-    gint64 id = g_array_index(dev->program, gint64, dev->head);
-    Task *t = &sim->tasks[id];
-    if (t->waiting > 0)
-        return;
-    dev->busy = TRUE;
-    dev->head++;
-    t->start = paro_engine_now(sim->engine);
-    ParoTime d_ps = duration_of(sim, id);
-    dev->busy_time = paro_time_add(dev->busy_time, d_ps);
-    paro_engine_schedule(sim->engine, paro_time_add(t->start, d_ps), 0, end_task, &sim->refs[id]);
-}
-
-/* An input of task @id is there. */
-static void release(Sim *sim, gint64 id)
-{
-    Task *t = &sim->tasks[id];
-    g_assert(t->waiting > 0);
-    if (--t->waiting == 0)
-        try_start(sim, device_of(sim, id));
-}
-
-static void arrive(ParoEngine *engine, gpointer data)
-{
-    (void)engine;
-    Ref *ref = data;
-    release(ref->sim, ref->id);
-}
-
-/* Hands @from's output to @to: at once on the same device, p2p_time later across. */
-static void send(Sim *sim, gint64 from, gint64 to)
-{
-    if (device_of(sim, from) == device_of(sim, to)) {
-        release(sim, to);
-        return;
+    double P = (double)s->devices, M = (double)s->micro, v = (double)s->chunks;
+    switch (s->schedule) {
+    case PARO_PIPE_GPIPE:
+    case PARO_PIPE_1F1B:
+        return (P - 1) / M;
+    case PARO_PIPE_INTERLEAVED:
+        return (P - 1) / (v * M);
+    case PARO_PIPE_MODULAR:
+        if (s->accumulation != PARO_PIPE_LAYERED)
+            return NAN;
+        return M >= P ? (P - 1) / (v * M) : (v * P + M - 1) / (v * M) - 1;
     }
-    sim->messages++;
-    ParoTime at = paro_time_add(paro_engine_now(sim->engine), sim->p2p_time);
-    paro_engine_schedule(sim->engine, at, 0, arrive, &sim->refs[to]);
+    return NAN;
 }
 
-static void end_task(ParoEngine *engine, gpointer data)
-{
-    Ref *ref = data;
-    Sim *sim = ref->sim;
-    gint64 id = ref->id, S = sim->S, M = sim->M;
-    gint64 module = (id / M) % S, m = id % M, d = device_of(sim, id);
-    Task *t = &sim->tasks[id];
-    Device *dev = &sim->devices[d];
-    t->done = TRUE;
-    t->end = paro_engine_now(engine);
-    dev->busy = FALSE;
-    if (id < S * M) {
-        dev->in_flight++;
-        dev->peak = MAX(dev->peak, dev->in_flight);
-        release(sim, paro_pipe_task_id(S, M, PARO_PIPE_BACKWARD, module, m));
-        if (module + 1 < S)
-            send(sim, id, paro_pipe_task_id(S, M, PARO_PIPE_FORWARD, module + 1, m));
-    } else {
-        dev->in_flight--;
-        if (module > 0)
-            send(sim, id, paro_pipe_task_id(S, M, PARO_PIPE_BACKWARD, module - 1, m));
-    }
-    try_start(sim, d);
-}
+typedef struct {
+    ParoTaskId first, last;
+} Pass;
 
-static void set_deadlock(const Sim *sim, GError **error)
+gboolean paro_pipe_build(const ParoPipeSpec *spec, const ParoPipeEmitter *emit,
+                         ParoTaskGraph *graph, gint64 *out_messages, GError **error)
 {
-    for (gint64 d = 0; d < sim->P; d++) {
-        const Device *dev = &sim->devices[d];
-        if (dev->head >= dev->program->len)
-            continue;
-        gint64 id = g_array_index(dev->program, gint64, dev->head);
-        g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_DEADLOCK,
-                    "pipeline %s: device %" G_GINT64_FORMAT
-                    " waits forever on its %s of module %" G_GINT64_FORMAT
-                    ", micro-batch %" G_GINT64_FORMAT,
-                    paro_pipe_schedule_names[sim->spec->schedule], d,
-                    id < sim->S * sim->M ? "forward" : "backward", (id / sim->M) % sim->S,
-                    id % sim->M);
-        return;
-    }
-    g_assert_not_reached();
-}
-
-static ParoPipeResult *collect(const Sim *sim)
-{
-    ParoPipeResult *r = g_new0(ParoPipeResult, 1);
-    r->p2p_time = sim->p2p_time;
-    r->p2p_messages = sim->messages;
-    r->p2p_bytes = (double)sim->messages * sim->spec->p2p_bytes;
-    r->busy = g_array_sized_new(FALSE, FALSE, sizeof(ParoTime), (guint)sim->P);
-    r->peak_in_flight = g_array_sized_new(FALSE, FALSE, sizeof(gint64), (guint)sim->P);
-    if (sim->spec->timeline)
-        r->timeline =
-            g_array_sized_new(FALSE, FALSE, sizeof(ParoPipeTask), (guint)(2 * sim->S * sim->M));
-    for (gint64 d = 0; d < sim->P; d++) {
-        const Device *dev = &sim->devices[d];
-        g_array_append_val(r->busy, dev->busy_time);
-        g_array_append_val(r->peak_in_flight, dev->peak);
-        r->ideal = MAX(r->ideal, dev->busy_time);
-        for (guint i = 0; i < dev->program->len; i++) {
-            gint64 id = g_array_index(dev->program, gint64, i);
-            const Task *t = &sim->tasks[id];
-            r->makespan = MAX(r->makespan, t->end);
-            if (r->timeline) {
-                ParoPipeTask row = {
-                    d,           (id / sim->M) % sim->S,
-                    id % sim->M, id < sim->S * sim->M ? PARO_PIPE_FORWARD : PARO_PIPE_BACKWARD,
-                    t->start,    t->end};
-                g_array_append_val(r->timeline, row);
-            }
+    if (!paro_pipe_check(spec, error))
+        return FALSE;
+    g_return_val_if_fail(paro_task_graph_n_devices(graph) >= (guint)spec->devices, FALSE);
+    gint64 S = paro_pipe_n_modules(spec), M = spec->micro, P = spec->devices;
+    g_autofree Pass *passes = g_new(Pass, 2 * S * M);
+    /* at least a task a pass and one a message; three dependencies a pass */
+    paro_task_graph_reserve(graph, (guint)(4 * S * M), (guint)(6 * S * M));
+    for (gint64 d = 0; d < P; d++) {
+        g_autoptr(GArray) program = paro_pipe_program(spec, d);
+        for (guint i = 0; i < program->len; i++) {
+            gint64 id = g_array_index(program, gint64, i);
+            ParoPipeKind kind = id < S * M ? PARO_PIPE_FORWARD : PARO_PIPE_BACKWARD;
+            Pass *p = &passes[id];
+            emit->pass(emit->data, graph, d, kind, (id / M) % S, id % M, &p->first, &p->last);
         }
     }
-    r->bubble = r->ideal > 0 ? (double)r->makespan / (double)r->ideal - 1 : 0;
-    return r;
+    gint64 messages = 0;
+    for (gint64 id = 0; id < 2 * S * M; id++) {
+        gboolean forward = id < S * M;
+        gint64 module = (id / M) % S, m = id % M;
+        gint64 next = forward ? module + 1 : module - 1; /* where the output goes */
+        if (!forward) /* its own forward's activation, on the same device */
+            paro_task_graph_depend(
+                graph, passes[id].first,
+                passes[paro_pipe_task_id(S, M, PARO_PIPE_FORWARD, module, m)].last);
+        if (next < 0 || next >= S)
+            continue;
+        gint64 to =
+            paro_pipe_task_id(S, M, forward ? PARO_PIPE_FORWARD : PARO_PIPE_BACKWARD, next, m);
+        gint64 from_device = module % P, to_device = next % P;
+        ParoTaskId input = passes[id].last;
+        if (from_device != to_device) {
+            ParoTaskId msg =
+                emit->send(emit->data, graph, from_device, to_device,
+                           forward ? PARO_PIPE_FORWARD : PARO_PIPE_BACKWARD, module, m);
+            paro_task_graph_depend(graph, msg, passes[id].last);
+            input = msg;
+            messages++;
+        }
+        paro_task_graph_depend(graph, passes[to].first, input);
+    }
+    if (out_messages)
+        *out_messages = messages;
+    return TRUE;
+}
+
+/* ---- paro_pipe_simulate: one compute task per pass ---- */
+
+typedef struct {
+    const ParoPipeSpec *spec;
+    ParoTime p2p_time;
+} Plain;
+
+static void plain_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPipeKind kind,
+                       gint64 module, gint64 micro, ParoTaskId *out_first, ParoTaskId *out_last)
+{
+    const Plain *p = data;
+    gboolean forward = kind == PARO_PIPE_FORWARD;
+    ParoTime d = forward ? p->spec->forward[module] : p->spec->backward[module];
+    ParoTaskId t = paro_task_graph_add(graph, forward ? "forward" : "backward", PARO_TASK_COMPUTE,
+                                       (guint)device, 1, (gint)micro, (gint)module, d);
+    /* one activation in flight from the forward's end to the backward's end */
+    if (forward)
+        paro_task_graph_on_end(graph, t, PARO_MEM_ACTIVATIONS, 1);
+    else
+        paro_task_graph_on_end(graph, t, PARO_MEM_ACTIVATIONS, -1);
+    *out_first = *out_last = t;
+}
+
+static ParoTaskId plain_send(gpointer data, ParoTaskGraph *graph, gint64 from, gint64 to,
+                             ParoPipeKind kind, gint64 module, gint64 micro)
+{
+    const Plain *p = data;
+    return paro_task_graph_add(graph, "p2p", PARO_TASK_COMM, (guint)from, 0, (gint)micro,
+                               (gint)module, p->p2p_time);
 }
 
 ParoPipeResult *paro_pipe_simulate(const ParoPipeSpec *spec, GError **error)
 {
     if (!paro_pipe_check(spec, error))
         return NULL;
-    g_autoptr(ParoEngine) engine = paro_engine_new();
-    Sim sim = {.spec = spec,
-               .engine = engine,
-               .S = paro_pipe_n_modules(spec),
-               .M = spec->micro,
-               .P = spec->devices};
-    gint64 n = 2 * sim.S * sim.M;
-    g_autofree Task *tasks = g_new0(Task, n);
-    g_autofree Ref *refs = g_new(Ref, n);
-    g_autofree Device *devices = g_new0(Device, sim.P);
-    sim.tasks = tasks, sim.refs = refs, sim.devices = devices;
-    sim.p2p_time = spec->p2p_latency;
+    Plain plain = {spec, spec->p2p_latency};
     if (spec->p2p_bandwidth_Bps > 0)
-        sim.p2p_time = paro_time_add(sim.p2p_time,
-                                     paro_time_from_s(spec->p2p_bytes / spec->p2p_bandwidth_Bps));
-    for (gint64 id = 0; id < n; id++) {
-        gint64 module = (id / sim.M) % sim.S;
-        refs[id] = (Ref){&sim, id};
-        if (id < sim.S * sim.M)
-            tasks[id].waiting = module > 0 ? 1 : 0;
-        else
-            tasks[id].waiting = module + 1 < sim.S ? 2 : 1;
+        plain.p2p_time = paro_time_add(plain.p2p_time,
+                                       paro_time_from_s(spec->p2p_bytes / spec->p2p_bandwidth_Bps));
+    g_autoptr(ParoTaskGraph) graph = paro_task_graph_new((guint)spec->devices, 0, FALSE);
+    ParoPipeEmitter emit = {plain_pass, plain_send, &plain};
+    gint64 messages = 0;
+    if (!paro_pipe_build(spec, &emit, graph, &messages, error) ||
+        !paro_task_graph_run(graph, error))
+        return NULL;
+    ParoPipeResult *r = g_new0(ParoPipeResult, 1);
+    r->makespan = paro_task_graph_makespan(graph);
+    r->p2p_time = plain.p2p_time;
+    r->p2p_messages = messages;
+    r->p2p_bytes = (double)messages * spec->p2p_bytes;
+    r->busy = g_array_sized_new(FALSE, TRUE, sizeof(ParoTime), (guint)spec->devices);
+    r->peak_in_flight = g_array_sized_new(FALSE, FALSE, sizeof(gint64), (guint)spec->devices);
+    g_array_set_size(r->busy, (guint)spec->devices);
+    for (gint64 d = 0; d < spec->devices; d++) {
+        double peak = paro_mem_ledger_peak(paro_task_graph_ledger(graph, (guint)d), NULL);
+        gint64 in_flight = (gint64)llround(peak);
+        g_array_append_val(r->peak_in_flight, in_flight);
     }
-    for (gint64 d = 0; d < sim.P; d++)
-        devices[d].program = paro_pipe_program(spec, d);
-    for (gint64 d = 0; d < sim.P; d++)
-        try_start(&sim, d);
-    paro_engine_run(engine, PARO_TIME_MAX);
-    ParoPipeResult *result = NULL;
-    gboolean finished = TRUE;
-    for (gint64 d = 0; d < sim.P; d++)
-        finished = finished && devices[d].head == devices[d].program->len && !devices[d].busy;
-    if (paro_engine_overflowed(engine))
-        paro_engine_set_overflow_error(error);
-    else if (!finished)
-        set_deadlock(&sim, error);
-    else
-        result = collect(&sim);
-    for (gint64 d = 0; d < sim.P; d++)
-        g_array_unref(devices[d].program);
-    return result;
+    guint n = paro_task_graph_n_tasks(graph);
+    if (spec->timeline)
+        r->timeline = g_array_sized_new(FALSE, FALSE, sizeof(ParoPipeTask), n);
+    /* busy from the durations, exactly; the timeline device by device in program order,
+     * which is the order each device's passes were added */
+    g_autofree GArray **rows = g_new0(GArray *, spec->devices);
+    for (ParoTaskId id = 0; id < n; id++) {
+        ParoTaskInfo t = paro_task_graph_get(graph, id);
+        if (t.kind != PARO_TASK_COMPUTE)
+            continue;
+        ParoTime *busy = &g_array_index(r->busy, ParoTime, t.device);
+        *busy = paro_time_add(*busy, t.duration);
+        if (r->timeline == NULL)
+            continue;
+        if (rows[t.device] == NULL)
+            rows[t.device] = g_array_new(FALSE, FALSE, sizeof(ParoPipeTask));
+        ParoPipeTask row = {
+            t.device, t.layer,
+            t.micro,  g_strcmp0(t.name, "forward") == 0 ? PARO_PIPE_FORWARD : PARO_PIPE_BACKWARD,
+            t.start,  t.end};
+        g_array_append_val(rows[t.device], row);
+    }
+    for (gint64 d = 0; d < spec->devices; d++)
+        if (rows[d] != NULL) {
+            g_array_append_vals(r->timeline, rows[d]->data, rows[d]->len);
+            g_array_unref(rows[d]);
+        }
+    for (gint64 d = 0; d < spec->devices; d++)
+        r->ideal = MAX(r->ideal, g_array_index(r->busy, ParoTime, d));
+    r->bubble = r->ideal > 0 ? (double)r->makespan / (double)r->ideal - 1 : 0;
+    return r;
 }

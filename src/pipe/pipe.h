@@ -6,13 +6,16 @@
  * accumulation) one task at a time; a task starts when it heads its device's program,
  * the device is free, and its inputs have arrived (activations and gradients cross
  * device boundaries as point-to-point messages of latency + bytes / bandwidth).
- * The result is the makespan of the pipeline part of a step, its bubble, the activations
- * each device holds, and the p2p traffic; the training step (step/) will use it. */
+ * The schedule is built into the task graph of sched/ (paro_pipe_build), the one every
+ * training step runs on: the training step (step/) emits each pass as its layers'
+ * compute and collectives; paro_pipe_simulate emits one compute task of the module's time
+ * per pass, which is `parosim pipeline`: the step's graph without collectives. */
 #pragma once
 
 #include <glib.h>
 
 #include "core/time.h"
+#include "sched/taskgraph.h"
 
 G_BEGIN_DECLS
 
@@ -96,6 +99,41 @@ gboolean paro_pipe_check(const ParoPipeSpec *spec, GError **error);
  * PARO_SIM_ERROR_INFEASIBLE (time past the picosecond range).
  */
 ParoPipeResult *paro_pipe_simulate(const ParoPipeSpec *spec, GError **error);
+
+/**
+ * paro_pipe_bubble_formula:
+ * The textbook bubble of @spec's schedule for equal modules and no p2p time, as a share of
+ * the ideal: (P-1)/M for gpipe and 1f1b, (P-1)/(vM) for interleaved and for layered modular
+ * with M >= P, (vP + M - 1)/(vM) - 1 for layered modular with M < P (lga.md); NAN for
+ * depth-first modular, which has none.
+ */
+double paro_pipe_bubble_formula(const ParoPipeSpec *spec);
+
+/* What paro_pipe_build asks its caller to add for each pass and message. */
+typedef struct {
+    /* Adds the tasks of @kind's pass of @module for micro-batch @micro on @device, in the
+     * device's program order; returns the task that waits for the pass's input and the task
+     * whose end is its output (the same task for a pass of one task). */
+    void (*pass)(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPipeKind kind,
+                 gint64 module, gint64 micro, ParoTaskId *out_first, ParoTaskId *out_last);
+    /* Adds the message that carries the output of @kind's pass of @module from device @from
+     * to device @to; returns it. */
+    ParoTaskId (*send)(gpointer data, ParoTaskGraph *graph, gint64 from, gint64 to,
+                       ParoPipeKind kind, gint64 module, gint64 micro);
+    gpointer data;
+} ParoPipeEmitter;
+
+/**
+ * paro_pipe_build:
+ * Checks @spec (paro_pipe_check), then adds to @graph (of at least spec->devices devices)
+ * every device's passes in its program's order (pipe-order.c) through @emit, and the
+ * messages and dependencies between them: F(s, m) after F(s-1, m)'s activation, B(s, m)
+ * after its own F(s, m) and B(s+1, m)'s gradient; an output crosses to another device
+ * through a message from emit->send, to the same device at once.
+ * @out_messages: (out) (optional): the messages added
+ */
+gboolean paro_pipe_build(const ParoPipeSpec *spec, const ParoPipeEmitter *emit,
+                         ParoTaskGraph *graph, gint64 *out_messages, GError **error);
 
 /**
  * paro_pipe_split:

@@ -20,7 +20,10 @@ typedef struct {
                           * scenario compresses anything) to report the time saved */
 } ParoRunOptions;
 
-#define PARO_RUN_OPTIONS_INIT {FALSE, TRUE}
+#define PARO_RUN_OPTIONS_INIT                                                                      \
+    {                                                                                              \
+        FALSE, TRUE                                                                                \
+    }
 
 /**
  * paro_run_new:
