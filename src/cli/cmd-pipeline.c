@@ -73,24 +73,6 @@ static int lookup(const char *const *names, const char *name)
     return -1;
 }
 
-/* The closed-form bubble of equal modules without p2p time (NAN: none known). */
-static double formula(const ParoPipeSpec *s)
-{
-    double P = (double)s->devices, M = (double)s->micro, v = (double)s->chunks;
-    switch (s->schedule) {
-    case PARO_PIPE_GPIPE:
-    case PARO_PIPE_1F1B:
-        return (P - 1) / M;
-    case PARO_PIPE_INTERLEAVED:
-        return (P - 1) / (v * M);
-    case PARO_PIPE_MODULAR:
-        if (s->accumulation != PARO_PIPE_LAYERED)
-            return NAN;
-        return M >= P ? (P - 1) / (v * M) : (v * P + M - 1) / (v * M) - 1;
-    }
-    return NAN;
-}
-
 static char *fmt(const char *format, double value)
 {
     char buf[G_ASCII_DTOSTR_BUF_SIZE];
@@ -150,7 +132,7 @@ static void render_json(GString *out, const Inputs *in, GArray *rows)
             {"makespan", paro_time_to_s(r->makespan)},
             {"ideal", paro_time_to_s(r->ideal)},
             {"bubble", r->bubble},
-            {"bubble_formula", formula(s)},
+            {"bubble_formula", paro_pipe_bubble_formula(s)},
             {"p2p_time", paro_time_to_s(r->p2p_time)},
             {"p2p_messages", (double)r->p2p_messages},
             {"p2p_bytes", r->p2p_bytes},
@@ -240,7 +222,7 @@ static void render(GString *out, int format, const Inputs *in, GArray *rows)
             continue;
         }
         const ParoPipeResult *r = row->result;
-        double fm = formula(s);
+        double fm = paro_pipe_bubble_formula(s);
         g_autofree char *f = fmt("%.6g", paro_time_to_s(in->forward));
         g_autofree char *b = fmt("%.6g", paro_time_to_s(in->backward));
         g_autofree char *mk = fmt("%.6g", paro_time_to_s(r->makespan));
