@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Oracle tests of the 3D step (step/step-3d.c): TP collective time per layer, activations
- * with TP (Korthikanti), model states per GPU of a tp x pp x dp layout, and that the
- * scenario's layout keys leave a DP-only scenario as it was. */
+/* Oracle tests of the step with tensor and pipeline parallelism (step/step-build.c): TP
+ * collective time per layer, activations with TP (Korthikanti), model states per GPU of a
+ * tp x pp x dp layout, compression counted per call, a DP collective and a pipeline send
+ * sharing a NIC, and that the scenario's layout keys leave a DP-only scenario as it was. */
 #include <glib.h>
 #include <math.h>
 
 #include "check-main.h"
+#include "fixtures.h"
 #include "run/run.h"
 #include "step/step-private.h"
 
@@ -64,9 +66,12 @@ START_TEST(tp_layer_time_is_two_ring_allreduces)
     ParoCommModel cm = paro_scenario_comm_model(s);
     double S = 4.0 * 2048 * 6144 * 2, t = 2;
     double one = 2 * (t - 1) * cm.intra_lat_s + 2 * (t - 1) / t * S / cm.intra_Bps;
-    ParoStep3dComm fwd = paro_step3d_tp_layer(s, FALSE), bwd = paro_step3d_tp_layer(s, TRUE);
-    ck_assert_double_eq_tol(fwd.time_s, 2 * one, 2 * one * 1e-12);
-    ck_assert_double_eq_tol(bwd.time_s, 4 * one, 4 * one * 1e-12);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+    ParoStepComm fwd, bwd;
+    ck_assert(paro_step_tp_layer(s, &s->compression, cache, FALSE, &fwd, NULL));
+    ck_assert(paro_step_tp_layer(s, &s->compression, cache, TRUE, &bwd, NULL));
+    ck_assert_double_eq_tol(paro_time_to_s(fwd.time), 2 * one, 2 * one * 1e-9);
+    ck_assert_double_eq_tol(paro_time_to_s(bwd.time), 4 * one, 4 * one * 1e-9);
     ck_assert(fwd.codec_s == 0 && bwd.codec_s == 0 && bwd.saved_bytes == 0);
     /* Traffic: each AllReduce sends 2(t-1)/t*S = S per GPU at t = 2, so one micro-batch
      * moves 44 layers / pp 4 = 11 layers x (2 + 4) x S on a stage's GPU. */
@@ -98,18 +103,22 @@ END_TEST
 START_TEST(model_states_of_a_stage_shard_over_dp)
 {
     /* System: NeoX-20B (Psi = 20,554,567,680; untied embedding and head of V h =
-     * 50432 x 6144 = 309,854,208 each, rotary), tp 2 x pp 4 x dp 24, fp16, K = 12, ZeRO-1.
-     * Stage 0 holds a quarter of the rest and the input embedding (Megatron):
-     * (Psi - 2 V h)/4 + V h = 4,983,714,816 + 309,854,208 = 5,293,569,024 parameters,
-     * 2,646,784,512 on a TP rank. Expectation: params and grads 2 B each = 5,293,569,024 B;
-     * optimizer 12 B / 24 = 1,323,392,256 B (compression.md 3.3's balanced figures are
-     * 5.14 and 1.28 GB: 3 % less). The step's ledger carries them, and
-     * 1F1B holds pp = 4 micro-batches on stage 0: activations 4 x 11 layers x 2*s*b*h (full
+     * 50432 x 6144 = 309,854,208 each, final layer norm 2h = 12,288, rotary), tp 2 x pp 4
+     * x dp 24, fp16, K = 12, ZeRO-1. A layer has (Psi - 2 V h - 2 h)/44 = 453,064,704
+     * parameters. Stage 0 holds 11 layers and the input embedding (Megatron), 11 x
+     * 453,064,704 + 309,854,208 = 5,293,565,952 parameters, 2,646,782,976 on a TP rank;
+     * it holds the most memory (the last stage has the head, 2h more, but 1F1B keeps one
+     * micro-batch there against pp = 4 on stage 0). Expectation: params and grads 2 B each
+     * = 5,293,565,952 B; optimizer 12 B / 24 = 1,323,391,488 B (compression.md 3.3's
+     * balanced figures are 5.14 and 1.28 GB: 3 % less). The ledger of stage 0 carries them,
+     * and 1F1B holds pp = 4 micro-batches there: activations 4 x 11 layers x 2*s*b*h (full
      * recomputation) + one layer's full activations while its backward recomputes. */
     g_autoptr(ParoScenario) s = neox(NULL);
     ck_assert_int_eq(paro_scenario_n_gpus(s), 24);
-    double stage = 2646784512.0;
+    double stage = 2646782976.0;
     ParoStepResult r = step_of("zero-1", NULL);
+    ck_assert_uint_eq(r.stages, 4);
+    ck_assert_uint_eq(r.fullest, 0);
     ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_PARAMS], 2 * stage, 1);
     ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_GRADS], 2 * stage, 1);
     ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_OPTIMIZER], 12 * stage / 24, 1);
@@ -126,30 +135,34 @@ END_TEST
 START_TEST(compressed_tp_and_p2p_are_counted_per_call)
 {
     /* System: NeoX-20B 3D scenario (tp 2, pp 4, A = 32, 11 layers a stage, full
-     * recomputation), ZeRO-1, codecs in series (chunk 0), ratio 2, 100 GB/s each way.
+     * recomputation), ZeRO-1, codecs in series (chunk 0), ratio 2, 100 GB/s each way. The
+     * figures are the busiest stage's: the last (its layers carry the head's matmul).
      * TP ("activations"): S = 4 x 2048 x 6144 x 2 = 100,663,296 B per AllReduce over 2 GPUs;
      * codec S/theta_c + 2(1/2) S/theta_d = 2.01326592 ms (compress.c); calls per step
      * A x 11 x (2 forward + 4 backward) = 2112: 4.25201762304 s of codec; a 2-GPU ring
      * AllReduce sends S per GPU, half of it saved: 2112 x S/2 = 106,300,440,576 B.
-     * PP ("pipeline"): a boundary message is S/tp = 50,331,648 B, codec 1.00663296 ms;
-     * 1F1B sends (P-1) x M forward and as many backward = 192 messages over 4 devices,
-     * 48 per device: 48.31838208 ms and 48 x 25,165,824 = 1,207,959,552 B saved.
+     * PP ("pipeline"): a boundary message is S/tp = 50,331,648 B, codec 1.00663296 ms,
+     * counted on its sender; the last stage sends one gradient a micro-batch, 32 in all:
+     * 32.21225472 ms and 32 x 25,165,824 = 805,306,368 B saved.
      * Tolerance 1e-9 relative. (Both were once counted for one call a step.) Free codecs
      * with ratio 2 on both make the step faster. */
     ParoStepResult r = step_compressing("zero-1", "activations");
+    ck_assert_uint_eq(r.busiest, 3);
     ck_assert_double_eq_tol(r.compress_s, 4.25201762304, 4.25201762304 * 1e-9);
     ck_assert_double_eq_tol(r.bytes_saved, 106300440576.0, 106300440576.0 * 1e-9);
     paro_step_result_clear(&r);
     r = step_compressing("zero-1", "pipeline");
-    ck_assert_double_eq_tol(r.compress_s, 0.04831838208, 0.04831838208 * 1e-9);
-    ck_assert_double_eq_tol(r.bytes_saved, 1207959552.0, 1207959552.0 * 1e-9);
+    ck_assert_double_eq_tol(r.compress_s, 0.03221225472, 0.03221225472 * 1e-9);
+    ck_assert_double_eq_tol(r.bytes_saved, 805306368.0, 805306368.0 * 1e-9);
     paro_step_result_clear(&r);
     /* DP ("gradients") under ZeRO-2: each of the A = 32 micro-batches reduce-scatters the
-     * stage's gradients, S = 2 x 2,646,784,512 = 5,293,569,024 B (stage 0, above) over
-     * dp = 24: codec 23/24 S x 2/(100 GB/s) = 101.46007296 ms a call, 3.24672233472 s a
-     * step; ZeRO-2 has no other gradient collective. */
+     * last stage's gradients (11 layers, the head V h and the final norm 2h: 5,293,578,240
+     * parameters, 2,646,789,120 a TP rank), S = 5,293,578,240 B over dp = 24, a layer's
+     * share at a time (the codec is linear in S, in series): 23/24 S x 2/(100 GB/s) =
+     * 101.4602496 ms a micro-batch, 3.2467279872 s a step; ZeRO-2 has no other gradient
+     * collective. */
     r = step_compressing("zero-2", "gradients");
-    ck_assert_double_eq_tol(r.compress_s, 3.24672233472, 3.24672233472 * 1e-9);
+    ck_assert_double_eq_tol(r.compress_s, 3.2467279872, 3.2467279872 * 1e-9);
     ck_assert(r.bytes_saved > 0);
     paro_step_result_clear(&r);
     const char *free_codecs[] = {"compression.activations.ratio=2", "compression.pipeline.ratio=2",
@@ -161,33 +174,75 @@ START_TEST(compressed_tp_and_p2p_are_counted_per_call)
 }
 END_TEST
 
-START_TEST(module_dp_collectives_overlap_and_prefetch)
+START_TEST(module_dp_collectives_overlap)
 {
-    /* Hand derivation (prefetch 1 on uniform layers, across modules too): in steady state
-     * each layer takes the longer of its compute and the next collective; the stream's
-     * fill, the shorter of one layer's two, is paid once a step.
-     * 4 layers, compute 10, collectives 4 (c 2.5, d 1): 4 x 2.5 = 10, fill 1.
-     * Collectives 20 (d 5 > c): 4 x 5 = 20, fill 2.5. One layer, 2.5 and 1: 2.5, fill 1.
-     * Without overlap, the sum and no fill; without collectives, the compute. */
-    ck_assert_double_eq_tol(paro_step3d_module_s(10, 4, TRUE), 10, 1e-12);
-    ck_assert_double_eq_tol(paro_step3d_dp_fill_s(10, 4, 4, TRUE), 1, 1e-12);
-    ck_assert_double_eq_tol(paro_step3d_module_s(10, 20, TRUE), 20, 1e-12);
-    ck_assert_double_eq_tol(paro_step3d_dp_fill_s(10, 20, 4, TRUE), 2.5, 1e-12);
-    ck_assert_double_eq_tol(paro_step3d_module_s(2.5, 1, TRUE), 2.5, 1e-12);
-    ck_assert_double_eq_tol(paro_step3d_dp_fill_s(2.5, 1, 1, TRUE), 1, 1e-12);
-    ck_assert_double_eq_tol(paro_step3d_module_s(10, 4, FALSE), 14, 1e-12);
-    ck_assert(paro_step3d_dp_fill_s(10, 4, 4, FALSE) == 0);
-    ck_assert_double_eq_tol(paro_step3d_module_s(10, 0, TRUE), 10, 1e-12);
-    ck_assert(paro_step3d_dp_fill_s(10, 0, 4, TRUE) == 0);
-
-    /* In a step: ZeRO-3 on NeoX's layout gathers every micro-batch; overlapping them with
-     * the layers can only shorten the step, and never below its compute. */
+    /* ZeRO-3 on NeoX's layout gathers every micro-batch; overlapping them with the layers
+     * can only shorten the step, and never below its compute. */
     const char *serial[] = {"training.overlap=false", NULL};
     ParoStepResult on = step_of("zero-3", NULL), off = step_of("zero-3", serial);
     ck_assert(on.step < off.step);
     ck_assert(paro_time_to_s(on.step) >= on.compute_s);
+    /* with overlap off, collectives are still communication, not compute */
+    ck_assert(off.comm_s > 0 && off.compute_s < paro_time_to_s(off.step));
     paro_step_result_clear(&on);
     paro_step_result_clear(&off);
+}
+END_TEST
+
+START_TEST(send_and_reduce_scatter_share_a_nic)
+{
+    /* System: the default scenario cut to 2 layers, 4 nodes of 8 A100 (one 100 Gb/s NIC a
+     * node), pp 2 x dp 16 (a stage on 2 nodes), ZeRO-2, A = 1. Stage 1's backward of layer 1
+     * ends at t0; at t0 it both sends the gradient to stage 0 (p2p, alone T_p with share
+     * u_p of the GPU's NIC share) and reduce-scatters the layer's gradients over the 16 DP
+     * ranks (alone T_r, share u_r). Expectation (progressive filling, taskgraph.h): while
+     * both run, the NIC share is oversubscribed (u_p + u_r > 1) and both go at 1/(u_p + u_r);
+     * the send, the shorter, ends at t0 + T_p (u_p + u_r), and stage 0's backward of layer 0
+     * starts then: the step's critical path grows by T_p u_r. Tolerance 2 ps (rounding). */
+    const char *sets[] = {
+        "model.architecture.layers=2", "topology.nodes=4",        "parallelism.pp=2",
+        "parallelism.dp=16",           "training.accumulation=1", NULL};
+    g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
+    g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+    const ParoStrategy *st = paro_strategy_lookup("zero-2");
+    ParoStepComm send = paro_step_p2p(s, &s->compression), rs;
+    g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
+    paro_strategy_collectives(st, &d->sizes, calls);
+    const ParoCollCall *reduce = NULL;
+    for (guint i = 0; i < calls->len; i++)
+        if (g_array_index(calls, ParoCollCall, i).phase == PARO_PHASE_GRADIENT)
+            reduce = &g_array_index(calls, ParoCollCall, i);
+    ck_assert_ptr_nonnull(reduce);
+    double w1 = g_array_index(d->layers, ParoLayerCost, 1).weight_share;
+    ck_assert(
+        paro_step_dp_coll(s, &s->compression, cache, reduce, reduce->size_bytes * w1, &rs, NULL));
+    ck_assert(send.inter_share + rs.inter_share > 1 && send.time < rs.time);
+
+    ParoStepResult r;
+    ck_assert(paro_step_simulate(d, st, cache, &(ParoStepOptions){TRUE, TRUE}, &r, NULL));
+    const ParoTraceTask *p2p = NULL, *b0 = NULL, *rs1 = NULL;
+    for (guint i = 0; i < r.trace->len; i++) {
+        const ParoTraceTask *t = &g_array_index(r.trace, ParoTraceTask, i);
+        if (t->device == 1 && g_str_equal(t->name, "p2p"))
+            p2p = t;
+        if (t->device == 1 && g_str_equal(t->name, "reducescatter") && t->layer == 1)
+            rs1 = t;
+        if (t->device == 0 && g_str_equal(t->name, "backward") && t->layer == 0)
+            b0 = t;
+    }
+    ck_assert(p2p && b0 && rs1 && p2p->start == rs1->start);
+    double u = send.inter_share + rs.inter_share;
+    double want = (double)send.time * u;
+    ck_assert_msg(fabs((double)(p2p->end - p2p->start) - want) <= 2,
+                  "send took %" G_GINT64_FORMAT " ps, predicted %.1f", p2p->end - p2p->start, want);
+    ck_assert_int_eq(b0->start, p2p->end);
+    /* the reduce-scatter did T_p of its T_r units by then (T_p u at 1/u), the rest alone:
+     * it ends T_p u + T_r - T_p after it started */
+    double rs_want = (double)rs.time + (double)send.time * (u - 1);
+    ck_assert_msg(fabs((double)(rs1->end - rs1->start) - rs_want) <= 2,
+                  "%" G_GINT64_FORMAT " vs %.1f", rs1->end - rs1->start, rs_want);
+    paro_step_result_clear(&r);
 }
 END_TEST
 
@@ -198,7 +253,7 @@ START_TEST(layout_keys_default_to_dp_only)
     const char *sets[] = {"parallelism.tp=1", "parallelism.pp=1", "parallelism.dp=192",
                           "parallelism.group=4", NULL};
     g_autoptr(ParoScenario) s = neox(sets);
-    ck_assert(!paro_scenario_is_3d(s));
+    ck_assert(paro_scenario_is_dp_only(s));
     ck_assert_int_eq(paro_scenario_n_gpus(s), 192);
     ck_assert_int_eq(s->group, 4);
 }
@@ -212,7 +267,8 @@ static Suite *three_d_suite(void)
     tcase_add_test(tc, activations_with_tp_follow_korthikanti);
     tcase_add_test(tc, model_states_of_a_stage_shard_over_dp);
     tcase_add_test(tc, compressed_tp_and_p2p_are_counted_per_call);
-    tcase_add_test(tc, module_dp_collectives_overlap_and_prefetch);
+    tcase_add_test(tc, module_dp_collectives_overlap);
+    tcase_add_test(tc, send_and_reduce_scatter_share_a_nic);
     tcase_add_test(tc, layout_keys_default_to_dp_only);
     suite_add_tcase(s, tc);
     return s;

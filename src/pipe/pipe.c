@@ -130,8 +130,18 @@ double paro_pipe_bubble_formula(const ParoPipeSpec *s)
 }
 
 typedef struct {
-    ParoTaskId first, last;
+    ParoTaskId first, last, message; /* message: PARO_TASK_NONE when the output stays */
 } Pass;
+
+/* Where the output of pass @id goes: the pass that consumes it, or -1 (none). */
+static gint64 consumer(gint64 S, gint64 M, gint64 id)
+{
+    gboolean forward = id < S * M;
+    gint64 module = (id / M) % S, m = id % M, next = forward ? module + 1 : module - 1;
+    if (next < 0 || next >= S)
+        return -1;
+    return paro_pipe_task_id(S, M, forward ? PARO_PIPE_FORWARD : PARO_PIPE_BACKWARD, next, m);
+}
 
 gboolean paro_pipe_build(const ParoPipeSpec *spec, const ParoPipeEmitter *emit,
                          ParoTaskGraph *graph, gint64 *out_messages, GError **error)
@@ -143,39 +153,37 @@ gboolean paro_pipe_build(const ParoPipeSpec *spec, const ParoPipeEmitter *emit,
     g_autofree Pass *passes = g_new(Pass, 2 * S * M);
     /* at least a task a pass and one a message; three dependencies a pass */
     paro_task_graph_reserve(graph, (guint)(4 * S * M), (guint)(6 * S * M));
+    gint64 messages = 0;
+    /* Each device's passes in its program's order, each followed by the message that carries
+     * its output away, so a device's messages are added in the order it produces them. */
     for (gint64 d = 0; d < P; d++) {
         g_autoptr(GArray) program = paro_pipe_program(spec, d);
         for (guint i = 0; i < program->len; i++) {
             gint64 id = g_array_index(program, gint64, i);
             ParoPipeKind kind = id < S * M ? PARO_PIPE_FORWARD : PARO_PIPE_BACKWARD;
+            gint64 module = (id / M) % S, m = id % M;
             Pass *p = &passes[id];
-            emit->pass(emit->data, graph, d, kind, (id / M) % S, id % M, &p->first, &p->last);
+            emit->pass(emit->data, graph, d, kind, module, m, &p->first, &p->last);
+            p->message = PARO_TASK_NONE;
+            gint64 to = consumer(S, M, id);
+            if (to >= 0 && (to / M) % S % P != d) {
+                p->message = emit->send(emit->data, graph, d, (to / M) % S % P, kind, module, m);
+                paro_task_graph_depend(graph, p->message, p->last);
+                messages++;
+            }
         }
     }
-    gint64 messages = 0;
     for (gint64 id = 0; id < 2 * S * M; id++) {
-        gboolean forward = id < S * M;
         gint64 module = (id / M) % S, m = id % M;
-        gint64 next = forward ? module + 1 : module - 1; /* where the output goes */
-        if (!forward) /* its own forward's activation, on the same device */
+        if (id >= S * M) /* its own forward's activation, on the same device */
             paro_task_graph_depend(
                 graph, passes[id].first,
                 passes[paro_pipe_task_id(S, M, PARO_PIPE_FORWARD, module, m)].last);
-        if (next < 0 || next >= S)
-            continue;
-        gint64 to =
-            paro_pipe_task_id(S, M, forward ? PARO_PIPE_FORWARD : PARO_PIPE_BACKWARD, next, m);
-        gint64 from_device = module % P, to_device = next % P;
-        ParoTaskId input = passes[id].last;
-        if (from_device != to_device) {
-            ParoTaskId msg =
-                emit->send(emit->data, graph, from_device, to_device,
-                           forward ? PARO_PIPE_FORWARD : PARO_PIPE_BACKWARD, module, m);
-            paro_task_graph_depend(graph, msg, passes[id].last);
-            input = msg;
-            messages++;
-        }
-        paro_task_graph_depend(graph, passes[to].first, input);
+        gint64 to = consumer(S, M, id);
+        if (to >= 0)
+            paro_task_graph_depend(graph, passes[to].first,
+                                   passes[id].message != PARO_TASK_NONE ? passes[id].message
+                                                                        : passes[id].last);
     }
     if (out_messages)
         *out_messages = messages;

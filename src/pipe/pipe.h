@@ -126,9 +126,10 @@ typedef struct {
 /**
  * paro_pipe_build:
  * Checks @spec (paro_pipe_check), then adds to @graph (of at least spec->devices devices)
- * every device's passes in its program's order (pipe-order.c) through @emit, and the
- * messages and dependencies between them: F(s, m) after F(s-1, m)'s activation, B(s, m)
- * after its own F(s, m) and B(s+1, m)'s gradient; an output crosses to another device
+ * every device's passes in its program's order (pipe-order.c) through @emit, each followed
+ * by the message carrying its output to another device (so a device's messages come in the
+ * order it produces them), and the dependencies between them: F(s, m) after F(s-1, m)'s activation,
+ * B(s, m) after its own F(s, m) and B(s+1, m)'s gradient; an output crosses to another device
  * through a message from emit->send, to the same device at once.
  * @out_messages: (out) (optional): the messages added
  */

@@ -56,23 +56,34 @@ static int compare_rows(gconstpointer a, gconstpointer b)
     return x->algorithm - y->algorithm;
 }
 
-/* The step grows by the same amount with every micro-step once the pipeline of gathers,
- * compute and reduce-scatters is in its steady state, which it is from the second micro-
- * step on: so a step of A > 4 micro-steps is step(3) + (A - 3) (step(4) - step(3)), and
- * the peak memory is that of A = 4 (accumulation happens in place). tests/test_plan.c
- * checks this against full simulations; it makes the search ~50x cheaper at large A. */
+/* The step grows by the same amount with every period of micro-batches once its schedule is
+ * in its steady state: for data parallelism alone (a period of one micro-step) from the
+ * second micro-step on, for a pipeline of P stages (a period of P micro-batches, in which
+ * every stage runs each of its passes P times) once the warm-up's P - 1 are past. So a step
+ * of A > B micro-batches, B = 4 without pipeline and 3P with one, is
+ * step(B) + (A - B)/P (step(B) - step(B - P)), and so is its peak memory (constant but for
+ * layered accumulation, which keeps a module's activations of every micro-batch). Layered
+ * accumulation gets there later (the step's periodic_from estimates when), so pipelines and
+ * layered schedules start from that estimate and are checked on a third point. tests/test_plan.c
+ * checks all this against full simulations; it makes the search about A/B times cheaper. */
 #define PLAN_SIMULATED_MICRO_STEPS 4
+
+static gint64 simulated_micro_steps(const ParoPlanLayout *lay)
+{
+    return lay->pp > 1 ? 3 * lay->pp : PLAN_SIMULATED_MICRO_STEPS;
+}
 
 typedef struct {
     const ParoStrategy *strategy;
     double step_s, peak_bytes;
     gboolean fits;
+    gint64 periodic_from;
 } Simulated;
 
 static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, const ParoPlanLayout *lay,
                              gint64 group, gint64 micro_batch, gint64 accumulation, int algorithm,
                              ParoCollCache *cache, Simulated *out, gint64 *gpus, gint64 *sequence,
-                             gboolean *pipelined, GError **error)
+                             double *memory_bytes, GError **error)
 {
     g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(g_free);
     for (int i = 0; rq->sets && rq->sets[i]; i++)
@@ -104,12 +115,13 @@ static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, const 
     ParoRunOptions options = {FALSE, FALSE}; /* no time saved: plans rank plain steps */
     *gpus = paro_scenario_n_gpus(s);
     *sequence = s->training.sequence;
-    *pipelined = paro_scenario_is_3d(s);
+    *memory_bytes = s->topology->gpu.memory_bytes;
     for (guint i = 0; i < paro_strategy_n_all(); i++) {
         ParoStepResult r;
         if (!paro_run_strategy(run, paro_strategy_get(i), &options, &r, error))
             return FALSE;
-        out[i] = (Simulated){r.strategy, paro_time_to_s(r.step), r.peak_bytes, r.fits};
+        out[i] =
+            (Simulated){r.strategy, paro_time_to_s(r.step), r.peak_bytes, r.fits, r.periodic_from};
         paro_step_result_clear(&r);
     }
     return TRUE;
@@ -122,29 +134,62 @@ static gboolean run_config(const char *path, const ParoPlanRequest *rq, const Pa
     guint n_strategies = paro_strategy_n_all();
     g_autofree Simulated *at = g_new0(Simulated, n_strategies);
     g_autofree Simulated *before = g_new0(Simulated, n_strategies);
-    gint64 n = 0, sequence = 0;
-    gboolean pipelined = FALSE;
-    gboolean extrapolate = accumulation > PLAN_SIMULATED_MICRO_STEPS;
-    gboolean ok = simulate_all(path, rq, lay, group, micro_batch,
-                               extrapolate ? PLAN_SIMULATED_MICRO_STEPS : accumulation, algorithm,
-                               cache, at, &n, &sequence, &pipelined, error);
-    /* A pipeline's step is not linear in A while A < pp (the bubble): simulate it whole. */
-    if (ok && extrapolate && pipelined) {
-        extrapolate = FALSE;
-        ok = simulate_all(path, rq, lay, group, micro_batch, accumulation, algorithm, cache, at, &n,
-                          &sequence, &pipelined, error);
+    g_autofree Simulated *after = g_new0(Simulated, n_strategies);
+    gint64 n = 0, sequence = 0, base = simulated_micro_steps(lay), period = lay->pp;
+    double memory = 0;
+    /* A schedule with a pipeline or layered accumulation is checked on a third point before
+     * it is extrapolated: layered accumulation's per-module collectives are fixed while its
+     * compute grows with A, so its step is linear only once the compute hides them. Until
+     * the slopes agree, the base doubles; past A, the step is simulated whole. */
+    gboolean checked = lay->pp > 1 || lay->layered;
+    gboolean extrapolate = FALSE;
+    if (checked && accumulation > base + period) {
+        /* where the schedule says it turns periodic */
+        if (!simulate_all(path, rq, lay, group, micro_batch, base, algorithm, cache, at, &n,
+                          &sequence, &memory, error))
+            return FALSE;
+        for (guint i = 0; i < n_strategies; i++)
+            base = MAX(base, (at[i].periodic_from + period - 1) / period * period);
     }
-    if (ok && extrapolate)
-        ok = simulate_all(path, rq, lay, group, micro_batch, PLAN_SIMULATED_MICRO_STEPS - 1,
-                          algorithm, cache, before, &n, &sequence, &pipelined, error);
-    if (!ok)
+    for (;;) {
+        extrapolate = accumulation > base + (checked ? period : 0);
+        if (!extrapolate)
+            break;
+        if (!simulate_all(path, rq, lay, group, micro_batch, base, algorithm, cache, at, &n,
+                          &sequence, &memory, error) ||
+            !simulate_all(path, rq, lay, group, micro_batch, base - period, algorithm, cache,
+                          before, &n, &sequence, &memory, error))
+            return FALSE;
+        if (!checked)
+            break;
+        if (!simulate_all(path, rq, lay, group, micro_batch, base + period, algorithm, cache, after,
+                          &n, &sequence, &memory, error))
+            return FALSE;
+        gboolean linear = TRUE;
+        for (guint i = 0; i < n_strategies && linear; i++) {
+            double d1 = at[i].step_s - before[i].step_s, d2 = after[i].step_s - at[i].step_s;
+            double m1 = at[i].peak_bytes - before[i].peak_bytes;
+            double m2 = after[i].peak_bytes - at[i].peak_bytes;
+            linear = fabs(d2 - d1) <= 1e-9 * after[i].step_s &&
+                     fabs(m2 - m1) <= 1e-9 * after[i].peak_bytes;
+        }
+        if (linear)
+            break;
+        base *= 2;
+    }
+    if (!extrapolate && !simulate_all(path, rq, lay, group, micro_batch, accumulation, algorithm,
+                                      cache, at, &n, &sequence, &memory, error))
         return FALSE;
     double batch = (double)n * (double)micro_batch * (double)accumulation * (double)sequence;
     for (guint i = 0; i < n_strategies; i++) {
-        double step = at[i].step_s;
-        if (extrapolate)
-            step += (double)(accumulation - PLAN_SIMULATED_MICRO_STEPS) *
-                    (at[i].step_s - before[i].step_s);
+        double step = at[i].step_s, peak = at[i].peak_bytes;
+        gboolean fits = at[i].fits;
+        if (extrapolate) {
+            double periods = (double)(accumulation - base) / (double)period;
+            step += periods * (at[i].step_s - before[i].step_s);
+            peak += periods * (at[i].peak_bytes - before[i].peak_bytes);
+            fits = peak <= memory;
+        }
         ParoPlanRow row = {
             .strategy = at[i].strategy,
             .layout = *lay,
@@ -155,8 +200,8 @@ static gboolean run_config(const char *path, const ParoPlanRequest *rq, const Pa
             .batch_tokens = batch,
             .step_s = step,
             .steps = ceil(rq->tokens / batch),
-            .peak_bytes = at[i].peak_bytes,
-            .fits = at[i].fits,
+            .peak_bytes = peak,
+            .fits = fits,
         };
         row.train_s = row.steps * row.step_s;
         row.gpu_hours = (double)rq->gpus * row.train_s / 3600.0;

@@ -13,6 +13,8 @@ static const char *stream_name(guint streams)
 {
     if (streams & PARO_STREAM_COMPUTE)
         return "compute";
+    if (streams & PARO_STREAM_P2P)
+        return "p2p";
     if ((streams & PARO_STREAM_INTRA) && (streams & PARO_STREAM_INTER))
         return "global";
     return streams & PARO_STREAM_INTRA ? "intra" : "inter";
@@ -218,7 +220,7 @@ void paro_report_trace(const ParoStepResult *rows, guint n, gboolean chrome, GSt
         g_string_append(out, "{\"traceEvents\": [\n");
     else
         g_string_append(out, "# parosim trace: tasks (seconds) and memory (bytes) per strategy\n"
-                             "# task\tstrategy\tstream\tname\tmicro\tlayer\tstart\tend\n"
+                             "# task\tstrategy\tstream\tname\tmicro\tlayer\tstart\tend\tstage\n"
                              "# memory\tstrategy\ttime\tparams\tgrads\toptimizer\tactivations"
                              "\tgathered\tbuckets\tcomm_buffers\tworkspace\toverhead\ttotal\n");
     gboolean first = TRUE;
@@ -229,12 +231,15 @@ void paro_report_trace(const ParoStepResult *rows, guint n, gboolean chrome, GSt
         for (guint k = 0; k < r->trace->len; k++) {
             const ParoTraceTask *t = &g_array_index(r->trace, ParoTraceTask, k);
             char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
+            /* with a pipeline, a stage's streams are its own threads */
+            g_autofree char *stage =
+                r->stages > 1 ? g_strdup_printf("stage %u ", t->device) : g_strdup("");
             if (chrome) {
                 g_string_append_printf(
                     out,
-                    "%s{\"name\": \"%s\", \"ph\": \"X\", \"pid\": \"%s\", \"tid\": \"%s\", "
+                    "%s{\"name\": \"%s\", \"ph\": \"X\", \"pid\": \"%s\", \"tid\": \"%s%s\", "
                     "\"ts\": %s, \"dur\": %s, \"args\": {\"micro\": %d, \"layer\": %d}}",
-                    first ? "" : ",\n", t->name, r->strategy->name, stream_name(t->streams),
+                    first ? "" : ",\n", t->name, r->strategy->name, stage, stream_name(t->streams),
                     g_ascii_formatd(a, sizeof a, "%.6f", paro_time_to_s(t->start) * 1e6),
                     g_ascii_formatd(b, sizeof b, "%.6f", paro_time_to_s(t->end - t->start) * 1e6),
                     t->micro, t->layer);
@@ -244,8 +249,9 @@ void paro_report_trace(const ParoStepResult *rows, guint n, gboolean chrome, GSt
                     out, "task\t%s\t%s\t%s\t%d\t%d\t%s\t", r->strategy->name,
                     stream_name(t->streams), t->name, t->micro, t->layer,
                     g_ascii_formatd(a, sizeof a, "%.9f", paro_time_to_s(t->start)));
-                g_string_append_printf(
-                    out, "%s\n", g_ascii_formatd(b, sizeof b, "%.9f", paro_time_to_s(t->end)));
+                g_string_append_printf(out, "%s\t%u\n",
+                                       g_ascii_formatd(b, sizeof b, "%.9f", paro_time_to_s(t->end)),
+                                       t->device);
             }
         }
         for (guint k = 0; r->memory && k < r->memory->len; k++) {

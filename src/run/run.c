@@ -69,7 +69,7 @@ gboolean paro_run_strategy(ParoRun *run, const ParoStrategy *st, const ParoRunOp
     ParoStepOptions step = {options->keep_trace, TRUE};
     if (!paro_step_simulate(run->derived, st, run->cache, &step, out, error))
         return FALSE;
-    if (!paro_scenario_is_3d(run->scenario)) {
+    if (paro_scenario_is_dp_only(run->scenario)) {
         const ParoStrategyResult *g = paro_guideline_find(paro_run_get_guideline(run), st);
         out->guideline_s = g ? g->t_step : 0;
     }

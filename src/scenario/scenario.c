@@ -44,12 +44,10 @@ gint64 paro_scenario_dp_per_node(const ParoScenario *s)
     return s->topology->gpus_per_node / s->tp;
 }
 
-gboolean paro_scenario_is_3d(const ParoScenario *s)
+gboolean paro_scenario_is_dp_only(const ParoScenario *s)
 {
-    /* layered accumulation changes the order of the micro-steps: the pipeline model runs
-     * it, with one device when pp = 1 */
-    return s->tp > 1 || s->pp > 1 || s->training.accumulation_order == PARO_PIPE_LAYERED ||
-           s->training.pipeline_virtual > 1;
+    return s->tp == 1 && s->pp == 1 && s->training.accumulation_order != PARO_PIPE_LAYERED &&
+           s->training.pipeline_virtual == 1;
 }
 
 /* ---- trainable: {fraction | count | lora: {rank, targets}} ---- */

@@ -140,7 +140,8 @@ double paro_precision_bytes(ParoPrecision p);
  * GPUs per node / tp (Megatron's layout: TP ranks contiguous, then DP, PP outermost). */
 gint64 paro_scenario_dp_per_node(const ParoScenario *s);
 
-/** paro_scenario_is_3d: tp or pp above 1. */
-gboolean paro_scenario_is_3d(const ParoScenario *s);
+/** paro_scenario_is_dp_only: data parallelism alone (tp = pp = 1, one module, depth-first
+ * accumulation): the case the closed-form guideline describes. */
+gboolean paro_scenario_is_dp_only(const ParoScenario *s);
 
 G_END_DECLS

@@ -1,18 +1,35 @@
 /* SPDX-License-Identifier: MIT */
-/* The data-parallel collectives of a step, timed on the collective cache (coll/cache.c).
+/* The communication of a step: data-parallel collectives, tensor-parallel collectives and
+ * pipeline sends, each timed alone (collectives on the collective cache, coll/cache.c) and
+ * described by the share of its GPU's links it takes, which is how concurrent tasks slow
+ * each other in the step's graph (sched/taskgraph.h).
  *
  * With tp*pp > 1 the DP collectives of one (TP rank, stage) run over dp ranks, gpn/tp of
  * them per node (Megatron's layout), while the node's tp such rings share its NICs: they are
  * simulated on a view of the cluster with dp/(gpn/tp) nodes of gpn/tp GPUs, each GPU keeping
  * its own share of the NICs (NIC bandwidth x (gpn/tp)/gpn) and its own fabric links. The pp
  * stages sit on disjoint nodes and sync at once: with an oversubscribed leaf their uplink
- * sharing is not modelled. */
+ * sharing is not modelled.
+ *
+ * TP collectives take the closed-form ring over the node's fabric (coll/analytic.c:
+ * 2(t-1)(alpha' + S/(t B')) per AllReduce), not a simulation on the node's link graph: that
+ * graph gives a ring on an NVLink mesh one link's share of the GPU's bandwidth, where NCCL's
+ * channels spread over all of them (its channel model is issue #14's).
+ *
+ * A task's share of a link: the bytes one GPU sends through it (hierarchical accounting,
+ * coll/analytic.c) over the task's time and the link's bandwidth; the latency part of a
+ * collective takes no bandwidth, so a small collective beside a large one slows neither. */
 #include "step/step-private.h"
+
+static gboolean is_dp_only(const ParoScenario *s)
+{
+    return s->tp == 1 && s->pp == 1;
+}
 
 void paro_step_dp_cluster(const ParoScenario *s, ParoTopology *out)
 {
     *out = *s->topology; /* shallow: the strings stay the scenario's */
-    if (paro_scenario_is_3d(s)) {
+    if (!is_dp_only(s)) {
         const ParoTopology *t = s->topology;
         gint64 q = paro_scenario_dp_per_node(s);
         out->nodes = s->dp / q;
@@ -23,7 +40,7 @@ void paro_step_dp_cluster(const ParoScenario *s, ParoTopology *out)
 
 ParoCommModel paro_step_dp_comm_model(const ParoScenario *s)
 {
-    if (!paro_scenario_is_3d(s))
+    if (is_dp_only(s))
         return paro_scenario_comm_model(s);
     ParoTopology view;
     paro_step_dp_cluster(s, &view);
@@ -44,4 +61,106 @@ gboolean paro_step_dp_coll_time(const ParoScenario *s, ParoCollCache *cache, Par
     spec.chunks = s->chunks;
     spec.scope = scope;
     return paro_coll_cache_time(cache, &view, &spec, (ParoNetFidelity)s->network, out, error);
+}
+
+static double share(double bytes, double seconds, double bandwidth_Bps)
+{
+    return seconds > 0 && bandwidth_Bps > 0 ? MIN(1.0, bytes / (seconds * bandwidth_Bps)) : 0;
+}
+
+gboolean paro_step_dp_coll(const ParoScenario *s, const ParoCompression *compression,
+                           ParoCollCache *cache, const ParoCollCall *call, double size_bytes,
+                           ParoStepComm *out, GError **error)
+{
+    ParoCommModel cm = paro_step_dp_comm_model(s);
+    ParoCompressCost cc = paro_compress_cost(
+        &compression->kinds[paro_compress_tensor_of(call->phase)], call->op,
+        paro_compress_ranks(call->scope, paro_scenario_n_gpus(s), s->group), size_bytes);
+    ParoTime net;
+    if (!paro_step_dp_coll_time(s, cache, call->op, call->scope, cc.wire_bytes, &net, error))
+        return FALSE;
+    *out = (ParoStepComm){0};
+    out->time = net;
+    if (cc.applied && cc.codec_s > 0) /* else the simulated picoseconds, exactly */
+        out->time = paro_time_from_s(paro_compress_time_s(&cc, paro_time_to_s(net)));
+    out->codec_s = cc.codec_s;
+    out->saved_bytes = paro_compress_saved_bytes(&cm, call->op, call->scope, size_bytes, &cc);
+    double intra, inter, seconds = paro_time_to_s(out->time);
+    paro_coll_traffic(&cm, call->op, call->scope, cc.wire_bytes, &intra, &inter);
+    out->intra_share = share(intra, seconds, cm.intra_Bps);
+    out->inter_share = share(inter, seconds, cm.inter_Bps);
+    return TRUE;
+}
+
+gboolean paro_step_tp_layer(const ParoScenario *s, const ParoCompression *compression,
+                            ParoCollCache *cache, gboolean backward, ParoStepComm *out,
+                            GError **error)
+{
+    *out = (ParoStepComm){0};
+    if (s->tp == 1)
+        return TRUE;
+    const ParoTopology *t = s->topology;
+    ParoCommModel cm = paro_scenario_comm_model(s);
+    double S = (double)s->training.micro_batch * (double)s->training.sequence *
+               (double)s->model->hidden * paro_precision_bytes(s->training.precision);
+    ParoCollKind ops[2] = {PARO_COLL_ALLREDUCE, PARO_COLL_ALLREDUCE};
+    int n_ops = 1;
+    if (s->sequence_parallel)
+        ops[0] = PARO_COLL_ALLGATHER, ops[1] = PARO_COLL_REDUCESCATTER, n_ops = 2;
+    double count = backward && s->training.recompute == PARO_RECOMPUTE_FULL ? 4 : 2;
+    double time_s = 0, bytes = 0;
+    for (int i = 0; i < n_ops; i++) {
+        ParoCompressCost cc =
+            paro_compress_cost(&compression->kinds[PARO_TENSOR_ACTIVATIONS], ops[i], s->tp, S);
+        double passes = ops[i] == PARO_COLL_ALLREDUCE ? 2 : 1;
+        double per_gpu = passes * (double)(s->tp - 1) / (double)s->tp;
+        time_s += count * paro_compress_time_s(
+                              &cc, paro_coll_ring_s(&cm, ops[i], s->tp, s->tp, cc.wire_bytes));
+        out->codec_s += count * cc.codec_s;
+        out->saved_bytes += count * per_gpu * (S - cc.wire_bytes);
+        bytes += count * per_gpu * cc.wire_bytes;
+    }
+    out->time = paro_time_from_s(time_s);
+    out->intra_share = share(bytes, time_s, t->fabric.bandwidth_Bps);
+    return TRUE;
+}
+
+gboolean paro_step_p2p_is_intra(const ParoScenario *s)
+{
+    return s->tp * s->dp < s->topology->gpus_per_node;
+}
+
+ParoStepComm paro_step_p2p(const ParoScenario *s, const ParoCompression *compression)
+{
+    const ParoTopology *t = s->topology;
+    double act = (double)s->training.micro_batch * (double)s->training.sequence *
+                 (double)s->model->hidden * paro_precision_bytes(s->training.precision) /
+                 (double)s->tp;
+    ParoCompressCost cc =
+        paro_compress_cost(&compression->kinds[PARO_TENSOR_PIPELINE], PARO_COLL_SENDRECV, 2, act);
+    gboolean intra = paro_step_p2p_is_intra(s);
+    double bw = intra ? t->fabric.bandwidth_Bps : paro_topology_inter_Bps(t);
+    double lat = intra ? t->fabric.latency_s : paro_topology_inter_latency_s(t);
+    double net_s = lat + cc.wire_bytes / bw;
+    double time_s = paro_compress_time_s(&cc, net_s);
+    ParoStepComm c = {0};
+    c.time = paro_time_from_s(time_s);
+    c.codec_s = cc.codec_s;
+    c.saved_bytes = act - cc.wire_bytes;
+    c.intra_share = intra ? share(cc.wire_bytes, time_s, bw) : 0;
+    c.inter_share = intra ? 0 : share(cc.wire_bytes, time_s, bw);
+    return c;
+}
+
+double paro_step_stage_share(const ParoScenarioDerived *d, gint64 stage)
+{
+    const ParoScenario *s = d->scenario;
+    if (s->pp == 1)
+        return 1.0;
+    gint64 L = (gint64)d->layers->len, S = s->pp * s->training.pipeline_virtual, per = L / S;
+    double sum = 0;
+    for (gint64 k = stage; k < S; k += s->pp)
+        for (gint64 l = k * per; l < (k + 1) * per; l++)
+            sum += g_array_index(d->layers, ParoLayerCost, l).weight_share;
+    return sum;
 }

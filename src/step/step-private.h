@@ -1,10 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared inside step/ and with white-box tests: the 3D (tp x pp x dp) step of step-3d.c. */
+/* Shared inside step/ and with white-box tests: the costs of a step's communication
+ * (step-coll.c) and the graph builder (step-build.c). */
 #pragma once
 
+#include "sched/taskgraph.h"
 #include "step/step.h"
 
 G_BEGIN_DECLS
+
+/* Resources of stage d's GPU in the step's task graph: its NVLink (fabric) port and its share
+ * of the node's NICs, each direction. */
+enum { PARO_RES_INTRA_TX, PARO_RES_INTRA_RX, PARO_RES_INTER_TX, PARO_RES_INTER_RX, PARO_RES_N };
+
+static inline guint paro_step_resource(guint stage, guint which)
+{
+    return stage * PARO_RES_N + which;
+}
 
 /** paro_step_dp_cluster: the cluster the DP collectives run on: the scenario's, or with
  * tp*pp > 1 its DP view (step-coll.c). Shallow: strings stay the scenario's. */
@@ -18,39 +29,100 @@ ParoCommModel paro_step_dp_comm_model(const ParoScenario *s);
 gboolean paro_step_dp_coll_time(const ParoScenario *s, ParoCollCache *cache, ParoCollKind op,
                                 ParoScope scope, double size_bytes, ParoTime *out, GError **error);
 
-/** paro_step3d_stage_share: the share of the model's parameters on pipeline stage 0 of
- * @pp: 1/pp of the transformer layers and final norm plus the whole input embedding
- * (positions included); the head (untied) is the last stage's, not counted. 1/pp for a
- * model given by its parameter count only. */
-double paro_step3d_stage_share(const ParoModel *model, gint64 pp);
+/* A communication task's cost: its time (network and codec, pipelined or in series), what
+ * it takes of its GPU's links when alone, and the compression accounting. */
+typedef struct {
+    ParoTime time;
+    double intra_share, inter_share; /* of the fabric port and the NIC share, 0..1 */
+    double codec_s;                  /* compression kernels' busy time */
+    double saved_bytes;              /* bytes not sent thanks to compression */
+} ParoStepComm;
 
-/** paro_step3d_module_s: a module's time for one micro-batch from its layers' @compute and
- * their DP collectives @comm, in steady state: k max(c, d) = max(compute, comm) over k
- * uniform layers with @overlap, compute + comm without. */
-double paro_step3d_module_s(double compute, double comm, gboolean overlap);
+/** paro_step_dp_coll: one DP collective @call of @size_bytes (before compression). */
+gboolean paro_step_dp_coll(const ParoScenario *s, const ParoCompression *compression,
+                           ParoCollCache *cache, const ParoCollCall *call, double size_bytes,
+                           ParoStepComm *out, GError **error);
 
-/** paro_step3d_dp_fill_s: what the overlapped DP stream adds once a step, min(c, d) of one
- * layer (the first gather, or the last reduce-scatter); 0 without overlap. */
-double paro_step3d_dp_fill_s(double compute, double comm, gint64 layers, gboolean overlap);
+/**
+ * paro_step_tp_layer:
+ * One layer's TP collectives for one micro-batch, forward or @backward: 2 AllReduces of
+ * S = b*s*h*bytes over tp GPUs of a node, 4 in backward with full recomputation
+ * (AllGather + ReduceScatter pairs with sequence parallelism, the same bytes), each the
+ * closed-form ring on the node's fabric (step-coll.c says why); zero when tp = 1.
+ */
+gboolean paro_step_tp_layer(const ParoScenario *s, const ParoCompression *compression,
+                            ParoCollCache *cache, gboolean backward, ParoStepComm *out,
+                            GError **error);
 
-/** paro_step3d_sizes: the DP sizes of stage 0 on one TP rank: n = dp, Psi and Psi' times
- * paro_step3d_stage_share / tp. */
-ParoStateSizes paro_step3d_sizes(const ParoScenario *scenario);
+/**
+ * paro_step_p2p:
+ * One pipeline send between neighbouring stages: a micro-batch's activation (or its
+ * gradient) b*s*h*bytes / tp (Megatron's scatter-gather split across the TP ranks), through
+ * the pipeline's compressor, at the per-GPU inter-node bandwidth and latency, or the
+ * fabric's when neighbouring stages share a node (tp x dp < GPUs per node).
+ */
+ParoStepComm paro_step_p2p(const ParoScenario *s, const ParoCompression *compression);
+
+/** paro_step_p2p_is_intra: neighbouring stages share a node. */
+gboolean paro_step_p2p_is_intra(const ParoScenario *s);
+
+/**
+ * paro_step_stage_share:
+ * The share of the model's parameters on pipeline stage @stage: the weight shares of its
+ * layers (model/compute.c: the first layer carries the input embedding, the last the final
+ * norm and an untied head), exactly 1 when one stage holds every layer.
+ */
+double paro_step_stage_share(const ParoScenarioDerived *d, gint64 stage);
+
+/* ---- the graph builder (step-build.c), driven by step.c ---- */
 
 typedef struct {
-    double time_s;      /* on the layer's critical path, codec included */
-    double codec_s;     /* compression kernels' busy time */
-    double saved_bytes; /* bytes one GPU does not send thanks to compression */
-} ParoStep3dComm;
+    GArray *reductions;      /* ParoTaskId: the stage's reduce-scatters, in order */
+    GArray *last_reductions; /* those of the last micro-batch */
+    ParoTaskId previous;     /* the stage's last compute-stream task so far */
+    double share;            /* of the model's parameters (paro_step_stage_share) */
+    double compress_s, bytes_saved;
+} ParoStepStage;
 
-/** paro_step3d_tp_layer: one layer's TP collectives for one micro-batch, forward or
- * backward (2 AllReduces, or 4 in backward with full recomputation; AllGather +
- * ReduceScatter pairs with sequence parallelism); zero when tp = 1. */
-ParoStep3dComm paro_step3d_tp_layer(const ParoScenario *scenario, gboolean backward);
+typedef struct {
+    /* inputs */
+    const ParoScenarioDerived *d;
+    const ParoStrategy *strategy;
+    const ParoCompression *compression; /* the scenario's, or none */
+    ParoCollCache *cache;
+    ParoTaskGraph *graph;
+    /* the layout: P stages, v modules a stage, S = vP modules of per_module layers, M
+     * micro-batches */
+    gint64 P, v, S, M, per_module;
+    gboolean layered; /* a module's micro-batches back to back, DP collectives once */
+    ParoStateSizes z; /* one TP rank's share of the whole model, n = dp */
+    GArray *calls;    /* ParoCollCall of the strategy on z */
+    const ParoCollCall *gather_f, *gather_b, *reduce;
+    ParoStepComm tp_fwd, tp_bwd, p2p; /* one layer's TP collectives; one pipeline send */
+    double act_kept, act_transient;   /* a layer's activations (with tp: Korthikanti) */
+    ParoStepStage *stages;
+    ParoTaskId *gathers_f, *gathers_b; /* per layer, the layered pass's gathers */
+    GArray *scratch;                   /* ParoTaskId: a pass's compute tasks */
+    GHashTable *costs; /* (phase, bytes) -> cost of a DP collective: each once a step */
+    double *module_compute_s, *module_comm_s; /* per module and micro-batch: textbook bound */
+    GError **error;
+    gboolean failed;
+} ParoStepBuild;
 
-/** paro_step3d_simulate: paro_step_simulate for a scenario with tp or pp above 1. */
-gboolean paro_step3d_simulate(const ParoScenarioDerived *d, const ParoStrategy *strategy,
-                              ParoCollCache *cache, const ParoStepOptions *options,
-                              ParoStepResult *out, GError **error);
+/** paro_step_build_init: fills @b's layout and costs for @d's scenario, @strategy and
+ * @compression (@b's graph, cache and error already set). FALSE on a collective's error. */
+gboolean paro_step_build_init(ParoStepBuild *b);
+void paro_step_build_clear(ParoStepBuild *b);
+
+/** paro_step_build: adds the step's tasks to @b->graph: the pipeline's passes (layers,
+ * collectives) and sends, then each stage's gradient sync, optimizer and parameter sync. */
+gboolean paro_step_build(ParoStepBuild *b);
+
+/** paro_step_build_periodic_from: ParoStepResult.periodic_from. */
+gint64 paro_step_build_periodic_from(const ParoStepBuild *b);
+
+/** paro_step_build_textbook_s: the closed form beside a pipelined step: (A + (P-1)/v) x the
+ * slowest stage's time a micro-batch + its DP phase (Narayanan et al.'s bubble). */
+double paro_step_build_textbook_s(const ParoStepBuild *b);
 
 G_END_DECLS

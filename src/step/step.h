@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Simulation of one global training step of a scenario under one strategy, for a
- * representative GPU (every GPU of a data-parallel group does the same): a task graph of
- * per-layer forward and backward compute, parameter gathers issued ahead of use,
- * gradient reduce-scatters in buckets, A micro-steps, then the gradient sync, the
- * optimizer and the parameter sync, on a compute stream and intra- and inter-group
- * communication streams; each collective's duration comes from simulating it on the
- * cluster's links (coll/simulate.c), and a memory ledger follows the same events. */
+/* Simulation of one global training step of a scenario under one strategy, for every layout
+ * (tp x pp x dp, any pipeline schedule and accumulation order; data parallelism alone is
+ * tp = pp = 1): a task graph (sched/taskgraph.h) with, for each pipeline stage's
+ * representative GPU, per-layer forward and backward compute, the layer's tensor-parallel
+ * collectives, parameter gathers issued ahead of use, gradient reduce-scatters in buckets,
+ * point-to-point sends between stages, then the gradient sync, the optimizer and the
+ * parameter sync. Each collective's time comes from simulating it alone on the cluster's
+ * links (coll/cache.c); tasks running at the same time share their GPU's NVLink and NIC
+ * ports; a memory ledger per stage follows the same events. */
 #pragma once
 
 #include "coll/cache.h"
@@ -14,27 +16,43 @@
 
 G_BEGIN_DECLS
 
-enum { PARO_STREAM_COMPUTE = 1, PARO_STREAM_INTRA = 2, PARO_STREAM_INTER = 4 };
+/* A stage GPU's streams: kernels and TP collectives; DP collectives inside a group and
+ * between groups; pipeline sends (one NCCL stream: they go in order). */
+enum {
+    PARO_STREAM_COMPUTE = 1,
+    PARO_STREAM_INTRA = 2,
+    PARO_STREAM_INTER = 4,
+    PARO_STREAM_P2P = 8,
+};
 
 typedef struct {
     const char *name;  /* "forward", "backward", "allgather", ... (static) */
-    guint streams;     /* PARO_STREAM_* bits */
+    guint device;      /* pipeline stage (0 without pipeline parallelism) */
+    guint streams;     /* PARO_STREAM_* bits; 0 for point-to-point sends */
     gint micro, layer; /* -1 when not per micro-step or per layer */
     ParoTime start, end;
 } ParoTraceTask;
 
+/* Time and traffic figures are those of the busiest stage (the most compute, which bounds
+ * the step; the first such); memory figures those of the stage whose peak is highest. */
 typedef struct {
     const ParoStrategy *strategy;
     ParoTime step;
-    double compute_s;      /* busy time of the compute stream */
-    double comm_s;         /* busy time of communication, both streams, not overlapped */
-    double intra_busy_s;   /* busy time of the intra-group stream (global ones included) */
-    double inter_busy_s;   /* busy time of the inter-group stream (global ones included) */
-    double exposed_comm_s; /* step - compute: what communication adds */
-    double compress_s;     /* codec kernel time of the collectives (and, with pp, of the
-                              pipeline sends, a device's share), inside their durations */
-    double bytes_saved;    /* bytes this GPU does not send in the step thanks to compression */
-    double time_saved_s;   /* step without compression - step; < 0: it costs more than it saves */
+    guint stages;           /* pipeline stages simulated (pp) */
+    gint64 periodic_from;   /* micro-batches from which every period of pp more adds the same
+                             * time and memory (an estimate from the schedule: 4 without
+                             * pipeline, 3 pp with one, later with layered accumulation, until
+                             * compute hides a module's once-a-step collectives) */
+    guint busiest, fullest; /* the stages the time and the memory figures are taken on */
+    double compute_s;       /* the busiest stage's kernels (layers, optimizer) */
+    double comm_s;          /* its collectives and sends, each from start to end, summed */
+    double intra_busy_s;    /* busy time of its intra-group stream (global ones included) */
+    double inter_busy_s;    /* busy time of its inter-group stream (global ones included) */
+    double exposed_comm_s;  /* step - compute: what communication adds */
+    double compress_s;      /* codec kernel time of its collectives and of the pipeline sends
+                               it makes, inside their durations */
+    double bytes_saved;     /* bytes it does not send in the step thanks to compression */
+    double time_saved_s;    /* step without compression - step; < 0: it costs more than it saves */
     double samples_per_s, tokens_per_s;
     double tflops_per_gpu; /* model FLOPs (no recomputation) per second */
     double mfu;            /* tflops_per_gpu / peak */

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: MIT */
+/* The task graph of a global step, for every layout.
+ *
+ * The pipeline (pipe/) fixes which stage runs which pass in which order: stage d holds
+ * modules d, d + P, ...; each device's program (1F1B, GPipe, interleaved, modular; depth-
+ * first or layered) orders its forward and backward passes; without pipeline parallelism
+ * it is one stage running, per micro-batch, the forward then the backward of one module of
+ * every layer. This file emits each pass as a framework issues it:
+ *   forward   for each layer l: [gather l] -> forward l -> [its TP collectives]
+ *   backward  for each layer l, last first: [gather l] -> backward l -> [its TP
+ *             collectives] -> [reduce-scatter of the bucket, once it holds `bucket` bytes or
+ *             at the module's first layer]
+ * then, per stage, the gradient sync, the optimizer and the parameter sync.
+ *
+ * The DP collectives are the strategy's (strategy.c) on one TP rank's share of the model,
+ * per-micro-batch ones cut per layer in proportion to the layer's parameters, so a stage
+ * moves exactly its share of the guideline's bytes. With layered accumulation (Lamy-
+ * Poirier 2021) a module's micro-batches run back to back: its layers are gathered before
+ * the first and kept until the last, and its gradients reduced after the last, once a step.
+ *
+ * Streams of a stage's GPU: compute (kernels and the TP collectives, which block the layer
+ * as in Megatron); intra and inter (DP collectives inside a group and between groups; a
+ * global one holds both); p2p (sends to the neighbouring stages). Each runs its tasks in
+ * program order, as CUDA streams do. Dependencies: forward l after gather l; gather l (prefetch
+ * depth p) after the forward p+1 layers earlier in the pass; backward l after its gather,
+ * which follows the backward p+1 layers later (or, at the top of the pass, the stage's
+ * previous compute task); a bucket's reduce-scatter after the backward that fills it; a
+ * backward that opens a new bucket after the reduce-scatter two buckets back (bounded
+ * buffers); the passes' inputs as pipe/ connects them; syncs after the last micro-batch's
+ * reductions. With overlap off, every task of a stage runs on its compute stream.
+ *
+ * Memory (a ledger per stage): model states and the fixed overhead from the start; a
+ * gathered layer from its gather's start to the end of the last compute using it;
+ * activations kept from a layer's forward to its backward (plus the recomputed part while
+ * its backward runs); a layer's full gradients from its backward to its bucket's
+ * reduce-scatter. */
+#include "step/step-private.h"
+
+#include <math.h>
+
+#include "pipe/pipe.h"
+
+/* Gradient buckets that may wait for their reduce-scatter at once (DeepSpeed and FSDP keep
+ * a small fixed number of reduce buffers; without a bound a slow network would let
+ * gradients of whole micro-steps pile up in memory). */
+#define BUCKETS_IN_FLIGHT 2
+
+static const ParoCollCall *find_phase(GArray *calls, ParoPhase phase)
+{
+    for (guint i = 0; i < calls->len; i++) {
+        const ParoCollCall *c = &g_array_index(calls, ParoCollCall, i);
+        if (c->phase == phase)
+            return c;
+    }
+    return NULL;
+}
+
+/* The costs of a step's DP collectives repeat every micro-batch: each (phase, size) is
+ * worked out once. */
+typedef struct {
+    ParoPhase phase;
+    double bytes;
+    ParoStepComm cost;
+} Cost;
+
+static guint cost_hash(gconstpointer p)
+{
+    const Cost *c = p;
+    return g_double_hash(&c->bytes) ^ (guint)c->phase;
+}
+
+static gboolean cost_equal(gconstpointer a, gconstpointer b)
+{
+    const Cost *x = a, *y = b;
+    return x->phase == y->phase && x->bytes == y->bytes;
+}
+
+gboolean paro_step_build_init(ParoStepBuild *b)
+{
+    const ParoScenario *sc = b->d->scenario;
+    gint64 L = (gint64)b->d->layers->len;
+    gboolean layered = sc->training.accumulation_order == PARO_PIPE_LAYERED;
+    b->P = sc->pp;
+    b->v = sc->training.pipeline_virtual;
+    b->S = b->P * b->v;
+    b->M = sc->training.accumulation;
+    b->per_module = L / b->S;
+    b->layered = layered;
+    b->z = b->d->sizes;
+    b->z.params /= (double)sc->tp; /* exact for tp = 1 */
+    b->z.trainable /= (double)sc->tp;
+    b->calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
+    paro_strategy_collectives(b->strategy, &b->z, b->calls);
+    /* A collective over one GPU moves nothing: no task (as a zero-time task on a stream it
+     * would wait its turn behind real ones and hold back what depends on it). */
+    for (guint i = b->calls->len; i-- > 0;) {
+        const ParoCollCall *c = &g_array_index(b->calls, ParoCollCall, i);
+        if (paro_compress_ranks(c->scope, b->z.n, b->z.m) == 1)
+            g_array_remove_index(b->calls, i);
+    }
+    b->gather_f = find_phase(b->calls, PARO_PHASE_FORWARD);
+    b->gather_b = find_phase(b->calls, PARO_PHASE_BACKWARD);
+    b->reduce = find_phase(b->calls, PARO_PHASE_GRADIENT);
+    if (sc->tp == 1) {
+        const ParoLayerCost *lc = &g_array_index(b->d->layers, ParoLayerCost, 0);
+        b->act_kept = lc->act_kept;
+        b->act_transient = lc->act_transient;
+    } else {
+        gint64 mb = sc->training.micro_batch, seq = sc->training.sequence;
+        b->act_kept = paro_model_activation_bytes_tp(sc->model, mb, seq, sc->training.recompute,
+                                                     sc->tp, sc->sequence_parallel);
+        b->act_transient = paro_model_activation_bytes_tp(sc->model, mb, seq, PARO_RECOMPUTE_NONE,
+                                                          sc->tp, sc->sequence_parallel) -
+                           b->act_kept;
+    }
+    b->stages = g_new0(ParoStepStage, b->P);
+    for (gint64 d = 0; d < b->P; d++) {
+        ParoStepStage *st = &b->stages[d];
+        st->reductions = g_array_new(FALSE, FALSE, sizeof(ParoTaskId));
+        st->last_reductions = g_array_new(FALSE, FALSE, sizeof(ParoTaskId));
+        st->previous = PARO_TASK_NONE;
+        st->share = paro_step_stage_share(b->d, d);
+    }
+    b->gathers_f = g_new(ParoTaskId, L);
+    b->gathers_b = g_new(ParoTaskId, L);
+    b->scratch = g_array_sized_new(FALSE, FALSE, sizeof(ParoTaskId), (guint)b->per_module);
+    b->costs = g_hash_table_new_full(cost_hash, cost_equal, g_free, NULL);
+    b->module_compute_s = g_new0(double, b->S);
+    b->module_comm_s = g_new0(double, b->S);
+    b->p2p = paro_step_p2p(sc, b->compression);
+    return paro_step_tp_layer(sc, b->compression, b->cache, FALSE, &b->tp_fwd, b->error) &&
+           paro_step_tp_layer(sc, b->compression, b->cache, TRUE, &b->tp_bwd, b->error);
+}
+
+void paro_step_build_clear(ParoStepBuild *b)
+{
+    for (gint64 d = 0; b->stages && d < b->P; d++) {
+        g_array_unref(b->stages[d].reductions);
+        g_array_unref(b->stages[d].last_reductions);
+    }
+    g_clear_pointer(&b->stages, g_free);
+    g_clear_pointer(&b->calls, g_array_unref);
+    g_clear_pointer(&b->scratch, g_array_unref);
+    g_clear_pointer(&b->costs, g_hash_table_unref);
+    g_clear_pointer(&b->gathers_f, g_free);
+    g_clear_pointer(&b->gathers_b, g_free);
+    g_clear_pointer(&b->module_compute_s, g_free);
+    g_clear_pointer(&b->module_comm_s, g_free);
+}
+
+static guint streams_of(ParoScope scope, gboolean overlap)
+{
+    if (!overlap)
+        return PARO_STREAM_COMPUTE;
+    switch (scope) {
+    case PARO_SCOPE_INTRA:
+        return PARO_STREAM_INTRA;
+    case PARO_SCOPE_INTER:
+        return PARO_STREAM_INTER;
+    case PARO_SCOPE_GLOBAL:
+        return PARO_STREAM_INTRA | PARO_STREAM_INTER;
+    }
+    g_assert_not_reached();
+}
+
+/* A communication task of @cost on stage @d's links. */
+static ParoTaskId add_comm(ParoStepBuild *b, const char *name, guint d, guint streams, gint micro,
+                           gint layer, const ParoStepComm *cost)
+{
+    ParoTaskId t =
+        paro_task_graph_add(b->graph, name, PARO_TASK_COMM, d, streams, micro, layer, cost->time);
+    paro_task_graph_use(b->graph, t, paro_step_resource(d, PARO_RES_INTRA_TX), cost->intra_share);
+    paro_task_graph_use(b->graph, t, paro_step_resource(d, PARO_RES_INTRA_RX), cost->intra_share);
+    paro_task_graph_use(b->graph, t, paro_step_resource(d, PARO_RES_INTER_TX), cost->inter_share);
+    paro_task_graph_use(b->graph, t, paro_step_resource(d, PARO_RES_INTER_RX), cost->inter_share);
+    b->stages[d].compress_s += cost->codec_s;
+    b->stages[d].bytes_saved += cost->saved_bytes;
+    return t;
+}
+
+/* A DP collective of the strategy's @call, @size bytes before compression. */
+static ParoTaskId add_coll(ParoStepBuild *b, const char *name, guint d, const ParoCollCall *call,
+                           double size, gint micro, gint layer)
+{
+    ParoStepComm cost = {0};
+    if (!b->failed &&
+        !paro_step_dp_coll(b->d->scenario, b->compression, b->cache, call, size, &cost, b->error))
+        b->failed = TRUE;
+    return add_comm(b, name, d, streams_of(call->scope, b->d->scenario->training.overlap), micro,
+                    layer, &cost);
+}
+
+static ParoTaskId scratch_at(const ParoStepBuild *b, gint64 i)
+{
+    return g_array_index(b->scratch, ParoTaskId, i);
+}
+
+/* One pass (paro_pipe_build's emitter): the layers of @module for micro-batch @micro. */
+static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPipeKind kind,
+                     gint64 module, gint64 micro, ParoTaskId *out_first, ParoTaskId *out_last)
+{
+    ParoStepBuild *b = data;
+    const ParoScenario *sc = b->d->scenario;
+    const ParoStateSizes *z = &b->z;
+    ParoStepStage *st = &b->stages[device];
+    guint d = (guint)device;
+    gint m = (gint)micro;
+    gint64 pm = b->per_module, lo = module * pm, p = sc->training.prefetch, tp = sc->tp;
+    gboolean forward = kind == PARO_PIPE_FORWARD;
+    /* layered: DP collectives in the module's first pass, memory freed in its last */
+    gboolean first_pass = !b->layered || micro == 0, last_pass = !b->layered || micro == b->M - 1;
+    const ParoCollCall *gather = forward ? b->gather_f : b->gather_b;
+    ParoTaskId *kept = forward ? b->gathers_f : b->gathers_b;
+    const ParoStepComm *tp_cost = forward ? &b->tp_fwd : &b->tp_bwd;
+    ParoTaskId last = PARO_TASK_NONE;
+    double bucket = 0, compute_s = 0, comm_s = 0;
+    g_array_set_size(b->scratch, 0);
+    for (gint64 i = 0; i < pm; i++) {
+        gint64 l = forward ? lo + i : lo + pm - 1 - i;
+        const ParoLayerCost *lc = &g_array_index(b->d->layers, ParoLayerCost, l);
+        double gathered = z->param_bytes * z->params * lc->weight_share;
+        ParoTaskId g = PARO_TASK_NONE;
+        if (gather && first_pass) {
+            g = add_coll(b, "allgather", d, gather, gather->size_bytes * lc->weight_share, m,
+                         (gint)l);
+            paro_task_graph_on_start(graph, g, PARO_MEM_GATHERED, gathered);
+            if (i - p - 1 >= 0)
+                paro_task_graph_depend(graph, g, scratch_at(b, i - p - 1));
+            else if (!forward)
+                paro_task_graph_depend(graph, g, st->previous);
+            kept[l] = g;
+            comm_s += paro_time_to_s(paro_task_graph_get(graph, g).duration);
+        } else if (gather) {
+            g = kept[l];
+        }
+        double seconds = (forward ? lc->forward_s : lc->backward_s) / (double)tp;
+        ParoTaskId c =
+            paro_task_graph_add(graph, forward ? "forward" : "backward", PARO_TASK_COMPUTE, d,
+                                PARO_STREAM_COMPUTE, m, (gint)l, paro_time_from_s(seconds));
+        compute_s += seconds;
+        paro_task_graph_depend(graph, c, g);
+        if (forward) {
+            paro_task_graph_on_end(graph, c, PARO_MEM_ACTIVATIONS, b->act_kept);
+        } else {
+            /* Back-pressure: a backward that opens a new bucket needs one of the
+             * BUCKETS_IN_FLIGHT bucket buffers, freed when an older reduce-scatter ends. */
+            if (b->reduce && last_pass && bucket == 0 && st->reductions->len >= BUCKETS_IN_FLIGHT)
+                paro_task_graph_depend(graph, c,
+                                       g_array_index(st->reductions, ParoTaskId,
+                                                     st->reductions->len - BUCKETS_IN_FLIGHT));
+            paro_task_graph_on_start(graph, c, PARO_MEM_ACTIVATIONS, b->act_transient);
+            paro_task_graph_on_end(graph, c, PARO_MEM_ACTIVATIONS,
+                                   -(b->act_kept + b->act_transient));
+        }
+        if (gather && last_pass)
+            paro_task_graph_on_end(graph, c, PARO_MEM_GATHERED, -gathered);
+        g_array_append_val(b->scratch, c);
+        last = c;
+        if (tp > 1) {
+            last = add_comm(b, "tp", d, PARO_STREAM_COMPUTE, m, (gint)l, tp_cost);
+            compute_s += paro_time_to_s(tp_cost->time);
+        }
+        if (!forward && b->reduce && last_pass) {
+            double grads = b->reduce->size_bytes * lc->weight_share;
+            paro_task_graph_on_end(graph, c, PARO_MEM_BUCKETS, grads);
+            bucket += grads;
+            if (bucket >= sc->training.bucket_bytes || i == pm - 1) {
+                ParoTaskId rs = add_coll(b, "reducescatter", d, b->reduce, bucket, m, (gint)l);
+                paro_task_graph_depend(graph, rs, c);
+                paro_task_graph_on_end(graph, rs, PARO_MEM_BUCKETS, -bucket);
+                if (micro == b->M - 1)
+                    g_array_append_val(st->last_reductions, rs);
+                g_array_append_val(st->reductions, rs);
+                comm_s += paro_time_to_s(paro_task_graph_get(graph, rs).duration);
+                bucket = 0;
+            }
+        }
+    }
+    st->previous = last;
+    b->module_compute_s[module] += compute_s / (double)b->M;
+    b->module_comm_s[module] += comm_s / (double)b->M;
+    *out_first = scratch_at(b, 0);
+    *out_last = last;
+}
+
+/* A pipeline send (paro_pipe_build's emitter): on the sender's p2p stream (NCCL runs a
+ * communicator's operations in order), through the sender's and the receiver's ports; its
+ * codec is counted on the sender. */
+static ParoTaskId add_send(gpointer data, ParoTaskGraph *graph, gint64 from, gint64 to,
+                           ParoPipeKind kind, gint64 module, gint64 micro)
+{
+    ParoStepBuild *b = data;
+    const ParoStepComm *c = &b->p2p;
+    ParoTaskId t = paro_task_graph_add(graph, "p2p", PARO_TASK_COMM, (guint)from, PARO_STREAM_P2P,
+                                       (gint)micro, (gint)module, c->time);
+    gboolean intra = c->intra_share > 0;
+    double share = intra ? c->intra_share : c->inter_share;
+    paro_task_graph_use(
+        graph, t, paro_step_resource((guint)from, intra ? PARO_RES_INTRA_TX : PARO_RES_INTER_TX),
+        share);
+    paro_task_graph_use(
+        graph, t, paro_step_resource((guint)to, intra ? PARO_RES_INTRA_RX : PARO_RES_INTER_RX),
+        share);
+    b->stages[from].compress_s += c->codec_s;
+    b->stages[from].bytes_saved += c->saved_bytes;
+    return t;
+}
+
+/* The stage's DP phase: gradient sync, optimizer, parameter sync, in sequence. */
+static void add_sync(ParoStepBuild *b, guint d)
+{
+    ParoStepStage *st = &b->stages[d];
+    ParoTaskGraph *graph = b->graph;
+    ParoTaskId previous = st->previous;
+    for (guint i = 0; i < b->calls->len; i++) {
+        const ParoCollCall *c = &g_array_index(b->calls, ParoCollCall, i);
+        if (c->phase != PARO_PHASE_SYNC_GRAD)
+            continue;
+        ParoTaskId t =
+            add_coll(b, paro_coll_kind_names[c->op], d, c, c->size_bytes * st->share, -1, -1);
+        paro_task_graph_depend(graph, t, previous);
+        for (guint r = 0; r < st->last_reductions->len; r++)
+            paro_task_graph_depend(graph, t, g_array_index(st->last_reductions, ParoTaskId, r));
+        previous = t;
+    }
+    double owned =
+        b->z.trainable * st->share / paro_strategy_divisor(b->strategy->os, b->z.n, b->z.m);
+    ParoTaskId opt =
+        paro_task_graph_add(graph, "optimizer", PARO_TASK_COMPUTE, d, PARO_STREAM_COMPUTE, -1, -1,
+                            paro_time_from_s(paro_scenario_optimizer_s(b->d, owned)));
+    paro_task_graph_depend(graph, opt, previous);
+    for (guint r = 0; r < st->last_reductions->len; r++)
+        paro_task_graph_depend(graph, opt, g_array_index(st->last_reductions, ParoTaskId, r));
+    previous = opt;
+    for (guint i = 0; i < b->calls->len; i++) {
+        const ParoCollCall *c = &g_array_index(b->calls, ParoCollCall, i);
+        if (c->phase != PARO_PHASE_SYNC_PARAM)
+            continue;
+        ParoTaskId t =
+            add_coll(b, paro_coll_kind_names[c->op], d, c, c->size_bytes * st->share, -1, -1);
+        paro_task_graph_depend(graph, t, previous);
+        previous = t;
+    }
+    st->previous = previous;
+}
+
+gboolean paro_step_build(ParoStepBuild *b)
+{
+    const ParoScenario *sc = b->d->scenario;
+    /* Without pipeline parallelism and depth-first, a stage runs each micro-batch's forward
+     * then its backward: 1F1B on one device, whatever schedule the scenario names. */
+    gboolean plain = b->P == 1 && b->v == 1 && !b->layered;
+    g_autofree ParoTime *zero = g_new0(ParoTime, b->S);
+    ParoPipeSpec spec = {
+        .schedule = plain ? PARO_PIPE_1F1B : (ParoPipeSchedule)sc->training.pipeline_schedule,
+        .accumulation = b->layered ? PARO_PIPE_LAYERED : PARO_PIPE_DEPTH_FIRST,
+        .devices = b->P,
+        .chunks = b->v,
+        .micro = b->M,
+        .forward = zero,
+        .backward = zero,
+    };
+    ParoPipeEmitter emit = {add_pass, add_send, b};
+    if (!paro_pipe_build(&spec, &emit, b->graph, NULL, b->error))
+        return FALSE;
+    for (guint d = 0; d < (guint)b->P; d++)
+        add_sync(b, d);
+    return !b->failed;
+}
+
+double paro_step_build_textbook_s(const ParoStepBuild *b)
+{
+    const ParoScenario *sc = b->d->scenario;
+    double slowest = 0;
+    for (gint64 d = 0; d < b->P; d++) {
+        double stage = 0;
+        for (gint64 k = d; k < b->S; k += b->P) {
+            double c = b->module_compute_s[k], m = b->module_comm_s[k];
+            stage += sc->training.overlap ? MAX(c, m) : c + m;
+        }
+        slowest = MAX(slowest, stage);
+    }
+    /* the longest DP phase: the tasks of no micro-batch (syncs and optimizer) */
+    g_autofree double *phase = g_new0(double, b->P);
+    double longest = 0;
+    for (guint i = 0; i < paro_task_graph_n_tasks(b->graph); i++) {
+        ParoTaskInfo t = paro_task_graph_get(b->graph, i);
+        if (t.micro < 0) {
+            phase[t.device] += paro_time_to_s(t.duration);
+            longest = MAX(longest, phase[t.device]);
+        }
+    }
+    return ((double)b->M + (double)(b->P - 1) / (double)b->v) * slowest + longest;
+}
+
+gint64 paro_step_build_periodic_from(const ParoStepBuild *b)
+{
+    gint64 from = b->P > 1 ? 3 * b->P : 4;
+    if (!b->layered)
+        return from;
+    /* A layered module's collectives run once a step while its compute grows with the
+     * micro-batches: periodic once M x its compute a micro-batch exceeds them (twice that,
+     * for the prefetch and the sharing that blur the turn). */
+    double most = 0;
+    for (gint64 k = 0; k < b->S; k++)
+        if (b->module_compute_s[k] > 0)
+            most = MAX(most, b->module_comm_s[k] * (double)b->M / b->module_compute_s[k]);
+    double micro = 2 * ceil(most) + (double)from;
+    return micro < (double)G_MAXINT32 ? (gint64)micro : G_MAXINT32;
+}
