@@ -12,7 +12,7 @@ double paro_calib_predict_coll_s(const ParoCalibration *c, ParoCollKind op, Paro
 {
     for (guint i = 0; c->collectives && i < c->collectives->len; i++) {
         const ParoCalibCollective *g = &g_array_index(c->collectives, ParoCalibCollective, i);
-        if (g->op != (int)op || g->scope != (int)scope || g->ranks != ranks || !g->fitted)
+        if (g->op != op || g->scope != scope || g->ranks != ranks || !g->fitted)
             continue;
         const ParoCalibLine *l = !g->piecewise             ? &g->fit
                                  : bytes <= g->break_bytes ? &g->below

@@ -10,6 +10,9 @@
 
 #include "yaml/schema.h"
 
+/* PARO_FIELD_ENUM fields are written as ints. */
+G_STATIC_ASSERT(sizeof(ParoCompressPreset) == sizeof(int));
+
 typedef struct {
     int preset;
     const ParoNode *kinds[PARO_TENSOR_N];

@@ -53,7 +53,7 @@ typedef enum {
 extern const char *const paro_compress_preset_names[]; /* "none" ... "zeropp", NULL */
 
 typedef struct {
-    int preset; /* ParoCompressPreset */
+    ParoCompressPreset preset;
     ParoCompressor kinds[PARO_TENSOR_N];
 } ParoCompression;
 

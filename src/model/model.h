@@ -36,10 +36,10 @@ typedef struct {
     gint64 ffn;                 /* MLP inner size */
     gint64 vocab;               /* V */
     gint64 position_embeddings; /* learned positions (GPT-2/3); 0 for rotary */
-    int mlp;                    /* ParoMlpKind */
-    int norm;                   /* ParoNormKind */
-    gboolean attn_bias;         /* biases on q, k, v, o */
-    gboolean mlp_bias;          /* biases on the MLP projections */
+    ParoMlpKind mlp;
+    ParoNormKind norm;
+    gboolean attn_bias; /* biases on q, k, v, o */
+    gboolean mlp_bias;  /* biases on the MLP projections */
     gboolean tied_embeddings;
     double params_given;     /* the file's `parameters`, overriding the shape count; 0 if none */
     double published_params; /* for documentation and tests; 0 if none */

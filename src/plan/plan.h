@@ -8,6 +8,7 @@
  * pipelines (Lamy-Poirier 2021). */
 #pragma once
 
+#include "pipe/pipe.h"
 #include "plan/scaling.h"
 #include "run/run.h"
 
@@ -16,23 +17,23 @@ G_BEGIN_DECLS
 /* Tensor x pipeline layout and the pipeline's schedule. */
 typedef struct {
     gint64 tp, pp;
-    int schedule;          /* ParoPipeSchedule (1f1b unless layered) */
-    gint64 virtual_stages; /* modules per device (modular: one layer each) */
-    gboolean layered;      /* layered gradient accumulation, with full recomputation */
+    ParoPipeSchedule schedule; /* 1f1b unless layered */
+    gint64 virtual_stages;     /* modules per device (modular: one layer each) */
+    gboolean layered;          /* layered gradient accumulation, with full recomputation */
 } ParoPlanLayout;
 
 typedef struct {
     const ParoStrategy *strategy;
     ParoPlanLayout layout;
-    gint64 group;        /* m */
-    gint64 micro_batch;  /* b, sequences */
-    gint64 accumulation; /* A */
-    int algorithm;       /* ParoAlgorithm of global collectives */
-    double batch_tokens; /* n b A s */
-    double step_s;       /* simulated */
-    double steps;        /* token budget / batch */
-    double train_s;      /* steps x step_s */
-    double gpu_hours;    /* n x train_s / 3600 */
+    gint64 group;            /* m */
+    gint64 micro_batch;      /* b, sequences */
+    gint64 accumulation;     /* A */
+    ParoAlgorithm algorithm; /* of global collectives */
+    double batch_tokens;     /* n b A s */
+    double step_s;           /* simulated */
+    double steps;            /* token budget / batch */
+    double train_s;          /* steps x step_s */
+    double gpu_hours;        /* n x train_s / 3600 */
     double peak_bytes;
     gboolean fits;
 } ParoPlanRow;

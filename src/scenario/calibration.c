@@ -19,6 +19,10 @@
 #include "scenario/scenario.h"
 #include "yaml/schema.h"
 
+/* PARO_FIELD_ENUM fields are written as ints. */
+G_STATIC_ASSERT(sizeof(ParoCollKind) == sizeof(int));
+G_STATIC_ASSERT(sizeof(ParoScope) == sizeof(int));
+
 const char *const paro_calib_dtype_names[] = {"bf16", "fp16", "tf32", NULL};
 static const char *const scope_names[] = {"world", "intra", "inter", NULL};
 

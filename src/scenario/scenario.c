@@ -128,17 +128,19 @@ static gboolean parse_trainable(const ParoNode *node, gpointer ptr, gpointer use
 
 /* ---- training, parallelism, collectives ---- */
 
-/* The modular schedule (layered gradient accumulation) is not offered here yet: the step
- * runs one module per chunk of layers, which modular's one-layer modules do not fit. */
-static const char *const pipeline_schedule_names[] = {"gpipe", "1f1b", "interleaved", "modular",
-                                                      NULL};
-static const char *const accumulation_order_names[] = {"depth-first", "layered", NULL};
+/* PARO_FIELD_ENUM fields are written as ints. */
+G_STATIC_ASSERT(sizeof(ParoPipeSchedule) == sizeof(int));
+G_STATIC_ASSERT(sizeof(ParoPipeAccumulation) == sizeof(int));
+G_STATIC_ASSERT(sizeof(ParoPrecision) == sizeof(int));
+G_STATIC_ASSERT(sizeof(ParoRecompute) == sizeof(int));
+G_STATIC_ASSERT(sizeof(ParoAlgorithm) == sizeof(int));
+G_STATIC_ASSERT(sizeof(ParoNetFidelity) == sizeof(int));
 
 static const ParoField pipeline_fields[] = {
     {"schedule", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, pipeline_schedule), 0,
-     pipeline_schedule_names, NULL, "gpipe, 1f1b, interleaved or modular (default 1f1b)"},
+     paro_pipe_schedule_names, NULL, "gpipe, 1f1b, interleaved or modular (default 1f1b)"},
     {"accumulation", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, accumulation_order), 0,
-     accumulation_order_names, NULL,
+     paro_pipe_accumulation_names, NULL,
      "depth-first (default) or layered: every micro-batch through a layer before the next, "
      "so sharded parameters are gathered and gradients reduced once per step"},
     {"virtual", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
@@ -371,7 +373,7 @@ static gboolean check_3d(ParoScenario *s, const ParoNode *root, GError **error)
         paro_node_error(error, where_pipe, PARO_CONFIG_ERROR_CONSTRAINT,
                         "layered accumulation runs every micro-batch through a module before the "
                         "next: it needs the gpipe or modular schedule, not %s",
-                        pipeline_schedule_names[schedule]);
+                        paro_pipe_schedule_names[schedule]);
         return FALSE;
     }
     if ((s->pp > 1 || v > 1) && (!s->model->has_shape || s->model->layers % modules != 0)) {

@@ -9,6 +9,8 @@
 #include "coll/collective.h"
 #include "compress/compress.h"
 #include "model/model.h"
+#include "net/network.h"
+#include "pipe/pipe.h"
 #include "topo/topology.h"
 #include "yaml/yaml.h"
 
@@ -18,22 +20,23 @@ typedef enum { PARO_PRECISION_BF16, PARO_PRECISION_FP16, PARO_PRECISION_FP32 } P
 extern const char *const paro_precision_names[]; /* "bf16", "fp16", "fp32", NULL */
 
 typedef struct {
-    gint64 micro_batch;     /* sequences per GPU per micro-step */
-    gint64 sequence;        /* tokens per sequence */
-    gint64 accumulation;    /* A: micro-steps per global step */
-    int precision;          /* ParoPrecision of parameters and gradients */
-    double optimizer_bytes; /* K: optimizer-state bytes per trainable parameter */
+    gint64 micro_batch;      /* sequences per GPU per micro-step */
+    gint64 sequence;         /* tokens per sequence */
+    gint64 accumulation;     /* A: micro-steps per global step */
+    ParoPrecision precision; /* of parameters and gradients */
+    double optimizer_bytes;  /* K: optimizer-state bytes per trainable parameter */
     ParoTrainable trainable;
-    int recompute;           /* ParoRecompute */
-    double efficiency;       /* achieved share of peak FLOP/s */
-    double memory_overhead;  /* bytes per GPU outside the model (CUDA context, allocator) */
-    gboolean overlap;        /* compute and communication on separate streams */
-    gint64 prefetch;         /* layers gathered ahead of use */
-    double bucket_bytes;     /* gradient reduce-scatter bucket */
-    int pipeline_schedule;   /* ParoPipeSchedule: gpipe, 1f1b, interleaved, modular */
-    gint64 pipeline_virtual; /* v: model chunks per stage (interleaved, modular) */
-    int accumulation_order;  /* ParoPipeAccumulation: depth-first, or layered (Lamy-Poirier's
-                              * layered gradient accumulation: gpipe and modular only) */
+    ParoRecompute recompute;
+    double efficiency;      /* achieved share of peak FLOP/s */
+    double memory_overhead; /* bytes per GPU outside the model (CUDA context, allocator) */
+    gboolean overlap;       /* compute and communication on separate streams */
+    gint64 prefetch;        /* layers gathered ahead of use */
+    double bucket_bytes;    /* gradient reduce-scatter bucket */
+    ParoPipeSchedule pipeline_schedule; /* gpipe, 1f1b, interleaved, modular */
+    gint64 pipeline_virtual;            /* v: model chunks per stage (interleaved, modular) */
+    ParoPipeAccumulation
+        accumulation_order; /* depth-first, or layered (Lamy-Poirier's
+                             * layered gradient accumulation: gpipe and modular only) */
 } ParoTraining;
 
 /* A calibration file (`kind: calibration`, written by `parosim calibrate`; see
@@ -50,8 +53,8 @@ typedef struct {
 } ParoCalibLine;
 
 typedef struct {
-    int op;    /* ParoCollKind */
-    int scope; /* ParoScope; written world/intra/inter */
+    ParoCollKind op;
+    ParoScope scope; /* written world/intra/inter */
     gint64 ranks, nodes, points;
     gboolean fitted;
     char *reason;      /* when not fitted */
@@ -107,9 +110,9 @@ typedef struct {
     gint64 group;               /* m: data-parallel ranks per PaRO group */
     gint64 tp, pp, dp;          /* tensor, pipeline, data-parallel degrees; tp*pp*dp = GPUs */
     gboolean sequence_parallel; /* Megatron sequence parallelism on the TP dimension */
-    int algorithm;              /* ParoAlgorithm for global collectives */
+    ParoAlgorithm algorithm;    /* for global collectives */
     gint64 chunks;              /* ho-ring chunks */
-    int network;                /* ParoNetFidelity of the training-step simulation */
+    ParoNetFidelity network;    /* of the training-step simulation */
     ParoCalibration calibration;
     ParoCompression compression; /* of the data-parallel collectives; preset none by default */
 } ParoScenario;

@@ -352,7 +352,7 @@ gboolean paro_step_build(ParoStepBuild *b)
     gboolean plain = b->P == 1 && b->v == 1 && !b->layered;
     g_autofree ParoTime *zero = g_new0(ParoTime, b->S);
     ParoPipeSpec spec = {
-        .schedule = plain ? PARO_PIPE_1F1B : (ParoPipeSchedule)sc->training.pipeline_schedule,
+        .schedule = plain ? PARO_PIPE_1F1B : sc->training.pipeline_schedule,
         .accumulation = b->layered ? PARO_PIPE_LAYERED : PARO_PIPE_DEPTH_FIRST,
         .devices = b->P,
         .chunks = b->v,

@@ -56,11 +56,11 @@ gboolean paro_step_dp_coll_time(const ParoScenario *s, ParoCollCache *cache, Par
     ParoTopology view;
     paro_step_dp_cluster(s, &view);
     ParoCollSpec spec;
-    paro_coll_spec_init(&spec, &view, op, paro_coll_algorithm_for(op, (ParoAlgorithm)s->algorithm),
+    paro_coll_spec_init(&spec, &view, op, paro_coll_algorithm_for(op, s->algorithm),
                         paro_scenario_n_gpus(s), s->group, size_bytes);
     spec.chunks = s->chunks;
     spec.scope = scope;
-    return paro_coll_cache_time(cache, &view, &spec, (ParoNetFidelity)s->network, out, error);
+    return paro_coll_cache_time(cache, &view, &spec, s->network, out, error);
 }
 
 static double share(double bytes, double seconds, double bandwidth_Bps)

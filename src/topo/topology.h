@@ -24,7 +24,7 @@ typedef struct {
     } gpu;
     gint64 gpus_per_node;
     struct {
-        int kind;             /* ParoFabricKind */
+        ParoFabricKind kind;
         double bandwidth_Bps; /* per GPU, one direction */
         double latency_s;     /* per hop */
     } fabric;

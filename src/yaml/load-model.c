@@ -9,6 +9,10 @@
 
 #include "yaml/schema.h"
 
+/* PARO_FIELD_ENUM fields are written as ints. */
+G_STATIC_ASSERT(sizeof(ParoMlpKind) == sizeof(int));
+G_STATIC_ASSERT(sizeof(ParoNormKind) == sizeof(int));
+
 static const char *const mlp_names[] = {"gated", "plain", NULL};
 static const char *const norm_names[] = {"rmsnorm", "layernorm", NULL};
 

@@ -4,6 +4,9 @@
 
 #include "yaml/schema.h"
 
+/* PARO_FIELD_ENUM fields are written as ints. */
+G_STATIC_ASSERT(sizeof(ParoFabricKind) == sizeof(int));
+
 static const ParoField gpu_fields[] = {
     {"name", PARO_FIELD_STRING, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoTopology, gpu.name), 0,
      NULL, NULL, "GPU model"},

@@ -18,7 +18,7 @@ typedef enum {
     PARO_FIELD_DOUBLE,   /* double: a plain number */
     PARO_FIELD_RATIO,    /* double: a plain number or "a/b" */
     PARO_FIELD_BOOL,     /* gboolean: true or false only */
-    PARO_FIELD_ENUM,     /* int: index into choices */
+    PARO_FIELD_ENUM,     /* an enum field (int-sized: the tables assert it): index into choices */
     PARO_FIELD_QUANTITY, /* double: a number with a unit of the field's quantity */
     PARO_FIELD_CUSTOM,   /* parse() does the work */
     PARO_FIELD_HEADER,   /* kind/schema: checked by paro_schema_check_header, not stored */
