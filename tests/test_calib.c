@@ -196,7 +196,7 @@ START_TEST(calib_yaml_loads_back)
     close(fd);
     ck_assert(g_file_set_contents(path, yaml, -1, NULL));
     ParoCalibration c = {0};
-    gboolean ok = paro_calibration_load(path, &c, &error);
+    gboolean ok = paro_calib_load(path, &c, &error);
     g_unlink(path);
     ck_assert_msg(ok, "%s\n%s", error ? error->message : "", yaml);
     ck_assert(c.has_compute);
@@ -208,7 +208,7 @@ START_TEST(calib_yaml_loads_back)
     ck_assert(
         !isnan(paro_calib_predict_coll_s(&c, PARO_COLL_ALLREDUCE, PARO_SCOPE_GLOBAL, 8, 1e6)));
     ck_assert(isnan(paro_calib_predict_coll_s(&c, PARO_COLL_ALLREDUCE, PARO_SCOPE_GLOBAL, 1, 1e6)));
-    paro_calibration_clear(&c);
+    paro_calib_clear(&c);
 }
 END_TEST
 
@@ -225,7 +225,7 @@ START_TEST(calib_network_applies_to_topology)
     ck_assert(t != NULL);
     ParoCalibration c = {
         .present = TRUE, .intra = {TRUE, 200e9, 2e-6}, .inter = {TRUE, 40e9, 5e-6}};
-    ck_assert(paro_calibration_apply_network(&c, t));
+    ck_assert(paro_calib_apply_network(&c, t));
     ck_assert_double_eq(t->fabric.bandwidth_Bps, 200e9);
     ck_assert_double_eq(t->fabric.latency_s, 0);
     ck_assert_double_eq_tol(t->nccl.step_overhead_s, 2e-6, 1e-18);

@@ -127,8 +127,7 @@ static void derive_network(ParoCalibFit *fit, gboolean inter)
     net->step_s = lat->alpha_s / paro_calib_coll_steps(best->op, best->ranks);
     net->source =
         g_strdup_printf("%s %s %" G_GINT64_FORMAT " ranks on %" G_GINT64_FORMAT " node%s",
-                        paro_coll_kind_names[best->op],
-                        best->scope == PARO_SCOPE_GLOBAL ? "world" : paro_scope_names[best->scope],
+                        paro_coll_kind_names[best->op], paro_calib_scope_names[best->scope],
                         best->ranks, best->nodes, best->nodes == 1 ? "" : "s");
 }
 

@@ -7,6 +7,7 @@
 
 #include <glib.h>
 
+#include "calib/calib-file.h"
 #include "calib/calib-log.h"
 
 G_BEGIN_DECLS
@@ -95,8 +96,6 @@ ParoCalibFit *paro_calib_fit_logs(GPtrArray *logs, const char *dtype, GError **e
 
 /** paro_calib_fit_to_yaml: (transfer full) the calibration file, deterministic. */
 char *paro_calib_fit_to_yaml(const ParoCalibFit *fit);
-
-extern const char *const paro_calib_scope_names[]; /* "world", "intra", "inter", NULL */
 
 /** paro_calib_coll_steps: ring steps of @op over @n ranks: 2(n-1) AllReduce, n-1 others. */
 double paro_calib_coll_steps(ParoCollKind op, gint64 n);

@@ -4,8 +4,8 @@
  * (coll/analytic.c), GEMM rows as FLOPs / matmul_rate, HBM rows as bytes / hbm_bandwidth. */
 #pragma once
 
+#include "calib/calib-file.h"
 #include "calib/calib-log.h"
-#include "scenario/scenario.h"
 
 G_BEGIN_DECLS
 

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The calibration file written by `parosim calibrate`: provenance comments, then `kind:
- * calibration` with compute, network and collectives sections that scenario/calibration.c
+ * calibration` with compute, network and collectives sections that calib/calib-file.c
  * reads back. Fixed formats and sorted groups, so the same logs give the same bytes. */
 #include <math.h>
 #include <string.h>
 
 #include "calib/calib-fit.h"
-
-const char *const paro_calib_scope_names[] = {"world", "intra", "inter", NULL};
 
 static const char *num(char *buf, const char *format, double v)
 {

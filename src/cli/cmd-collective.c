@@ -247,12 +247,12 @@ int paro_cmd_collective(int argc, char **argv)
     }
     if (calibration_path) {
         ParoCalibration cal = {0};
-        if (!paro_calibration_load(calibration_path, &cal, &error)) {
+        if (!paro_calib_load(calibration_path, &cal, &error)) {
             paro_cli_report_error(error, NULL, NULL);
             return PARO_EXIT_ERROR;
         }
-        paro_calibration_apply_network(&cal, topology);
-        paro_calibration_clear(&cal);
+        paro_calib_apply_network(&cal, topology);
+        paro_calib_clear(&cal);
     }
     gint64 gpn = topology->gpus_per_node;
     ParoCollSpec spec;

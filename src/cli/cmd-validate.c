@@ -21,7 +21,6 @@ static const char validate_help[] =
     "  parosim validate validation/fits/h100-2026-11-23.yaml \\\n"
     "      validation/data/h100/2026-11-23_gemm-llama13b.txt";
 
-static const char *const scope_names[] = {"world", "intra", "inter"};
 static const char *const band_names[] = {"< 64 KiB", "64 KiB - 16 MiB", "> 16 MiB"};
 
 static int band(double bytes)
@@ -90,7 +89,7 @@ static void render(GString *out, GString *csv, const char *cal_path, GArray *row
         char s[G_ASCII_DTOSTR_BUF_SIZE], se[G_ASCII_DTOSTR_BUF_SIZE];
         double err = (r->predicted_us - r->measured_us) / r->measured_us;
         double serr = (r->sim_us - r->measured_us) / r->measured_us;
-        const char *scope = r->scope < 0 ? "-" : scope_names[r->scope];
+        const char *scope = r->scope < 0 ? "-" : paro_calib_scope_names[r->scope];
         g_string_append_printf(out,
                                "  %-5s %-26s %-5s %5" G_GINT64_FORMAT " %13.0f %12s %12s %9s "
                                "%12s %9s\n",
@@ -130,7 +129,7 @@ int paro_cmd_validate(int argc, char **argv)
         return PARO_EXIT_USAGE;
     }
     ParoCalibration cal = {0};
-    if (!paro_calibration_load(argv[1], &cal, &error)) {
+    if (!paro_calib_load(argv[1], &cal, &error)) {
         paro_cli_report_error(error, NULL, NULL);
         return PARO_EXIT_ERROR;
     }
@@ -139,7 +138,7 @@ int paro_cmd_validate(int argc, char **argv)
         ParoCalibLog *log = paro_calib_log_load(argv[i], &error);
         if (log == NULL) {
             paro_cli_report_error(error, NULL, NULL);
-            paro_calibration_clear(&cal);
+            paro_calib_clear(&cal);
             return PARO_EXIT_ERROR;
         }
         g_ptr_array_add(logs, log);
@@ -148,7 +147,7 @@ int paro_cmd_validate(int argc, char **argv)
     g_autoptr(GString) out = g_string_new(NULL);
     g_autoptr(GString) csv = csv_path ? g_string_new(NULL) : NULL;
     render(out, csv, argv[1], rows);
-    paro_calibration_clear(&cal);
+    paro_calib_clear(&cal);
     if (csv && !g_file_set_contents(csv_path, csv->str, (gssize)csv->len, &error)) {
         g_printerr("parosim: error: %s\n", error->message);
         return PARO_EXIT_ERROR;

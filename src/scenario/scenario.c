@@ -28,7 +28,7 @@ void paro_scenario_free(ParoScenario *s)
     g_free(s->path);
     g_free(s->name);
     g_free(s->description);
-    paro_calibration_clear(&s->calibration);
+    paro_calib_clear(&s->calibration);
     paro_model_free(s->model);
     paro_topology_free(s->topology);
     g_free(s);
@@ -246,7 +246,7 @@ static gboolean parse_topology(const ParoNode *node, gpointer ptr, gpointer reco
 static gboolean parse_calibration(const ParoNode *node, gpointer ptr, gpointer record,
                                   GError **error)
 {
-    return paro_calibration_from_node(node, ptr, error);
+    return paro_calib_from_node(node, ptr, error);
 }
 
 static gboolean parse_compression(const ParoNode *node, gpointer ptr, gpointer record,
@@ -499,7 +499,7 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
     if (!paro_schema_apply(root, "scenario", scenario_fields, G_N_ELEMENTS(scenario_fields), s, s,
                            NULL, error))
         return NULL;
-    paro_calibration_apply_network(&s->calibration, s->topology);
+    paro_calib_apply_network(&s->calibration, s->topology);
     if (!check_scenario(s, root, error))
         return NULL;
     s->path = g_strdup(path);

@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "calib/calib-file.h"
 #include "coll/collective.h"
 #include "compress/compress.h"
 #include "model/model.h"
@@ -38,67 +39,6 @@ typedef struct {
         accumulation_order; /* depth-first, or layered (Lamy-Poirier's
                              * layered gradient accumulation: gpipe and modular only) */
 } ParoTraining;
-
-/* A calibration file (`kind: calibration`, written by `parosim calibrate`; see
- * scenario/calibration.c for how it replaces topology figures). */
-typedef struct {
-    gboolean present;
-    double bus_Bps; /* per GPU, one direction (inter: the GPU's share of its node's NICs) */
-    double step_s;  /* latency of one ring step */
-} ParoCalibLink;
-
-typedef struct {
-    double latency_s;
-    double bus_Bps;
-} ParoCalibLine;
-
-typedef struct {
-    ParoCollKind op;
-    ParoScope scope; /* written world/intra/inter */
-    gint64 ranks, nodes, points;
-    gboolean fitted;
-    char *reason;      /* when not fitted */
-    ParoCalibLine fit; /* t = latency + S * busfactor / bus_bandwidth */
-    double r2, median_error, max_error;
-    gboolean piecewise;
-    double break_bytes; /* sizes <= break use below, larger above */
-    ParoCalibLine below, above;
-} ParoCalibCollective;
-
-typedef struct {
-    gboolean present;
-    char *device;
-    char *path;
-    gboolean has_compute;
-    double matmul_flops; /* achieved dense 16-bit rate on the model's layer GEMMs */
-    int matmul_dtype;    /* index in paro_calib_dtype_names */
-    double hbm_Bps;      /* achieved HBM bandwidth of an optimizer-like kernel */
-    ParoCalibLink intra, inter;
-    GArray *collectives; /* ParoCalibCollective; empty when the file has none */
-} ParoCalibration;
-
-extern const char *const paro_calib_dtype_names[]; /* "bf16", "fp16", "tf32", NULL */
-
-/** paro_calibration_clear: frees what @c owns and zeroes it. */
-void paro_calibration_clear(ParoCalibration *c);
-
-/** paro_calibration_from_node: reads a `kind: calibration` tree into @c (cleared first).
- * Errors: located PARO_CONFIG_ERROR. */
-gboolean paro_calibration_from_node(const ParoNode *node, ParoCalibration *c, GError **error);
-
-/** paro_calibration_load: reads a calibration file into @c. */
-gboolean paro_calibration_load(const char *path, ParoCalibration *c, GError **error);
-
-/**
- * paro_calibration_apply_network:
- * Replaces @t's link figures by the calibrated ones when @c has a network section:
- * fabric.bandwidth = intra bus bandwidth; nics.bandwidth such that a GPU's share of its
- * node's NICs equals the inter bus bandwidth; nccl.step_overhead = intra step latency with
- * fabric.latency = 0; nics.latency = inter step latency - step_overhead - network.latency
- * (at least 0), so an intra ring step costs the intra step latency and an inter one the
- * inter step latency. Returns TRUE when something was replaced.
- */
-gboolean paro_calibration_apply_network(const ParoCalibration *c, ParoTopology *t);
 
 typedef struct {
     char *path; /* the scenario file */

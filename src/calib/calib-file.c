@@ -2,7 +2,7 @@
 /* Calibration files (`kind: calibration`): measured compute figures, the network figures
  * derived from collective fits, and the fits themselves, read with the schema tables.
  *
- * How the network section replaces topology figures (paro_calibration_apply_network):
+ * How the network section replaces topology figures (paro_calib_apply_network):
  * nccl-tests' bus bandwidth of a ring is the rate at which each rank's ring link moves
  * data (the bus factor converts the array size into bytes per link), which is what the
  * topology calls a GPU's one-direction bandwidth. So fabric.bandwidth = intra bus
@@ -14,9 +14,10 @@
  * step_overhead = intra step latency and nics.latency = inter step latency -
  * step_overhead - network.latency (floored at 0): an intra step then costs the intra
  * step latency, an inter step (inside one leaf) the inter one. */
+#include "calib/calib-file.h"
+
 #include <string.h>
 
-#include "scenario/scenario.h"
 #include "yaml/schema.h"
 
 /* PARO_FIELD_ENUM fields are written as ints. */
@@ -24,9 +25,9 @@ G_STATIC_ASSERT(sizeof(ParoCollKind) == sizeof(int));
 G_STATIC_ASSERT(sizeof(ParoScope) == sizeof(int));
 
 const char *const paro_calib_dtype_names[] = {"bf16", "fp16", "tf32", NULL};
-static const char *const scope_names[] = {"world", "intra", "inter", NULL};
+const char *const paro_calib_scope_names[] = {"world", "intra", "inter", NULL};
 
-void paro_calibration_clear(ParoCalibration *c)
+void paro_calib_clear(ParoCalibration *c)
 {
     g_free(c->device);
     g_free(c->path);
@@ -143,7 +144,7 @@ static const ParoField collective_fields[] = {
     {"op", PARO_FIELD_ENUM, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoCalibCollective, op), 0,
      paro_coll_kind_names, NULL, "allreduce, allgather, reducescatter, broadcast, sendrecv"},
     {"scope", PARO_FIELD_ENUM, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoCalibCollective, scope), 0,
-     scope_names, NULL, "world, intra or inter"},
+     paro_calib_scope_names, NULL, "world, intra or inter"},
     {"ranks", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoCalibCollective, ranks), 0, NULL, NULL, "ranks per communicator"},
     {"nodes", PARO_FIELD_INT, PARO_FIELD_NONNEG, G_STRUCT_OFFSET(ParoCalibCollective, nodes), 0,
@@ -204,14 +205,14 @@ static const ParoField calibration_fields[] = {
      "alpha-beta fit per (op, scope, ranks)"},
 };
 
-gboolean paro_calibration_from_node(const ParoNode *node, ParoCalibration *c, GError **error)
+gboolean paro_calib_from_node(const ParoNode *node, ParoCalibration *c, GError **error)
 {
-    paro_calibration_clear(c);
+    paro_calib_clear(c);
     c->collectives = g_array_new(FALSE, FALSE, sizeof(ParoCalibCollective));
     if (!paro_schema_check_header(node, "calibration", error) ||
         !paro_schema_apply(node, "calibration", calibration_fields,
                            G_N_ELEMENTS(calibration_fields), c, c, NULL, error)) {
-        paro_calibration_clear(c);
+        paro_calib_clear(c);
         return FALSE;
     }
     c->present = TRUE;
@@ -219,13 +220,13 @@ gboolean paro_calibration_from_node(const ParoNode *node, ParoCalibration *c, GE
     return TRUE;
 }
 
-gboolean paro_calibration_load(const char *path, ParoCalibration *c, GError **error)
+gboolean paro_calib_load(const char *path, ParoCalibration *c, GError **error)
 {
     g_autoptr(ParoNode) root = paro_yaml_load_file(path, error);
-    return root != NULL && paro_calibration_from_node(root, c, error);
+    return root != NULL && paro_calib_from_node(root, c, error);
 }
 
-gboolean paro_calibration_apply_network(const ParoCalibration *c, ParoTopology *t)
+gboolean paro_calib_apply_network(const ParoCalibration *c, ParoTopology *t)
 {
     if (!c->present || (!c->intra.present && !c->inter.present))
         return FALSE;
