@@ -3,6 +3,7 @@
 #include "topo/topology.h"
 
 const char *const paro_fabric_names[] = {"nvswitch", "nvlink", "pcie", NULL};
+const char *const paro_gpu_arch_names[] = {"auto", "sm70", "sm80", "sm90", "sm100", NULL};
 
 void paro_topology_free(ParoTopology *t)
 {

@@ -12,17 +12,29 @@ G_BEGIN_DECLS
 typedef enum { PARO_FABRIC_NVSWITCH, PARO_FABRIC_NVLINK, PARO_FABRIC_PCIE } ParoFabricKind;
 extern const char *const paro_fabric_names[]; /* "nvswitch", "nvlink", "pcie", NULL */
 
+/* GPU generations as NCCL tells them apart. */
+typedef enum {
+    PARO_ARCH_AUTO, /* from the GPU's name (coll/nccl.c) */
+    PARO_ARCH_SM70,
+    PARO_ARCH_SM80,
+    PARO_ARCH_SM90,
+    PARO_ARCH_SM100,
+} ParoGpuArch;
+extern const char *const paro_gpu_arch_names[]; /* "auto", "sm70", ..., "sm100", NULL */
+
 typedef struct {
     char *name;
     char *source_path;
     gint64 nodes;
     struct {
+        ParoGpuArch arch; /* PARO_ARCH_AUTO unless the file says */
         char *name;
         double memory_bytes; /* HBM capacity */
         double peak_flops;   /* dense 16-bit tensor rate, FLOP/s */
         double hbm_Bps;      /* HBM bandwidth */
     } gpu;
     gint64 gpus_per_node;
+    gboolean cpu_amd; /* node.cpu: amd (NCCL's network overhead and LL caps differ) */
     struct {
         ParoFabricKind kind;
         double bandwidth_Bps; /* per GPU, one direction */
@@ -42,6 +54,8 @@ typedef struct {
         gint64 channels;        /* rings per ring phase; 0: one per NIC */
         gint64 chunks;          /* ho-ring chunks, tree and broadcast pieces */
         double step_overhead_s; /* fixed cost of each ring step or tree hop */
+        double net_latency_s;   /* what the network plugin reports to NCCL (0 for IB) */
+        gboolean nvls;          /* NVLink SHARP where the NVSwitch has it (default TRUE) */
     } nccl;
 } ParoTopology;
 

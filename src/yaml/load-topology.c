@@ -6,8 +6,14 @@
 
 /* PARO_FIELD_ENUM fields are written as ints. */
 G_STATIC_ASSERT(sizeof(ParoFabricKind) == sizeof(int));
+G_STATIC_ASSERT(sizeof(ParoGpuArch) == sizeof(int));
+G_STATIC_ASSERT(sizeof(gboolean) == sizeof(int)); /* node.cpu: intel 0, amd 1 */
+
+static const char *const cpu_names[] = {"intel", "amd", NULL};
 
 static const ParoField gpu_fields[] = {
+    {"arch", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTopology, gpu.arch), 0, paro_gpu_arch_names,
+     NULL, "generation for NCCL's model: auto (default: from the name), sm70, sm80, sm90, sm100"},
     {"name", PARO_FIELD_STRING, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoTopology, gpu.name), 0,
      NULL, NULL, "GPU model"},
     {"memory", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
@@ -60,6 +66,8 @@ static const ParoField node_fields[] = {
     {"fabric", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_fabric,
      "intra-node links"},
     {"nics", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_nics, "network interfaces"},
+    {"cpu", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTopology, cpu_amd), 0, cpu_names, NULL,
+     "intel (default) or amd: NCCL's per-step network overhead and LL caps differ"},
 };
 
 static const ParoField network_fields[] = {
@@ -82,6 +90,11 @@ static const ParoField nccl_fields[] = {
     {"step_overhead", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoTopology, nccl.step_overhead_s), PARO_QUANTITY_TIME, NULL, NULL,
      "fixed cost of each ring step or tree hop, beyond the links' latency"},
+    {"net_latency", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
+     G_STRUCT_OFFSET(ParoTopology, nccl.net_latency_s), PARO_QUANTITY_TIME, NULL, NULL,
+     "latency the network plugin reports to NCCL (0 for InfiniBand, 75 us for AWS EFA)"},
+    {"nvls", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoTopology, nccl.nvls), 0, NULL, NULL,
+     "true (default) or false: NVLink SHARP where the NVSwitch has it (Hopper and later)"},
 };
 
 static gboolean parse_nccl(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
@@ -138,6 +151,7 @@ ParoTopology *paro_topology_from_node(const ParoNode *root, GError **error)
     t->network.nodes_per_leaf = G_MAXINT32;
     t->network.oversubscription = 1;
     t->nccl.chunks = 8;
+    t->nccl.nvls = TRUE;
     if (!paro_schema_apply(root, "topology", topology_fields, G_N_ELEMENTS(topology_fields), t, t,
                            NULL, error))
         return NULL;

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/* NCCL's view of a cluster and its cost of a collective, from datasheet figures.
+ *
+ * Two parts, as in NCCL (2.21 to 2.30; docs/nccl.md cites file and function for each):
+ * - the topology search (graph/search.cc, connect.cc): from the GPUs' NVLink, PCIe and NIC
+ *   bandwidths as NCCL counts them (20.6 GB/s an NVLink4 link, a NIC's Gb/s / 8, PCIe
+ *   Gen5 x16 48 GB/s), the channels each algorithm's graph gets and the bandwidth of each
+ *   inside and between nodes;
+ * - the tuning model (graph/tuning.cc): for each (algorithm, protocol) a latency (a base
+ *   plus per-hop latencies by link class) and a bus bandwidth (channels x channel bandwidth
+ *   with each protocol's caps), time = latency + bytes / algorithm bandwidth, and the
+ *   choice of the fastest enabled pair.
+ * The result is NCCL's own estimate of a collective alone on the cluster, which is what it
+ * chooses algorithms by; docs/nccl.md and validation/README.md say how close it is to
+ * nccl-tests measurements. */
+#pragma once
+
+#include <glib.h>
+
+#include "coll/collective.h"
+#include "topo/topology.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+    PARO_NCCL_TREE,
+    PARO_NCCL_RING,
+    PARO_NCCL_NVLS,
+    PARO_NCCL_NVLS_TREE,
+    PARO_NCCL_N_ALGOS,
+} ParoNcclAlgo;
+
+typedef enum {
+    PARO_NCCL_LL,
+    PARO_NCCL_LL128,
+    PARO_NCCL_SIMPLE,
+    PARO_NCCL_N_PROTOS,
+} ParoNcclProto;
+
+extern const char *const paro_nccl_algo_names[];  /* "tree", "ring", "nvls", "nvlstree", NULL */
+extern const char *const paro_nccl_proto_names[]; /* "LL", "LL128", "Simple", NULL */
+
+/* One algorithm's graph: what the topology search finds. */
+typedef struct {
+    int channels;          /* search channels (0: the algorithm has no graph here) */
+    double bw_intra;       /* GB/s a channel inside a node */
+    double bw_inter;       /* GB/s a channel between nodes */
+    gboolean tree_pattern; /* a simple tree (sm90 fallback): its bandwidth counts 0.85 */
+} ParoNcclGraph;
+
+/* A communicator of @ranks GPUs, @per_node on each of its nodes, on a topology. */
+typedef struct {
+    int arch; /* compute capability x 10: 70, 80, 90, 100 */
+    gint64 ranks, nodes;
+    double per_node;       /* ranks / nodes */
+    gboolean nvlink;       /* GPUs of a node talk over NVLink (else PCIe) */
+    double nvlink_GBps;    /* per GPU, as NCCL counts its links */
+    double pcie_GBps;      /* GPU <-> NIC path */
+    double nic_GBps;       /* one NIC */
+    gint64 nics;           /* per node */
+    gboolean amd_cpu;      /* network overhead and LL cap rows */
+    double net_latency_us; /* what the network plugin reports (0 for InfiniBand) */
+    gboolean nvls;         /* NVLink SHARP: NVSwitch on Hopper or later, not disabled */
+    ParoNcclGraph graphs[PARO_NCCL_N_ALGOS];
+    int compute_channels; /* the ring's channels the kernels run on ("coll channels") */
+} ParoNcclSystem;
+
+/**
+ * paro_nccl_system_init:
+ * NCCL's view of a communicator of @ranks GPUs of @topology, @per_node of them on each
+ * node (ranks on whole nodes: @ranks a multiple of @per_node, or @ranks <= @per_node).
+ */
+void paro_nccl_system_init(ParoNcclSystem *sys, const ParoTopology *topology, gint64 ranks,
+                           gint64 per_node);
+
+typedef struct {
+    double latency_us; /* NCCL's per-call latency for this (algorithm, protocol) */
+    double algbw_GBps; /* its algorithm bandwidth; 0: not available */
+} ParoNcclCost;
+
+/**
+ * paro_nccl_cost:
+ * NCCL's model of @op with @algo and @proto on @sys for @bytes (nccl-tests' size: the whole
+ * array): latency and algorithm bandwidth, with the size-dependent corrections (the ring's
+ * latency plateau past 64 bytes a channel and rank on several nodes, the tree's correction
+ * table). algbw 0 when the pair is disabled or unsupported for @op.
+ */
+ParoNcclCost paro_nccl_cost(const ParoNcclSystem *sys, ParoCollKind op, ParoNcclAlgo algo,
+                            ParoNcclProto proto, double bytes);
+
+/** paro_nccl_time_s: latency + bytes / algbw, in seconds; INFINITY when not available. */
+double paro_nccl_time_s(const ParoNcclSystem *sys, ParoCollKind op, ParoNcclAlgo algo,
+                        ParoNcclProto proto, double bytes);
+
+/**
+ * paro_nccl_choose:
+ * The (algorithm, protocol) NCCL's tuner picks for @op of @bytes among those allowed by
+ * @algos and @protos (bit masks of 1 << ParoNccl*; 0: all, as NCCL_ALGO and NCCL_PROTO
+ * unset), and its time in seconds. FALSE when none is available.
+ */
+gboolean paro_nccl_choose(const ParoNcclSystem *sys, ParoCollKind op, double bytes, guint algos,
+                          guint protos, ParoNcclAlgo *out_algo, ParoNcclProto *out_proto,
+                          double *out_s);
+
+G_END_DECLS

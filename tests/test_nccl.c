@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/* Oracles for NCCL's view of a cluster (coll/nccl.c): the channels and channel bandwidths
+ * its topology search finds on datasheet machines, and its tuning model's latency,
+ * bandwidth and choice, against values worked by hand from NCCL 2.30's search.cc,
+ * connect.cc and tuning.cc (docs/nccl.md gives each derivation) and against what NCCL
+ * prints and what its maintainers report (the 8-GPU H100 ring's 360 GB/s model bus
+ * bandwidth against 365-370 measured, NVIDIA/nccl#1455; NVLS's 272 GB/s algorithm
+ * bandwidth against 273-275 measured). */
+#include <glib.h>
+#include <math.h>
+
+#include "check-main.h"
+#include "coll/nccl.h"
+#include "fixtures.h"
+
+/* @nodes of 8 GPUs named @gpu on an NVSwitch of @nvlink GB/s per GPU, @nics NICs of
+ * @nic_gbps Gb/s each. */
+static ParoTopology *machine(const char *gpu, gint64 nodes, double nvlink, gint64 nics,
+                             double nic_gbps)
+{
+    g_autofree char *text = g_strdup_printf(
+        "kind: topology\nschema: 1\nname: m\nnodes: %" G_GINT64_FORMAT "\n"
+        "gpu: {name: %s, memory: 80 GiB, peak_flops: 989 TFLOP/s, hbm_bandwidth: 3 TB/s}\n"
+        "node:\n  gpus: 8\n  fabric: {kind: nvswitch, bandwidth: %g GB/s}\n"
+        "  nics: {count: %" G_GINT64_FORMAT ", bandwidth: %g Gb/s}\n",
+        nodes, gpu, nvlink, nics, nic_gbps);
+    return paro_test_topology(text);
+}
+
+START_TEST(nccl_search_on_datasheet_machines)
+{
+    /* Expected (docs/nccl.md, section "search"):
+     * - 8 x H100 SXM, one node: NVLink 18 links x 20.6 = 370.8 GB/s; the sm90 speeds give
+     *   6 x 60 = 360 best (50: 7 x 50, 40: 9 x 40 and 30: 12 x 30 are not better), then
+     *   duplication (60 >= 50): 12 channels x 30; kernels on 24. NVLS: 8 heads at 40
+     *   (9 x 40 = 360 <= 370.8), inter raised to 60.
+     * - 8 x A100 SXM, one node: 12 x 20 = 240; 6 x 40 = 240 is perfect, duplicated: 12 x 20.
+     * - 2 nodes of 8 x H100 with 8 x 400 Gb/s: speed <= min(NIC 50, PCIe Gen5 48) = 48,
+     *   8 NICs x 1 channel, NVLink 8 x 48 x 7/8 = 336 <= 370.8: 8 x 48, no duplication
+     *   (48 < 50 with 8 > 4 channels), 16 compute channels; simple tree pattern (a NIC per
+     *   GPU).
+     * - the same with 4 NICs: 4 x 48, duplicated (4 channels): 8 x 24.
+     * - 2 nodes of 8 x A100 with 8 x 200 Gb/s: speed <= min(25, 24) = 24: 8 x 24, no
+     *   duplication (24 < 25). */
+    static const struct {
+        const char *gpu;
+        gint64 nodes;
+        double nvlink;
+        gint64 nics;
+        double nic;
+        int ring_channels;
+        double ring_bw;
+        int compute;
+        int nvls_heads;
+        double nvls_intra, nvls_inter;
+    } cases[] = {
+        {"H100-SXM5-80GB", 1, 450, 8, 400, 12, 30, 24, 8, 40, 60},
+        {"A100-SXM4-80GB", 1, 300, 8, 200, 12, 20, 24, 0, 0, 0},
+        {"H100-SXM5-80GB", 2, 450, 8, 400, 8, 48, 16, 0, 0, 0},
+        {"H100-SXM5-80GB", 2, 450, 4, 400, 8, 24, 16, 0, 0, 0},
+        {"A100-SXM4-80GB", 2, 300, 8, 200, 8, 24, 16, 0, 0, 0},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(ParoTopology) t =
+            machine(cases[i].gpu, cases[i].nodes, cases[i].nvlink, cases[i].nics, cases[i].nic);
+        ParoNcclSystem s;
+        paro_nccl_system_init(&s, t, 8 * cases[i].nodes, 8);
+        const ParoNcclGraph *ring = &s.graphs[PARO_NCCL_RING];
+        ck_assert_msg(ring->channels == cases[i].ring_channels, "case %u: %d channels", i,
+                      ring->channels);
+        ck_assert_double_eq_tol(ring->bw_intra, cases[i].ring_bw, 1e-9);
+        ck_assert_int_eq(s.compute_channels, cases[i].compute);
+        if (cases[i].nodes == 1) {
+            const ParoNcclGraph *nvls = &s.graphs[PARO_NCCL_NVLS];
+            ck_assert_int_eq(nvls->channels, cases[i].nvls_heads);
+            ck_assert_double_eq_tol(nvls->bw_intra, cases[i].nvls_intra, 1e-9);
+            ck_assert_double_eq_tol(nvls->bw_inter, cases[i].nvls_inter, 1e-9);
+        }
+    }
+    g_autoptr(ParoTopology) h2 = machine("H100-SXM5-80GB", 2, 450, 8, 400);
+    ParoNcclSystem s;
+    paro_nccl_system_init(&s, h2, 16, 8);
+    ck_assert(s.graphs[PARO_NCCL_TREE].tree_pattern);
+    ck_assert_int_eq(s.graphs[PARO_NCCL_NVLS_TREE].channels, 8);
+    ck_assert_double_eq_tol(s.graphs[PARO_NCCL_NVLS_TREE].bw_inter, 48, 1e-9);
+}
+END_TEST
+
+START_TEST(nccl_tuning_model_worked_by_hand)
+{
+    /* Expected (tuning.cc; docs/nccl.md, section "tuning"; latency us, algbw GB/s):
+     * 1 x 8 H100, ring Simple AllReduce: 8.4 + 14 x 3.4 = 56.0; 12 x 30 = 360 bus, x 8/14
+     * = 205.714; AllGather: 8.4 + 7 x 3.4 = 32.2, 360 x 8/7 = 411.43; ring LL AllReduce:
+     * 6.6 + 14 x 0.6 = 15.0, min(141, 180) x 8/14 = 80.571. NVLS AllReduce: 25, bus 8 x
+     * min(40 x 0.85 x 7/8 x 2, 60) = 476, x 8/14 = 272.
+     * 2 x 8 H100 with 8 x 400 Gb/s (Intel host, IB): ring Simple AllReduce 8.4 + 28 x
+     * max(3.4, 3) + 2 x 14 = 131.6 (x 1.4 = 184.24 past 64 B a channel and rank), bus 8 x 48
+     * = 384, x 16/30 = 204.8. Tree Simple: 8.4 + 2 (7 x 4.0 + 14) = 92.4, bus
+     * min(0.92 x 384, 8 x 41.4) = 331.2 x 0.85 (simple tree) x 0.5 = 140.76. NVLSTree:
+     * 0 + 25 + 2 x 20.9 = 66.8; bw min(40 x 0.85 x 7/8 x 2 = 59.5, 48 x 2 = 96, 57.7) =
+     * 57.7, bus 461.6 x 16/30 = 246.19.
+     * 1 x 8 A100: ring Simple AllReduce 56.0 and 240 x 8/14 = 137.14. */
+    g_autoptr(ParoTopology) h1 = machine("H100-SXM5-80GB", 1, 450, 8, 400);
+    g_autoptr(ParoTopology) h2 = machine("H100-SXM5-80GB", 2, 450, 8, 400);
+    g_autoptr(ParoTopology) a1 = machine("A100-SXM4-80GB", 1, 300, 8, 200);
+    ParoNcclSystem s1, s2, sa;
+    paro_nccl_system_init(&s1, h1, 8, 8);
+    paro_nccl_system_init(&s2, h2, 16, 8);
+    paro_nccl_system_init(&sa, a1, 8, 8);
+    static const struct {
+        int system;
+        ParoCollKind op;
+        ParoNcclAlgo algo;
+        ParoNcclProto proto;
+        double bytes, latency, algbw;
+    } cases[] = {
+        {0, PARO_COLL_ALLREDUCE, PARO_NCCL_RING, PARO_NCCL_SIMPLE, 1 << 20, 56.0, 360.0 * 8 / 14},
+        {0, PARO_COLL_ALLGATHER, PARO_NCCL_RING, PARO_NCCL_SIMPLE, 1 << 20, 32.2, 360.0 * 8 / 7},
+        {0, PARO_COLL_ALLREDUCE, PARO_NCCL_RING, PARO_NCCL_LL, 1 << 20, 15.0, 141.0 * 8 / 14},
+        {0, PARO_COLL_ALLREDUCE, PARO_NCCL_NVLS, PARO_NCCL_SIMPLE, 1 << 20, 25.0, 476.0 * 8 / 14},
+        {1, PARO_COLL_ALLREDUCE, PARO_NCCL_RING, PARO_NCCL_SIMPLE, 8, 131.6, 384.0 * 16 / 30},
+        {1, PARO_COLL_ALLREDUCE, PARO_NCCL_RING, PARO_NCCL_SIMPLE, 1 << 20, 131.6 * 1.4,
+         384.0 * 16 / 30},
+        {1, PARO_COLL_ALLREDUCE, PARO_NCCL_TREE, PARO_NCCL_SIMPLE, 1 << 30, 92.4, 331.2 * 0.85 / 2},
+        {1, PARO_COLL_ALLREDUCE, PARO_NCCL_NVLS_TREE, PARO_NCCL_SIMPLE, 1 << 20, 66.8,
+         57.7 * 8 * 16 / 30},
+        {2, PARO_COLL_ALLREDUCE, PARO_NCCL_RING, PARO_NCCL_SIMPLE, 1 << 20, 56.0, 240.0 * 8 / 14},
+    };
+    const ParoNcclSystem *systems[] = {&s1, &s2, &sa};
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        ParoNcclCost c = paro_nccl_cost(systems[cases[i].system], cases[i].op, cases[i].algo,
+                                        cases[i].proto, cases[i].bytes);
+        ck_assert_msg(fabs(c.latency_us - cases[i].latency) < 1e-3, "case %u: latency %.4f", i,
+                      c.latency_us);
+        ck_assert_msg(fabs(c.algbw_GBps - cases[i].algbw) < 1e-3, "case %u: algbw %.4f", i,
+                      c.algbw_GBps);
+    }
+    /* The choice (docs/nccl.md): on one H100 node Ring/LL for small AllReduces, NVLS from
+     * about 1.14 MB; AllGather Ring/Simple at 1 GiB. On two nodes Tree/LL at 8 B and
+     * NVLSTree at 1 GiB. */
+    ParoNcclAlgo a;
+    ParoNcclProto p;
+    double t;
+    ck_assert(paro_nccl_choose(&s1, PARO_COLL_ALLREDUCE, 65536, 0, 0, &a, &p, &t));
+    ck_assert(a == PARO_NCCL_RING && p == PARO_NCCL_LL);
+    ck_assert(paro_nccl_choose(&s1, PARO_COLL_ALLREDUCE, 32 << 20, 0, 0, &a, &p, &t));
+    ck_assert(a == PARO_NCCL_NVLS);
+    ck_assert(paro_nccl_choose(&s1, PARO_COLL_ALLGATHER, 1 << 30, 0, 0, &a, &p, &t));
+    ck_assert(a == PARO_NCCL_RING && p == PARO_NCCL_SIMPLE);
+    ck_assert(paro_nccl_choose(&s2, PARO_COLL_ALLREDUCE, 8, 0, 0, &a, &p, &t));
+    ck_assert(a == PARO_NCCL_TREE && p == PARO_NCCL_LL);
+    ck_assert(paro_nccl_choose(&s2, PARO_COLL_ALLREDUCE, 1 << 30, 0, 0, &a, &p, &t));
+    ck_assert(a == PARO_NCCL_NVLS_TREE);
+    /* forced to ring: NCCL_ALGO=Ring */
+    ck_assert(
+        paro_nccl_choose(&s2, PARO_COLL_ALLREDUCE, 1 << 30, 1u << PARO_NCCL_RING, 0, &a, &p, &t));
+    ck_assert(a == PARO_NCCL_RING && p == PARO_NCCL_SIMPLE);
+    ck_assert_double_eq_tol(t * 1e6, 184.24 + 1073741824.0 / (1000 * 204.8), 1e-3);
+}
+END_TEST
+
+static Suite *nccl_suite(void)
+{
+    Suite *s = suite_create("nccl");
+    TCase *tc = tcase_create("model");
+    tcase_add_test(tc, nccl_search_on_datasheet_machines);
+    tcase_add_test(tc, nccl_tuning_model_worked_by_hand);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+PARO_CHECK_MAIN(nccl_suite)
