@@ -30,6 +30,7 @@ typedef struct {
     gboolean banner;      /* the context came from "# Collective test starting" */
     ParoCollTable *table; /* receiving rows; NULL until the first row */
     char *nccl_version;
+    gint64 corpus_ranks, corpus_nodes; /* "# corpus: ranks: N nodes: M" (corpus.h) */
 } Parser;
 
 typedef struct {
@@ -185,6 +186,11 @@ static gboolean coll_row(Parser *p, int line, GArray *fs, GError **error)
         t->nodes = t->scope == PARO_SCOPE_INTRA   ? 1
                    : t->scope == PARO_SCOPE_INTER ? t->ranks
                                                   : hosts;
+        /* a corpus file's own counts win: sources print some of the Rank lines, or none */
+        if (p->corpus_ranks > 0) {
+            t->ranks = p->corpus_ranks;
+            t->nodes = p->corpus_nodes;
+        }
         t->points = g_array_new(FALSE, FALSE, sizeof(ParoCollPoint));
         t->line = line;
         g_ptr_array_add(p->log->colls, t);
@@ -303,10 +309,51 @@ static gint64 header_count(const char *text)
     return v >= 1 && v <= (1 << 24) ? v : 0;
 }
 
+/* "# corpus: KEY: VALUE" lines of validation/nccl-corpus: what the source says that the
+ * table does not (calib-log.h). */
+static gboolean corpus_line(Parser *p, int line_no, const char *line, GError **error)
+{
+    const char *rest = line + strlen("# corpus:");
+    while (*rest == ' ')
+        rest++;
+    if (g_str_has_prefix(rest, "ranks:")) {
+        g_autofree char *ranks = header_value(rest, "ranks:");
+        g_autofree char *nodes = header_value(rest, "nodes:");
+        gint64 r = ranks ? header_count(ranks) : 0, n = nodes ? header_count(nodes) : 0;
+        if (r == 0 || n == 0 || r % n != 0) {
+            paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, p->label, line_no, 1,
+                                  "'# corpus: ranks: N nodes: M' needs counts from 1 to 2^24, "
+                                  "N a multiple of M");
+            return FALSE;
+        }
+        p->corpus_ranks = r;
+        p->corpus_nodes = n;
+    } else if (g_str_has_prefix(rest, "op:")) {
+        g_autofree char *name = header_value(rest, "op:");
+        int op = paro_calib_op_from_name(name);
+        if (op < 0) {
+            paro_config_error_set(error, PARO_CONFIG_ERROR_REFERENCE, p->label, line_no, 1,
+                                  "unknown collective '%s' in '# corpus: op:'", name);
+            return FALSE;
+        }
+        p->op_hint = op;
+        if (p->section == SECTION_NONE) { /* a table without nccl-tests' own header */
+            p->section = SECTION_COLL;
+            new_context(p, op, FALSE);
+        }
+    } else if (g_str_has_prefix(rest, "algorithm:")) {
+        g_autofree char *a = header_value(rest, "algorithm:");
+        p->log->ring_forced = g_str_has_prefix(a, "ring-forced");
+    }
+    return TRUE;
+}
+
 static gboolean header_line(Parser *p, int line_no, const char *line, GError **error)
 {
     ParoCalibLog *log = p->log;
     g_autofree char *v = NULL;
+    if (g_str_has_prefix(line, "# corpus:"))
+        return corpus_line(p, line_no, line, error);
     if ((v = header_value(line, "# paro-harness"))) {
         g_autofree char *ver = g_strndup(v, strcspn(v, " "));
         g_autofree char *sub = header_value(line, "subcommand:");

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Measurement logs: nccl-tests output (all_reduce_perf, all_gather_perf, ...) and
  * paro-harness logs (validation/harness: coll, gemm, hbm and h2d tables), read into one
- * record per file. Only lines whose first field is a number are data (NCCL and MPI print
- * their own lines into such logs); a data line that cannot be read is a located
- * PARO_CONFIG_ERROR "file:line:column: ...", like an error in any other input file. */
+ * record per file. Files of the measurement corpus (validation/nccl-corpus) add "# corpus:"
+ * lines for what the source printed elsewhere: "ranks: N nodes: M" (these counts win over
+ * the Rank lines, of which sources often print a few), "op: NAME" (a table without
+ * nccl-tests' header), "algorithm: ring-forced" (NCCL_ALGO=Ring). Only lines whose first field is a
+ * number are data (NCCL and MPI print their own lines into such logs); a data line that cannot be
+ * read is a located PARO_CONFIG_ERROR "file:line:column: ...", like an error in any other input
+ * file. */
 #pragma once
 
 #include <glib.h>
@@ -46,14 +50,15 @@ typedef struct {
 } ParoMemRow;
 
 typedef struct {
-    char *source;     /* the path as given */
-    char *tool;       /* "paro-harness 0.1.0", "nccl-tests", or NULL when no table was found */
-    char *device;     /* GPU name, when a header names it */
-    char *versions;   /* the harness's driver/runtime/library line, or NCCL's version line */
-    char *date;       /* the harness's "# date:" value (UTC); NULL in nccl-tests logs */
-    GPtrArray *colls; /* ParoCollTable* */
-    GArray *gemm;     /* ParoGemmRow */
-    GArray *mem;      /* ParoMemRow */
+    char *source;         /* the path as given */
+    char *tool;           /* "paro-harness 0.1.0", "nccl-tests", or NULL when no table was found */
+    char *device;         /* GPU name, when a header names it */
+    char *versions;       /* the harness's driver/runtime/library line, or NCCL's version line */
+    char *date;           /* the harness's "# date:" value (UTC); NULL in nccl-tests logs */
+    gboolean ring_forced; /* "# corpus: algorithm: ring-forced": NCCL_ALGO=Ring */
+    GPtrArray *colls;     /* ParoCollTable* */
+    GArray *gemm;         /* ParoGemmRow */
+    GArray *mem;          /* ParoMemRow */
 } ParoCalibLog;
 
 void paro_calib_log_free(ParoCalibLog *log);

@@ -190,14 +190,23 @@ void paro_nccl_system_init(ParoNcclSystem *s, const ParoTopology *t, gint64 rank
     s->pcie_GBps = s->arch >= 90 ? 48 : s->arch >= 80 ? 24 : 12;
     if (!s->nvlink)
         s->nvlink_GBps = MIN(s->nvlink_GBps, s->pcie_GBps);
-    s->nic_GBps = t->nics.bandwidth_Bps / 1e9;
+    /* More NICs than GPUs, a whole number a GPU: NCCL sees one network device per GPU
+     * carrying them all (NCCL 2.24+ fuses a NIC's ports, NCCL_NET_MERGE_LEVEL; AWS's plugin
+     * groups a GPU's EFA rails into one device). */
+    gint64 nics = t->nics.count;
+    double nic = t->nics.bandwidth_Bps / 1e9;
+    if (nics > t->gpus_per_node && nics % t->gpus_per_node == 0) {
+        nic *= (double)(nics / t->gpus_per_node);
+        nics = t->gpus_per_node;
+    }
+    s->nic_GBps = nic;
     if (s->nodes > t->network.nodes_per_leaf)
         s->nic_GBps /= t->network.oversubscription;
     /* the NICs a node's GPUs of this communicator reach: their share of the node's */
     double share = s->per_node / (double)t->gpus_per_node;
-    s->nics = MAX(1, (gint64)floor((double)t->nics.count * share + 1e-9));
-    if ((double)t->nics.count * share < 1)
-        s->nic_GBps *= (double)t->nics.count * share;
+    s->nics = MAX(1, (gint64)floor((double)nics * share + 1e-9));
+    if ((double)nics * share < 1)
+        s->nic_GBps *= (double)nics * share;
     s->amd_cpu = t->cpu_amd;
     s->net_latency_us = t->nccl.net_latency_s * 1e6;
     s->nvls = t->fabric.kind == PARO_FABRIC_NVSWITCH && s->arch >= 90 && t->nccl.nvls;

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* Predictions of nccl-tests logs (calib-predict.h). */
+#include "calib/calib-predict.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+const char *const paro_size_band_names[] = {"<64K", "64K-16M", ">=32M", NULL};
+
+int paro_size_band_of(double bytes)
+{
+    if (bytes < 65536)
+        return PARO_BAND_SMALL;
+    if (bytes <= 16.0 * 1048576)
+        return PARO_BAND_MID;
+    if (bytes >= 32.0 * 1048576)
+        return PARO_BAND_LARGE;
+    return -1;
+}
+
+GArray *paro_calib_predict_log(const ParoCalibLog *log, const ParoTopology *t, guint algos,
+                               guint protos)
+{
+    GArray *rows = g_array_new(FALSE, FALSE, sizeof(ParoPredictRow));
+    for (guint i = 0; log->colls && i < log->colls->len; i++) {
+        const ParoCollTable *table = g_ptr_array_index(log->colls, i);
+        gint64 nodes = table->nodes > 0 ? table->nodes : 1;
+        ParoNcclSystem sys;
+        paro_nccl_system_init(&sys, t, table->ranks, MAX(1, table->ranks / nodes));
+        for (guint k = 0; k < table->points->len; k++) {
+            const ParoCollPoint *pt = &g_array_index(table->points, ParoCollPoint, k);
+            ParoPredictRow r = {table->op,      table->ranks,     nodes,
+                                pt->bytes,      pt->time_us,      NAN,
+                                PARO_NCCL_RING, PARO_NCCL_SIMPLE, pt->line};
+            double s;
+            if (paro_nccl_choose(&sys, table->op, pt->bytes, algos, protos, &r.algo, &r.proto, &s))
+                r.predicted_us = s * 1e6;
+            g_array_append_val(rows, r);
+        }
+    }
+    return rows;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void paro_calib_band_errors(const GArray *rows, ParoBandError out[PARO_N_BANDS])
+{
+    GArray *errors[PARO_N_BANDS];
+    for (int b = 0; b < PARO_N_BANDS; b++) {
+        errors[b] = g_array_new(FALSE, FALSE, sizeof(double));
+        out[b] = (ParoBandError){0, NAN, NAN};
+    }
+    for (guint i = 0; i < rows->len; i++) {
+        const ParoPredictRow *r = &g_array_index(rows, ParoPredictRow, i);
+        int band = paro_size_band_of(r->bytes);
+        /* nccl-tests prints rows of 0 bytes where a count rounds to nothing */
+        if (band < 0 || r->bytes <= 0 || !isfinite(r->predicted_us) || !(r->measured_us > 0))
+            continue;
+        double e = fabs(r->predicted_us - r->measured_us) / r->measured_us;
+        g_array_append_val(errors[band], e);
+    }
+    for (int b = 0; b < PARO_N_BANDS; b++) {
+        g_autoptr(GArray) e = errors[b];
+        if (e->len == 0)
+            continue;
+        qsort(e->data, e->len, sizeof(double), compare_doubles);
+        double *v = (double *)e->data;
+        out[b].n = e->len;
+        out[b].median = e->len % 2 ? v[e->len / 2] : (v[e->len / 2 - 1] + v[e->len / 2]) / 2;
+        out[b].worst = v[e->len - 1];
+    }
+}
