@@ -36,5 +36,6 @@ int paro_cmd_plot(int argc, char **argv);
 int paro_cmd_plan(int argc, char **argv);
 int paro_cmd_calibrate(int argc, char **argv);
 int paro_cmd_validate(int argc, char **argv);
+int paro_cmd_validate_predict(int argc, char **argv); /* --predict, --corpus (cmd-predict.c) */
 
 G_END_DECLS

@@ -113,6 +113,9 @@ static void render(GString *out, GString *csv, const char *cal_path, GArray *row
 
 int paro_cmd_validate(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++) /* predictions from a topology: cmd-predict.c */
+        if (g_str_has_prefix(argv[i], "--predict") || g_str_has_prefix(argv[i], "--corpus"))
+            return paro_cmd_validate_predict(argc, argv);
     g_autofree char *csv_path = NULL;
     GOptionEntry entries[] = {
         {"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_path,

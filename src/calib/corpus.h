@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* The measurement corpus (validation/nccl-corpus): its index, corpus.yaml (`kind:
+ * nccl-corpus`, one entry per log: file, class, topology, algorithm, and provenance fields
+ * kept for people), and the prediction of every log from its datasheet topology, summed up
+ * per machine class and size band. A class's figures are what a CI test holds the model
+ * to (tests/corpus.sh against validation/nccl-corpus/recorded.tsv). */
+#pragma once
+
+#include "calib/calib-predict.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+    char *file;     /* relative to the corpus folder */
+    char *klass;    /* machine class */
+    char *topology; /* relative to the repository root (the corpus folder's grandparent) */
+    gboolean ring_forced;
+} ParoCorpusEntry;
+
+typedef struct {
+    char *folder;
+    GArray *entries; /* ParoCorpusEntry, in file order */
+} ParoCorpus;
+
+void paro_corpus_free(ParoCorpus *corpus);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoCorpus, paro_corpus_free)
+
+/**
+ * paro_corpus_load:
+ * Reads @folder/corpus.yaml. Errors: located PARO_CONFIG_ERROR (an entry without file,
+ * class or topology).
+ */
+ParoCorpus *paro_corpus_load(const char *folder, GError **error);
+
+/* How a log is predicted. */
+typedef enum {
+    PARO_PREDICT_NCCL, /* NCCL's model (coll/nccl.c), with the log's NCCL_ALGO if forced */
+    PARO_PREDICT_FLOW, /* the link-level ring simulation (coll/simulate.c), as before #14 */
+} ParoPredictModel;
+extern const char *const paro_predict_model_names[]; /* "nccl", "flow", NULL */
+
+typedef struct {
+    const ParoCorpusEntry *entry;
+    GArray *rows; /* ParoPredictRow */
+    ParoBandError bands[PARO_N_BANDS];
+} ParoCorpusResult;
+
+/**
+ * paro_corpus_predict:
+ * Returns: (transfer full) (nullable): a ParoCorpusResult per entry, in order. Errors: a
+ * log or topology that does not load.
+ */
+GArray *paro_corpus_predict(const ParoCorpus *corpus, ParoPredictModel model, GError **error);
+void paro_corpus_results_free(GArray *results);
+
+/** paro_corpus_class_errors: the band errors of every row of @klass's logs together. */
+void paro_corpus_class_errors(const GArray *results, const char *klass,
+                              ParoBandError out[PARO_N_BANDS]);
+
+/** paro_calib_predict_log_flow: as paro_calib_predict_log with the ring simulation on the
+ * folded graph of @topology (the model of `parosim collective --algo ring`). */
+GArray *paro_calib_predict_log_flow(const ParoCalibLog *log, const ParoTopology *topology,
+                                    GError **error);
+
+G_END_DECLS
