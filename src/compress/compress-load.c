@@ -48,10 +48,11 @@ static const ParoField compressor_fields[] = {
      "decompression throughput, uncompressed bytes/s; default: free"},
     {"threshold", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoCompressor, threshold_bytes), PARO_QUANTITY_BYTES, NULL, NULL,
-     "collectives smaller than this go uncompressed; default 1 MiB"},
+     "collectives smaller than this go uncompressed; default 1 MiB", &paro_limit_bytes},
     {"chunk", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG, G_STRUCT_OFFSET(ParoCompressor, chunk_bytes),
      PARO_QUANTITY_BYTES, NULL, NULL,
-     "pieces the codec pipelines with the transfer; 0: codec in series; default 1 MiB"},
+     "pieces the codec pipelines with the transfer; 0: codec in series; default 1 MiB",
+     &paro_limit_bytes},
     {"lossless", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoCompressor, lossless), 0, NULL, NULL,
      "the codec is lossless (reported; no effect on time)"},
 };

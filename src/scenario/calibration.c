@@ -59,7 +59,7 @@ static const ParoField link_fields[] = {
      "per GPU, one direction (inter: the GPU's share of its node's NICs)"},
     {"step_latency", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoCalibLink, step_s), PARO_QUANTITY_TIME, NULL, NULL,
-     "latency of one ring step: fitted latency / ring steps"},
+     "latency of one ring step: fitted latency / ring steps", &paro_limit_latency},
     {"source", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "the collective fit it comes from"},
 };
 
@@ -86,7 +86,8 @@ static gboolean parse_network(const ParoNode *node, gpointer ptr, gpointer recor
 
 static const ParoField line_fields[] = {
     {"latency", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_NONNEG,
-     G_STRUCT_OFFSET(ParoCalibLine, latency_s), PARO_QUANTITY_TIME, NULL, NULL, "time at size 0"},
+     G_STRUCT_OFFSET(ParoCalibLine, latency_s), PARO_QUANTITY_TIME, NULL, NULL, "time at size 0",
+     &paro_limit_latency},
     {"bus_bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoCalibLine, bus_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
      "B_bus in t = latency + S * busfactor / B_bus"},
