@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/files.h"
 
 typedef enum { SECTION_NONE, SECTION_COLL, SECTION_GEMM, SECTION_MEM } Section;
 
@@ -459,7 +460,7 @@ ParoCalibLog *paro_calib_log_parse(const char *text, const char *label, GError *
 ParoCalibLog *paro_calib_log_load(const char *path, GError **error)
 {
     g_autofree char *text = NULL;
-    if (!g_file_get_contents(path, &text, NULL, error))
+    if (!paro_file_read(path, &paro_limit_table_bytes, &text, NULL, error))
         return NULL;
     return paro_calib_log_parse(text, path, error);
 }

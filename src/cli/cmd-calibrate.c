@@ -44,6 +44,9 @@ int paro_cmd_calibrate(int argc, char **argv)
                    error ? error->message : "no log given");
         return PARO_EXIT_USAGE;
     }
+    const char *const *inputs = (const char *const *)argv + 1;
+    if (!paro_cli_check_output("calibrate", output, inputs))
+        return PARO_EXIT_ERROR;
     g_autoptr(GPtrArray) logs = g_ptr_array_new_with_free_func((GDestroyNotify)paro_calib_log_free);
     for (int i = 1; i < argc; i++) {
         ParoCalibLog *log = paro_calib_log_load(argv[i], &error);
@@ -63,13 +66,8 @@ int paro_cmd_calibrate(int argc, char **argv)
         fit->device = g_strdup(device);
     }
     g_autofree char *yaml = paro_calib_fit_to_yaml(fit);
-    if (output == NULL) {
-        g_autoptr(GString) out = g_string_new(yaml);
+    g_autoptr(GString) out = g_string_new(yaml);
+    if (output == NULL)
         return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
-    }
-    if (!g_file_set_contents(output, yaml, -1, &error)) {
-        g_printerr("parosim: error: %s\n", error->message);
-        return PARO_EXIT_ERROR;
-    }
-    return PARO_EXIT_OK;
+    return paro_cli_write_file("calibrate", output, out, inputs) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
 }

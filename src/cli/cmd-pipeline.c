@@ -479,10 +479,8 @@ int paro_cmd_pipeline(int argc, char **argv)
     if (trace_path != NULL) {
         g_autoptr(GString) trace = g_string_new(NULL);
         render_trace(trace, rows);
-        if (!g_file_set_contents(trace_path, trace->str, (gssize)trace->len, &error)) {
-            paro_cli_report_error(error, NULL, NULL);
+        if (!paro_cli_write_file("pipeline", trace_path, trace, NULL))
             return PARO_EXIT_ERROR;
-        }
     }
     g_autoptr(GString) out = g_string_new(NULL);
     render(out, format, &in, rows);

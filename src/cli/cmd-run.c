@@ -29,13 +29,6 @@ static const char run_help[] =
     "  parosim run scenarios/neox-20b_lassen-v100x4_3d.yaml --strategies zero-1,zero-3 \\\n"
     "      --set compression.preset=naive --set compression.activations=none";
 
-/* Writes @text to @path through a temporary file and a rename, so an interrupted run
- * never leaves a truncated file. */
-static gboolean write_atomically(const char *path, const GString *text, GError **error)
-{
-    return g_file_set_contents(path, text->str, (gssize)text->len, error);
-}
-
 int paro_cmd_run(int argc, char **argv)
 {
     g_auto(GStrv) sets = NULL;
@@ -72,6 +65,9 @@ int paro_cmd_run(int argc, char **argv)
     if (chosen == NULL)
         return PARO_EXIT_USAGE;
 
+    g_auto(GStrv) inputs = paro_cli_scenario_inputs(argv[1], (const char *const *)sets, NULL);
+    if (!paro_cli_check_output("run", trace_path, (const char *const *)inputs))
+        return PARO_EXIT_ERROR;
     g_autoptr(ParoScenario) scenario =
         paro_scenario_load(argv[1], (const char *const *)sets, &error);
     if (scenario == NULL) {
@@ -100,10 +96,8 @@ int paro_cmd_run(int argc, char **argv)
         g_autoptr(GString) trace = g_string_new(NULL);
         paro_report_trace((const ParoStepResult *)rows->data, rows->len,
                           g_str_has_suffix(trace_path, ".json"), trace);
-        if (!write_atomically(trace_path, trace, &error)) {
-            g_printerr("parosim run: error: %s\n", error->message);
+        if (!paro_cli_write_file("run", trace_path, trace, (const char *const *)inputs))
             return PARO_EXIT_ERROR;
-        }
     }
     g_autoptr(GString) out = g_string_new(NULL);
     paro_report_run(guideline, (const ParoStepResult *)rows->data, rows->len, (ParoFormat)format,

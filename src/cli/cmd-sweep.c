@@ -173,6 +173,19 @@ int paro_cmd_sweep(int argc, char **argv)
         }
         g_ptr_array_add(axes, a);
     }
+    g_autoptr(GPtrArray) files = g_ptr_array_new();
+    for (guint a = 0; a < axes->len; a++) {
+        const ParoSweepAxis *axis = g_ptr_array_index(axes, a);
+        if (strcmp(axis->path, "model") == 0 || strcmp(axis->path, "topology") == 0 ||
+            strcmp(axis->path, "calibration") == 0)
+            for (guint v = 0; v < axis->values->len; v++)
+                g_ptr_array_add(files, g_ptr_array_index(axis->values, v));
+    }
+    g_ptr_array_add(files, NULL);
+    g_auto(GStrv) inputs = paro_cli_scenario_inputs(argv[1], (const char *const *)sets,
+                                                    (const char *const *)files->pdata);
+    if (!paro_cli_check_output("sweep", output, (const char *const *)inputs))
+        return PARO_EXIT_ERROR;
     ParoMpi mpi;
     if (!paro_mpi_init(&mpi, &error)) {
         g_printerr("parosim sweep: error: %s\n", error->message);
@@ -220,13 +233,9 @@ int paro_cmd_sweep(int argc, char **argv)
     g_autoptr(GString) out = g_string_new(NULL);
     head(axes, format, out);
     join_points(texts, format, out);
-    gboolean written = TRUE;
-    if (output)
-        written = g_file_set_contents(output, out->str, (gssize)out->len, &error);
-    else
-        written = paro_cli_write(out);
-    if (!written && error)
-        g_printerr("parosim sweep: error: %s\n", error->message);
+    gboolean written = output
+                           ? paro_cli_write_file("sweep", output, out, (const char *const *)inputs)
+                           : paro_cli_write(out);
     if (interrupted) {
         g_printerr("parosim sweep: interrupted: %" G_GUINT64_FORMAT " of %u points done%s%s\n",
                    n_done, points->len, written && output ? ", written to " : "",

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/files.h"
 
 void paro_table_free(ParoTable *t)
 {
@@ -60,7 +61,7 @@ ParoTable *paro_table_read(const char *path, char separator, GError **error)
 {
     g_autofree char *text = NULL;
     gsize length = 0;
-    if (!g_file_get_contents(path, &text, &length, error))
+    if (!paro_file_read(path, &paro_limit_table_bytes, &text, &length, error))
         return NULL;
     /* The lines are C strings: a NUL would silently drop the rest of the file. */
     const char *nul = memchr(text, '\0', length);

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "core/files.h"
 #include "net/network.h"
 #include "pipe/pipe.h"
 #include "yaml/loaders.h"
@@ -295,9 +296,11 @@ static gboolean resolve_reference(ParoNode *root, const char *key, GError **erro
             g_autofree char *dir = g_path_get_dirname(v->source);
             path = g_build_filename(dir, v->scalar, NULL);
         }
-        if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+        g_autoptr(GError) local = NULL;
+        if (!paro_file_check_input(path, &paro_limit_input_bytes, &local)) {
             paro_node_error(error, v, PARO_CONFIG_ERROR_REFERENCE,
-                            "%s file '%s' not found (looked for %s)", key, v->scalar, path);
+                            "%s file '%s' %s (looked for %s)", key, v->scalar, local->message,
+                            path);
             return FALSE;
         }
         ParoNode *tree = paro_yaml_load_file(path, error);

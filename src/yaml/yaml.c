@@ -3,6 +3,8 @@
  * bounded (depth and node count) so hostile inputs such as alias bombs fail cleanly. */
 #include "yaml/yaml.h"
 
+#include "core/files.h"
+
 #include <string.h>
 #include <yaml.h>
 
@@ -263,6 +265,22 @@ static gboolean check_depth(const char *data, gsize length, const char *label, G
     return ok;
 }
 
+/* libyaml's reader errors (a NUL, a control character, bad UTF-8) carry a byte offset,
+ * not a mark: the 1-based line and column (in characters) of that byte. */
+static void locate_offset(const char *data, gsize length, gsize offset, int *line, int *column)
+{
+    *line = 1;
+    *column = 1;
+    for (gsize i = 0; i < offset && i < length; i++) {
+        if (data[i] == '\n') {
+            ++*line;
+            *column = 1;
+        } else if (((guchar)data[i] & 0xC0) != 0x80) {
+            ++*column; /* continuation bytes of UTF-8 do not start a character */
+        }
+    }
+}
+
 ParoNode *paro_yaml_load_data(const char *data, gsize length, const char *label, GError **error)
 {
     g_return_val_if_fail(data != NULL, NULL);
@@ -280,6 +298,8 @@ ParoNode *paro_yaml_load_data(const char *data, gsize length, const char *label,
     yaml_parser_set_input_string(&parser, (const unsigned char *)data, length);
     if (!yaml_parser_load(&parser, &doc)) {
         int line = (int)parser.problem_mark.line + 1, column = (int)parser.problem_mark.column + 1;
+        if (parser.error == YAML_READER_ERROR)
+            locate_offset(data, length, parser.problem_offset, &line, &column);
         if (parser.context != NULL)
             paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, label, line, column,
                                   "%s (%s at %d:%d)", parser.problem, parser.context,
@@ -309,7 +329,7 @@ ParoNode *paro_yaml_load_file(const char *path, GError **error)
     g_autofree char *contents = NULL;
     gsize length = 0;
     g_autoptr(GError) local = NULL;
-    if (!g_file_get_contents(path, &contents, &length, &local)) {
+    if (!paro_file_read(path, &paro_limit_input_bytes, &contents, &length, &local)) {
         g_set_error(error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_REFERENCE, "%s", local->message);
         return NULL;
     }
