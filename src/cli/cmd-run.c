@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "scenario/workload.h"
 
 static const char run_help[] =
     "Simulates one global training step of a scenario for each strategy: per-layer\n"
@@ -74,6 +75,11 @@ int paro_cmd_run(int argc, char **argv)
         paro_cli_report_error(error, (const char *const *)sets, NULL);
         return PARO_EXIT_ERROR;
     }
+    /* What the simulations will cost, refused at once when beyond the limits. */
+    if (!paro_workload_check(scenario, chosen->len, trace_path != NULL, &error)) {
+        paro_cli_report_error(error, (const char *const *)sets, NULL);
+        return PARO_EXIT_ERROR;
+    }
     g_autoptr(ParoGuideline) guideline = paro_guideline_evaluate(scenario);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new(scenario, &error);
     g_autoptr(ParoStepBaseline) baseline = paro_step_baseline_new(guideline);
@@ -81,10 +87,10 @@ int paro_cmd_run(int argc, char **argv)
     g_array_set_clear_func(rows, (GDestroyNotify)paro_step_result_clear);
     for (guint i = 0; i < chosen->len; i++) {
         ParoStepResult r;
-        if (!paro_step_simulate(guideline, g_ptr_array_index(chosen, i), cache, trace_path != NULL,
-                                &r, &error) ||
+        const ParoStrategy *st = g_ptr_array_index(chosen, i);
+        if (!paro_step_simulate(guideline, st, cache, trace_path != NULL, &r, &error) ||
             !paro_step_add_time_saved(baseline, cache, &r, &error)) {
-            g_printerr("parosim run: error: %s\n", error->message);
+            g_printerr("parosim run: error: %s: %s\n", st->name, error->message);
             return PARO_EXIT_ERROR;
         }
         g_array_append_val(rows, r);

@@ -16,8 +16,8 @@
 
 const ParoLimit paro_limit_layers =
     COUNT("layers", 1, 4096,
-          "the deepest published transformers have about 100 to 130 layers (GPT-3 96, PaLM "
-          "118, Llama 3.1 405B 126), and the step simulates every layer of every micro-step");
+          "the deepest published transformers have about 130 layers, and the step simulates "
+          "every layer of every micro-step");
 const ParoLimit paro_limit_model_dim =
     COUNT("a model dimension", 1, 16777216,
           "2^24 is about 60 times the widest published dimension (a 256,000-token vocabulary)");
@@ -66,6 +66,14 @@ const ParoLimit paro_limit_bytes = {
     "a size", 0, 1152921504606846976.0 /* 2^60 */, "B",
     "an exbibyte is ten million times a GPU's memory; larger sizes are mistakes, print as "
     "numbers of 20 digits and overflow the clock once divided by a bandwidth"};
+const ParoLimit paro_limit_bandwidth = {
+    "a bandwidth", 1, 1e18, "B/s",
+    "a byte a second is a million times slower than a modem, and an exabyte a second a "
+    "hundred thousand times faster than NVLink"};
+const ParoLimit paro_limit_flop_rate = {
+    "a compute rate", 1e6, 1e21, "FLOP/s",
+    "from a megaflop a second (a 1990 workstation) to a zettaflop (a thousand times the "
+    "fastest GPU)"};
 const ParoLimit paro_limit_coll_sizes =
     COUNT("sizes", 1, 1000,
           "nccl-tests sweeps 8 B to 8 GB in about 30 sizes, and each size is a simulation");
@@ -100,6 +108,18 @@ const ParoLimit paro_limit_trace_bytes = {
     "a trace", 0, 268435456.0, "B",
     "the trace is held in memory, about twice its size in records and text, before it is "
     "written"};
+const ParoLimit paro_limit_memory = {
+    "the memory", 0, 1073741824.0, "B",
+    "a simulation's own state; with the inputs, outputs and the process around it the "
+    "command stays within 2 GB"};
+const ParoLimit paro_limit_links =
+    COUNT("links", 0, 16777216,
+          "the link graph holds each link's capacity and load; NVLink nodes have GPUs "
+          "squared links each");
+const ParoLimit paro_limit_plan_seconds = {
+    "the search", 0, 120.0, "s",
+    "a plan is a search of a hundred configurations or more; the README's largest (GPT-3 175B "
+    "on 32,768 GPUs with --lga) take about 30 s"};
 const ParoLimit paro_limit_work_seconds = {
     "the work", 0, 10.0, "s",
     "a command refuses at once what it cannot finish in about 10 s, rather than hang"};
@@ -167,4 +187,9 @@ void paro_limit_set_work_scale(double scale)
 double paro_limit_work_budget_s(void)
 {
     return paro_limit_work_seconds.max * work_scale;
+}
+
+double paro_limit_plan_budget_s(void)
+{
+    return paro_limit_plan_seconds.max * work_scale;
 }

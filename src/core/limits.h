@@ -42,6 +42,8 @@ extern const ParoLimit paro_limit_channels;   /* rings per ring phase */
 extern const ParoLimit paro_limit_chunks;     /* ho-ring chunks, tree and broadcast pieces */
 extern const ParoLimit paro_limit_bytes;      /* any size: memory, overhead, bucket, message */
 extern const ParoLimit paro_limit_coll_sizes; /* sizes of one `collective` sweep */
+extern const ParoLimit paro_limit_bandwidth;  /* any bandwidth: links, HBM, codecs */
+extern const ParoLimit paro_limit_flop_rate;  /* peak or measured FLOP/s */
 
 /* Times that enter the picosecond clock (about 106 days of range). */
 extern const ParoLimit paro_limit_latency;  /* per hop, per step, per message */
@@ -55,8 +57,13 @@ extern const ParoLimit paro_limit_input_bytes; /* a YAML or JSON file */
 extern const ParoLimit paro_limit_table_bytes; /* a CSV/TSV table or a measurement log */
 extern const ParoLimit paro_limit_trace_bytes; /* a --trace file, estimated before the run */
 
+/* The memory of one simulation, and the links of the network graph it builds. */
+extern const ParoLimit paro_limit_memory;
+extern const ParoLimit paro_limit_links;
+
 /* The work one command may start: what takes about 10 s on a 2-core machine of 2026. */
 extern const ParoLimit paro_limit_work_seconds;
+extern const ParoLimit paro_limit_plan_seconds; /* a plan's whole search */
 
 /** paro_limit_check: TRUE when @value lies within @limit. */
 gboolean paro_limit_check(const ParoLimit *limit, double value);
@@ -88,6 +95,9 @@ void paro_limit_set_work_scale(double scale);
 
 /** paro_limit_work_budget_s: paro_limit_work_seconds.max times the work scale. */
 double paro_limit_work_budget_s(void);
+
+/** paro_limit_plan_budget_s: paro_limit_plan_seconds.max times the work scale. */
+double paro_limit_plan_budget_s(void);
 
 /** paro_format_count: "1,048,576" for counts below 1e15, else "%.3g" (transfer full). */
 char *paro_format_count(double value);

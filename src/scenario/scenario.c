@@ -11,6 +11,7 @@
 #include "core/files.h"
 #include "net/network.h"
 #include "pipe/pipe.h"
+#include "scenario/workload.h"
 #include "yaml/loaders.h"
 #include "yaml/override.h"
 #include "yaml/schema.h"
@@ -32,6 +33,8 @@ void paro_scenario_free(ParoScenario *s)
     paro_calibration_clear(&s->calibration);
     paro_model_free(s->model);
     paro_topology_free(s->topology);
+    for (int i = 0; i < PARO_SITE_N; i++)
+        g_free(s->sites[i].file);
     g_free(s);
 }
 
@@ -518,6 +521,7 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
     paro_calibration_apply_network(&s->calibration, s->topology);
     if (!check_scenario(s, root, error))
         return NULL;
+    paro_workload_record_sites(s, root);
     s->path = g_strdup(path);
     if (s->name == NULL) {
         g_autofree char *base = g_path_get_basename(path);
@@ -526,5 +530,7 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
             *dot = '\0';
         s->name = g_strdup(base);
     }
+    if (!paro_workload_check_clock(s, root, error))
+        return NULL;
     return g_steal_pointer(&s);
 }
