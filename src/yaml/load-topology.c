@@ -12,10 +12,10 @@ static const ParoField gpu_fields[] = {
      "HBM capacity, e.g. 80 GiB", &paro_limit_bytes},
     {"peak_flops", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTopology, gpu.peak_flops), PARO_QUANTITY_FLOP_RATE, NULL, NULL,
-     "dense 16-bit tensor rate, e.g. 312 TFLOP/s"},
+     "dense 16-bit tensor rate, e.g. 312 TFLOP/s", &paro_limit_flop_rate},
     {"hbm_bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTopology, gpu.hbm_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
-     "HBM bandwidth, e.g. 2039 GB/s"},
+     "HBM bandwidth, e.g. 2039 GB/s", &paro_limit_bandwidth},
 };
 
 static const ParoField fabric_fields[] = {
@@ -23,7 +23,7 @@ static const ParoField fabric_fields[] = {
      paro_fabric_names, NULL, "nvswitch, nvlink or pcie"},
     {"bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTopology, fabric.bandwidth_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
-     "per GPU, one direction"},
+     "per GPU, one direction", &paro_limit_bandwidth},
     {"latency", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoTopology, fabric.latency_s), PARO_QUANTITY_TIME, NULL, NULL, "per hop",
      &paro_limit_latency},
@@ -35,7 +35,7 @@ static const ParoField nic_fields[] = {
      &paro_limit_nics},
     {"bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTopology, nics.bandwidth_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
-     "each NIC, one direction, e.g. 200 Gb/s"},
+     "each NIC, one direction, e.g. 200 Gb/s", &paro_limit_bandwidth},
     {"latency", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoTopology, nics.latency_s), PARO_QUANTITY_TIME, NULL, NULL,
      "per hop, NIC to NIC", &paro_limit_latency},
