@@ -68,5 +68,68 @@ sed 's/gpus: 8/gpus: 1024/' $T >"$work/t1024.yaml"
 expect "H1 a node of 1,024 GPUs" 1 "lower the GPUs per node (node.gpus" \
     collective --topology "$work/t1024.yaml" --op allreduce
 
+# ---- C1-C3, C7: counts bounded where they are written ----
+expect "C1 prefetch 2^31-1" 1 "--set[1]:1:19: 'prefetch' is 2,147,483,647, above the limit of 4,096" \
+    run $S --set training.prefetch=2147483647
+expect "C1 prefetch 2^32" 1 "'prefetch' is 4,294,967,296, above the limit of 4,096" \
+    run $S --set training.prefetch=4294967296
+expect "C2 accumulation 2^31" 1 "'accumulation' is 2,147,483,648, above the limit of 1,048,576" \
+    run $S --set training.accumulation=2147483648
+expect "C2 accumulation 1e6" 1 \
+    "a step of 32,000,000 layer-steps would need about 38.4 GB to simulate, beyond the limit of 1.07 GB for one simulation; lower training.accumulation" \
+    run $S --set training.accumulation=1000000
+expect "C2 accumulation 1e5" 1 "--set[1]:1:23: a step of 3,200,000 layer-steps would need about 3.84 GB" \
+    run $S --set training.accumulation=100000
+expect "C2 accumulation 1e4 (29 strategies)" 1 \
+    "simulating 29 strategies would take about 19 s (a step of 320,000 layer-steps: 0.64 s each" \
+    run $S --set training.accumulation=10000
+expect "C3 layers 2^40 (run)" 1 "--set[1]:1:27: 'layers' is 1,099,511,627,776, above the limit of 4,096" \
+    run $S --set model.architecture.layers=1099511627776
+expect "C3 layers 2^40 (strategies)" 1 "'layers' is 1,099,511,627,776, above the limit of 4,096" \
+    strategies $S --set model.architecture.layers=1099511627776
+expect "C3 layers 2^40 (plan)" 1 "'layers' is 1,099,511,627,776, above the limit of 4,096" \
+    plan $S --set model.architecture.layers=1099511627776
+expect "C3 layers 1e5" 1 "'layers' is 100,000, above the limit of 4,096" \
+    run $S --set model.architecture.layers=100000
+printf '{"hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 2147483648,\n "num_attention_heads": 32, "vocab_size": 32000}\n' >"$work/hf.json"
+expect "C3 HuggingFace num_hidden_layers 2^31" 1 \
+    "hf.json:1:72: 'num_hidden_layers' is 2,147,483,648, above the limit of 4,096" \
+    strategies $S --set "model=$work/hf.json"
+expect "plan on 257 nodes (simulated GPU by GPU)" 1 \
+    "--set[1]:1:16: planning would simulate 47 configurations of 29 strategies, about 1035 s" \
+    plan $S --set topology.nodes=257
+expect "plan --batch-tokens 1e15" 1 "needs up to 6.1e+10 micro-steps a step, above the limit of 1,048,576" \
+    plan $S --batch-tokens 1e15
+expect "C7 NICs 2^31" 1 "'count' is 2,147,483,648, above the limit of 64" \
+    run $S --set topology.node.nics.count=2147483648
+expect "C7 NICs 16,384" 1 "'count' is 16,384, above the limit of 64" \
+    run $S --set topology.node.nics.count=16384
+expect "GPUs per node 2^31, at the value" 1 "--set[1]:1:20: 'gpus' is 2,147,483,648, above the limit of 4,096" \
+    strategies $S --set topology.node.gpus=2147483648
+expect "tp 7 at tp" 1 "--set[1]:1:16: tp 7 x pp 1 does not divide the 32 GPUs" \
+    strategies $S --set parallelism.tp=7
+
+# ---- C6, C8, W6: sweeps ----
+expect "C6 1e8 points" 1 "--vary[2]:1:1: the sweep has 100,000,000 points (10,000 x 10,000), above the limit of 100,000" \
+    sweep $S --vary training.accumulation=1..10000 --vary training.micro_batch=1..10000
+expect "C8 --jobs 100000" 2 "'--jobs' is 100,000, above the limit of 256" \
+    sweep $S --vary topology.nodes=2,4 --jobs 100000
+expect "W6 an axis varied twice" 1 "--vary[2]:1:1: 'training.accumulation' is varied twice (also by --vary[1])" \
+    sweep $S --vary training.accumulation=1,2 --vary training.accumulation=3,4
+expect "a sweep point beyond the work limit names its values" 1 \
+    "--vary[1]:1:18: at topology.nodes=257: simulating 29 strategies would take about 22 s" \
+    sweep $S --vary topology.nodes=2,257
+
+# ---- H1, H2, C9: the step's work estimated before simulating ----
+expect "H1 a node of 1,024 GPUs (run)" 1 \
+    "simulating 29 strategies would take about 151 s (a step of 320 layer-steps: 0.00064 s each; about 24 collectives of up to 1,024 GPUs" \
+    run $S --set topology.node.gpus=1024 --set parallelism.group=1024
+expect "H2 257 nodes" 1 "(257 nodes do not fill leaf switches of 32, so every GPU is simulated): 22 s), beyond the limit of 10 s; lower topology.nodes" \
+    run $S --set topology.nodes=257
+expect "C9 a trace of 300 micro-steps and 29 strategies" 1 \
+    "the trace of 29 strategies would be about 919 MB (9,600 layer-steps each), beyond the limit of 268 MB" \
+    run $S --set training.accumulation=300 --trace "$work/t.json"
+expect "H2 100 nodes still runs" 0 "# parosim" run $S --set topology.nodes=100 --strategies zero-3,IIG
+
 echo "1..$n"
 exit $fail

@@ -10,6 +10,7 @@
 
 #include "cli/sweep-mpi.h"
 #include "core/error.h"
+#include "core/limits.h"
 #include "report/report.h"
 #include "sweep/sweep.h"
 
@@ -47,6 +48,23 @@ static void show_progress(guint64 done, guint64 total, gpointer data)
         fputc('\n', stderr);
 }
 
+/* One CSV field as RFC 4180 has it: quoted when it holds a comma, a quote or a line
+ * break, with its quotes doubled (issue #16 W5). */
+static void csv_field(GString *out, const char *v)
+{
+    if (strpbrk(v, ",\"\r\n") == NULL) {
+        g_string_append(out, v);
+        return;
+    }
+    g_string_append_c(out, '"');
+    for (const char *p = v; *p; p++) {
+        if (*p == '"')
+            g_string_append_c(out, '"');
+        g_string_append_c(out, *p);
+    }
+    g_string_append_c(out, '"');
+}
+
 /* The output is a head, one text per point (in point order), and a tail; points are
  * rendered separately so that MPI ranks can render theirs and rank 0 join them. */
 static void head(GPtrArray *axes, int format, GString *out)
@@ -61,8 +79,10 @@ static void head(GPtrArray *axes, int format, GString *out)
         return;
     }
     g_string_append(out, "point");
-    for (guint a = 0; a < axes->len; a++)
-        g_string_append_printf(out, ",%s", ((ParoSweepAxis *)g_ptr_array_index(axes, a))->path);
+    for (guint a = 0; a < axes->len; a++) {
+        g_string_append_c(out, ',');
+        csv_field(out, ((ParoSweepAxis *)g_ptr_array_index(axes, a))->path);
+    }
     g_autoptr(GString) run_head = g_string_new(NULL);
     paro_report_run(NULL, NULL, 0, PARO_FORMAT_CSV, run_head);
     g_string_append_printf(out, ",%s", run_head->str);
@@ -92,9 +112,8 @@ static char *render_point(GPtrArray *axes, const ParoSweepPoint *p, int format)
     for (int l = 1; lines[l] && lines[l][0]; l++) { /* line 0 is the header */
         g_string_append_printf(out, "%" G_GUINT64_FORMAT, p->point);
         for (guint a = 0; a < p->values->len; a++) {
-            const char *v = g_ptr_array_index(p->values, a);
-            gboolean quote = strpbrk(v, ",\"") != NULL;
-            g_string_append_printf(out, quote ? ",\"%s\"" : ",%s", v);
+            g_string_append_c(out, ',');
+            csv_field(out, g_ptr_array_index(p->values, a));
         }
         g_string_append_printf(out, ",%s\n", lines[l]);
     }
@@ -160,6 +179,11 @@ int paro_cmd_sweep(int argc, char **argv)
                    "json\nTry 'parosim sweep --help'.\n");
         return PARO_EXIT_USAGE;
     }
+    /* C8: --jobs 100000 aborted creating thread stacks */
+    if (jobs > 0 && !paro_limit_check_option(&paro_limit_jobs, "--jobs", jobs, &error)) {
+        g_printerr("parosim sweep: %s\nTry 'parosim sweep --help'.\n", error->message);
+        return PARO_EXIT_USAGE;
+    }
     g_autoptr(GPtrArray) strategies = paro_cli_parse_strategies(strategies_text, "sweep");
     if (strategies == NULL)
         return PARO_EXIT_USAGE;
@@ -171,7 +195,41 @@ int paro_cmd_sweep(int argc, char **argv)
             paro_cli_report_error(error, NULL, (const char *const *)varies);
             return PARO_EXIT_ERROR;
         }
+        /* W6: the later axis silently won, and the JSON had the key twice */
+        for (guint k = 0; k < axes->len; k++) {
+            const ParoSweepAxis *b = g_ptr_array_index(axes, k);
+            if (strcmp(a->path, b->path) == 0) {
+                paro_config_error_set(&error, PARO_CONFIG_ERROR_CONSTRAINT, a->label, 1, 1,
+                                      "'%s' is varied twice (also by %s): give its values in one "
+                                      "--vary",
+                                      a->path, b->label);
+                paro_sweep_axis_free(a);
+                paro_cli_report_error(error, NULL, (const char *const *)varies);
+                return PARO_EXIT_ERROR;
+            }
+        }
         g_ptr_array_add(axes, a);
+    }
+    /* C6: 10,000 x 10,000 points were accepted and ran out of memory; the product is
+     * counted first (paro_sweep_n_points says 0 beyond 1e9) */
+    guint64 n_points = paro_sweep_n_points(axes);
+    double product = 1;
+    g_autoptr(GString) factors = g_string_new(NULL);
+    for (guint a = 0; a < axes->len; a++) {
+        guint len = ((ParoSweepAxis *)g_ptr_array_index(axes, a))->values->len;
+        product *= (double)len;
+        g_autofree char *count = paro_format_count(len);
+        g_string_append_printf(factors, "%s%s", a ? " x " : "", count);
+    }
+    if (n_points == 0 || !paro_limit_check(&paro_limit_sweep_points, product)) {
+        g_autofree char *total = paro_format_count(product);
+        g_autofree char *max = paro_format_count(paro_limit_sweep_points.max);
+        const ParoSweepAxis *last = g_ptr_array_index(axes, axes->len - 1);
+        paro_config_error_set(&error, PARO_CONFIG_ERROR_RANGE, last->label, 1, 1,
+                              "the sweep has %s points (%s), above the limit of %s: %s", total,
+                              factors->str, max, paro_limit_sweep_points.why);
+        paro_cli_report_error(error, NULL, (const char *const *)varies);
+        return PARO_EXIT_ERROR;
     }
     g_autoptr(GPtrArray) files = g_ptr_array_new();
     for (guint a = 0; a < axes->len; a++) {
