@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "calib/calib-fit.h"
+#include "scenario/scenario.h"
 
 static const char calibrate_help[] =
     "Reads nccl-tests logs and paro-harness logs (coll, gemm, hbm tables) and fits:\n"
@@ -42,6 +43,13 @@ int paro_cmd_calibrate(int argc, char **argv)
     if (!g_option_context_parse(ctx, &argc, &argv, &error) || argc < 2) {
         g_printerr("parosim calibrate: %s\nTry 'parosim calibrate --help'.\n",
                    error ? error->message : "no log given");
+        return PARO_EXIT_USAGE;
+    }
+    if (dtype && !g_strv_contains(paro_calib_dtype_names, dtype)) {
+        g_autofree char *list = g_strjoinv(", ", (char **)paro_calib_dtype_names);
+        g_printerr("parosim calibrate: unknown --dtype '%s' (known: %s)\nTry 'parosim calibrate "
+                   "--help'.\n",
+                   dtype, list);
         return PARO_EXIT_USAGE;
     }
     const char *const *inputs = (const char *const *)argv + 1;
