@@ -161,6 +161,7 @@ typedef struct {
     ParoSweepProgress progress;
     gpointer progress_data;
     GPrivate *cache_key;
+    guint64 id; /* distinct for every sweep of the process */
     const volatile sig_atomic_t *cancel;
 } Run;
 
@@ -265,9 +266,16 @@ static ParoScenario *load_point(const Run *run, const guint *choice, GError **er
     return s;
 }
 
+/* A worker thread's collective cache. It reads the scenario it was made from, so it
+ * serves only that sweep (GLib keeps idle pool threads, and their private data, for the
+ * next pool) and only while that scenario lives (found by fuzz_cli_sweep: a cache outlived
+ * the sweep, or a point that failed after making it, and was read after its scenario was
+ * freed). */
 typedef struct {
     ParoCollCache *cache;
     char *context;
+    guint64 sweep;                /* the sweep it belongs to (Run.id) */
+    const ParoScenario *scenario; /* the scenario it was made from */
 } WorkerCache;
 
 static void worker_cache_free(gpointer data)
@@ -317,10 +325,12 @@ static void work(gpointer data, gpointer user_data)
     /* Reuse this thread's collective cache while the collectives stay the same. */
     WorkerCache *wc = g_private_get(run->cache_key);
     g_autofree char *context = paro_coll_cache_context(p->scenario);
-    if (wc == NULL || g_strcmp0(wc->context, context) != 0) {
+    if (wc == NULL || wc->sweep != run->id || g_strcmp0(wc->context, context) != 0) {
         wc = g_new0(WorkerCache, 1);
         wc->cache = paro_coll_cache_new(p->scenario, NULL);
         wc->context = g_steal_pointer(&context);
+        wc->sweep = run->id;
+        wc->scenario = p->scenario;
         g_private_replace(run->cache_key, wc);
     }
     g_autoptr(ParoStepBaseline) baseline = paro_step_baseline_new(p->guideline);
@@ -333,6 +343,8 @@ static void work(gpointer data, gpointer user_data)
             !paro_step_add_time_saved(baseline, wc->cache, &r, &error)) {
             g_prefix_error(&error, "%s: ", st->name);
             fail(run, point, at_point(run, choice, error));
+            if (wc->scenario == p->scenario)
+                g_private_replace(run->cache_key, NULL); /* its scenario goes now */
             point_free(p);
             return;
         }
@@ -386,6 +398,8 @@ GPtrArray *paro_sweep_run_with(const char *scenario_path, const char *const *set
     run.progress = options->progress;
     run.progress_data = options->progress_data;
     run.cache_key = &cache_key;
+    static gint sweeps; /* atomically incremented */
+    run.id = (guint64)(guint)g_atomic_int_add(&sweeps, 1) + 1;
     run.cancel = options->cancel;
     g_mutex_init(&run.lock);
 
