@@ -131,5 +131,59 @@ expect "C9 a trace of 300 micro-steps and 29 strategies" 1 \
     run $S --set training.accumulation=300 --trace "$work/t.json"
 expect "H2 100 nodes still runs" 0 "# parosim" run $S --set topology.nodes=100 --strategies zero-3,IIG
 
+# ---- W4, W10: calibration fits and logs ----
+C=tests/data/calib
+expect "W4 a log of two sizes is not fitted" 0 \
+    'reason: "2 distinct sizes: at least 3 are needed to tell the latency from the bandwidth' \
+    calibrate $C/w4-two-sizes.txt
+expect "W4 a log of one size is not split into latency and bandwidth" 0 \
+    'reason: "1 distinct size: at least 3 are needed' calibrate $C/w4-one-size.txt
+expect "W4 times that do not grow with the size" 0 \
+    'reason: "the data do not determine the bandwidth: 58.4 GB/s with a standard error of 76% (r2 0.22)"' \
+    calibrate $C/w4-flat.txt
+expect "W4 tiny GEMM times" 1 \
+    "the bf16 GEMM rows give inf FLOP/s (2.06e+11 FLOP in 1e-300 us), outside 1e+06 to 1e+21 FLOP/s: not a measurement" \
+    calibrate $C/w4-tiny-gemm.txt
+expect "W10 non-ASCII digits" 1 "22:6: a data row whose first field '١٠٢٤' is not a number (ASCII digits only)" \
+    calibrate $C/bad-log-non-ascii-digits.txt
+expect "W10 a number of 1,000 digits" 1 "is not a number (too long to be a measurement)" \
+    calibrate $C/bad-log-long-number.txt
+expect "W10 an unknown GEMM dtype" 1 "17:31: unknown GEMM dtype 'bf17' (known: bf16, fp16, tf32, fp32)" \
+    calibrate $C/bad-log-gemm-dtype.txt
+expect "W10 an unknown memory op" 1 "18:18: unknown memory op 'memcopy'" calibrate $C/bad-log-mem-op.txt
+expect "W10 calibrate --dtype banana" 2 "unknown --dtype 'banana' (known: bf16, fp16, tf32)" \
+    calibrate $C/nccl-tests-a100-8-allreduce.txt --dtype banana
+expect "a truncated nccl-tests row" 1 \
+    "19:35: time must be positive, got -1; is the row cut short? (read as size count type [redop] [root] time algbw busbw #wrong)" \
+    calibrate $C/bad-log-truncated-row.txt
+
+# ---- W10: accepted silently before ----
+expect "W10 parameters 1e-300" 1 "--set[1]:1:18: 'parameters' is 1e-300, below the limit of 1" \
+    strategies $S --set model.parameters=1e-300
+expect "W10 --set schema=2" 1 "--set[1]:1:8: unsupported schema 2" strategies $S --set schema=2
+expect "W10 --set kind=banana" 1 "--set[1]:1:6: expected 'kind: scenario', got 'banana'" \
+    strategies $S --set kind=banana
+{ cat $S; printf -- '---\nfoo: [\n'; } >"$work/two.yaml"
+sed -i 's|\.\./|'"$root"'/|' "$work/two.yaml"
+expect "W10 a second, malformed YAML document" 1 "(in a second document: parosim reads one a file)" \
+    strategies "$work/two.yaml"
+printf '{"model_type": "mamba", "hidden_size": 4096, "intermediate_size": 11008,\n "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 32000}\n' >"$work/mamba.json"
+expect "W10 HuggingFace model_type mamba" 1 "model_type 'mamba' is not a transformer parosim can model" \
+    strategies $S --set "model=$work/mamba.json"
+expect "W10 --p2p-bandwidth 0" 2 "'--p2p-bandwidth' is 0 B/s, below the limit of 1 B/s" \
+    pipeline --stages 4 --micro 8 --p2p-bytes 1GiB --p2p-bandwidth '0 Gb/s'
+expect "W10 --strategies ''" 2 "--strategies names no strategy" run $S --strategies ''
+expect "W10 --lga --dp-only" 2 "--lga (modular pipelines) and --dp-only (tp = pp = 1) exclude each other" \
+    plan $S --lga --dp-only
+"$parosim" run $S --strategies zero-3 --trace "$work/t.tsv" >/dev/null
+expect "W10 plot --capacity '-1 GiB'" 2 "--capacity must be a positive size" \
+    plot memory-timeline "$work/t.tsv" -o "$work/x.png" --capacity '-1 GiB'
+expect "W10 plot --metric banana" 2 "--metric must be busbw or time" \
+    plot collective-scaling "$work/t.tsv" -o "$work/x.png" --metric banana
+expect "W10 pipeline --trace x.json" 2 "--trace writes TSV (one line a task); name it .tsv" \
+    pipeline --stages 4 --micro 8 --trace "$work/x.json"
+expect "pipeline of 819 million tasks" 1 "819,200,000 tasks (2 x stages x modules a stage x micro-batches, each schedule) would take about 205 s" \
+    pipeline --stages 4096 --micro 100000
+
 echo "1..$n"
 exit $fail

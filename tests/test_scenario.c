@@ -87,6 +87,10 @@ static const BadSet bad_sets[] = {
     {"training.memory_overhead=1e300 B", PARO_CONFIG_ERROR_RANGE, 26},
     {"model.parameters=1e-300", PARO_CONFIG_ERROR_RANGE, 18},
     {"parallelism.tp=7", PARO_CONFIG_ERROR_CONSTRAINT, 16},
+    {"schema=2", PARO_CONFIG_ERROR_RANGE, 8}, /* the header is checked after --set too */
+    {"kind=banana", PARO_CONFIG_ERROR_TYPE, 6},
+    {"topology.node.nics.bandwidth=1e-300 b/s", PARO_CONFIG_ERROR_RANGE, 30},
+    {"topology.node.nics.bandwidth=1 B/s", PARO_CONFIG_ERROR_RANGE, 30}, /* the clock */
 };
 
 START_TEST(scenario_set_errors_are_located)

@@ -130,6 +130,8 @@ int paro_cmd_plan(int argc, char **argv)
     const char *usage = NULL;
     if (argc != 2 || top < 0 || format < 0 || format == PARO_FORMAT_JSON)
         usage = "expected SCENARIO.yaml, --top >= 0, --format table or csv";
+    else if (rq_lga && rq_dp_only)
+        usage = "--lga (modular pipelines) and --dp-only (tp = pp = 1) exclude each other";
     else if ((tokens_text &&
               (!paro_units_parse_number(tokens_text, FALSE, &rq.tokens, NULL) || rq.tokens <= 0)) ||
              (batch_text && (!paro_units_parse_number(batch_text, FALSE, &rq.batch_tokens, NULL) ||

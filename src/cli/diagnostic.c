@@ -100,6 +100,13 @@ GPtrArray *paro_cli_parse_strategies(const char *text, const char *command)
         if (!seen)
             g_ptr_array_add(list, (gpointer)s);
     }
+    if (list->len == 0) {
+        g_printerr("parosim %s: --strategies names no strategy (a triple such as NIG, an "
+                   "alias, or all)\n",
+                   command);
+        g_ptr_array_free(list, TRUE);
+        return NULL;
+    }
     return list;
 }
 

@@ -491,6 +491,9 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
         if (!is_reference_override(o) && !paro_override_apply(root, o, 0, error))
             return NULL;
     }
+    /* again: --set schema=2 or kind=banana reach the header too (issue #16 W10) */
+    if (!paro_schema_check_header(root, "scenario", error))
+        return NULL;
 
     g_autoptr(ParoScenario) s = g_new0(ParoScenario, 1);
     s->training = (ParoTraining){

@@ -252,8 +252,7 @@ static gboolean check_depth(const char *data, gsize length, const char *label, G
         case YAML_MAPPING_END_EVENT:
             depth--;
             break;
-        case YAML_DOCUMENT_END_EVENT:
-        case YAML_STREAM_END_EVENT:
+        case YAML_STREAM_END_EVENT: /* every document: a second one is read too, to refuse it */
             done = TRUE;
             break;
         default:
@@ -279,6 +278,32 @@ static void locate_offset(const char *data, gsize length, gsize offset, int *lin
             ++*column; /* continuation bytes of UTF-8 do not start a character */
         }
     }
+}
+
+/* TRUE when the stream ends after the first document; else the error: the second
+ * document's syntax error, or its place. */
+static gboolean no_second_document(yaml_parser_t *parser, const char *data, gsize length,
+                                   const char *label, GError **error)
+{
+    yaml_document_t doc;
+    if (!yaml_parser_load(parser, &doc)) {
+        int line = (int)parser->problem_mark.line + 1,
+            column = (int)parser->problem_mark.column + 1;
+        if (parser->error == YAML_READER_ERROR)
+            locate_offset(data, length, parser->problem_offset, &line, &column);
+        paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, label, line, column,
+                              "%s (in a second document: parosim reads one a file)",
+                              parser->problem ? parser->problem : "invalid YAML");
+        return FALSE;
+    }
+    yaml_node_t *top = yaml_document_get_root_node(&doc);
+    gboolean ok = top == NULL;
+    if (!ok)
+        paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, label, (int)doc.start_mark.line + 1,
+                              (int)doc.start_mark.column + 1,
+                              "a second YAML document: parosim reads one document a file");
+    yaml_document_delete(&doc);
+    return ok;
 }
 
 ParoNode *paro_yaml_load_data(const char *data, gsize length, const char *label, GError **error)
@@ -320,6 +345,9 @@ ParoNode *paro_yaml_load_data(const char *data, gsize length, const char *label,
         root = build(&b, top, 0, error);
     }
     yaml_document_delete(&doc);
+    /* A second document (even a malformed one) was silently ignored (issue #16 W10). */
+    if (root != NULL && !no_second_document(&parser, data, length, label, error))
+        g_clear_pointer(&root, paro_node_free);
     yaml_parser_delete(&parser);
     return root;
 }
