@@ -10,6 +10,7 @@
 #include "coll/budget.h"
 #include "coll/simulate.h"
 #include "core/error.h"
+#include "core/format.h"
 #include "core/limits.h"
 #include "core/units.h"
 #include "report/report.h"
@@ -173,20 +174,25 @@ static void render(GString *out, int format, const ParoTopology *t, const ParoCo
         double algbw = s > 0 ? row->size / s / 1e9 : 0;
         busbw_sum += algbw * factor;
         char t_us[G_ASCII_DTOSTR_BUF_SIZE], a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
-        g_ascii_formatd(t_us, sizeof t_us, "%.2f", s * 1e6);
-        g_ascii_formatd(a, sizeof a, "%.2f", algbw);
-        g_ascii_formatd(b, sizeof b, "%.2f", algbw * factor);
+        paro_format_fixed(t_us, sizeof t_us, s * 1e6, 2, format == PARO_FORMAT_CSV ? 64 : 7);
+        paro_format_fixed(a, sizeof a, algbw, 2, format == PARO_FORMAT_CSV ? 64 : 6);
+        paro_format_fixed(b, sizeof b, algbw * factor, 2, format == PARO_FORMAT_CSV ? 64 : 6);
         gint64 count = (gint64)(row->size / 4);
         if (format == PARO_FORMAT_CSV)
             g_string_append_printf(
                 out, "%.0f,%" G_GINT64_FORMAT ",float,%s,%d,%s,%s,%s,%.0f,%.0f\n", row->size, count,
                 redop, root, t_us, a, b, row->r.intra_bytes, row->r.inter_bytes);
-        else
+        else {
+            char sz[G_ASCII_DTOSTR_BUF_SIZE], in[G_ASCII_DTOSTR_BUF_SIZE],
+                ex[G_ASCII_DTOSTR_BUF_SIZE];
             g_string_append_printf(out,
-                                   "%12.0f  %12" G_GINT64_FORMAT "  %8s  %6s  %6d  %7s  %6s  %6s"
-                                   "    N/A  %11.0f  %11.0f\n",
-                                   row->size, count, "float", redop, root, t_us, a, b,
-                                   row->r.intra_bytes, row->r.inter_bytes);
+                                   "%12s  %12" G_GINT64_FORMAT "  %8s  %6s  %6d  %7s  %6s  %6s"
+                                   "    N/A  %11s  %11s\n",
+                                   paro_format_fixed(sz, sizeof sz, row->size, 0, 12), count,
+                                   "float", redop, root, t_us, a, b,
+                                   paro_format_fixed(in, sizeof in, row->r.intra_bytes, 0, 11),
+                                   paro_format_fixed(ex, sizeof ex, row->r.inter_bytes, 0, 11));
+        }
     }
     if (format == PARO_FORMAT_TABLE) {
         char avg[G_ASCII_DTOSTR_BUF_SIZE];

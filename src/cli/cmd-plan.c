@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include "core/format.h"
+#include "core/limits.h"
 #include "core/units.h"
 #include "pipe/pipe.h"
 #include "plan/plan.h"
@@ -59,14 +61,20 @@ static void table(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n, G
     for (guint i = 0; i < n; i++) {
         const ParoPlanRow *r = &rows[i];
         g_autofree char *schedule = schedule_label(&r->layout);
+        /* fixed decimals while they fit the column, else scientific (issue #16 W7) */
+        char step[G_ASCII_DTOSTR_BUF_SIZE], steps[G_ASCII_DTOSTR_BUF_SIZE],
+            days[G_ASCII_DTOSTR_BUF_SIZE], peak[G_ASCII_DTOSTR_BUF_SIZE];
         g_string_append_printf(
             out,
             "%5u %-17s %2" G_GINT64_FORMAT " %3" G_GINT64_FORMAT "  %-14s %4" G_GINT64_FORMAT
             " %5" G_GINT64_FORMAT " %5" G_GINT64_FORMAT
-            "  %-10s %9.3g %9.3f %9.0f %7.2f %11.4g %7.2f  %s\n",
+            "  %-10s %9.3g %9s %9s %7s %11.4g %7s  %s\n",
             i + 1, r->strategy->name, r->layout.tp, r->layout.pp, schedule, r->group,
             r->micro_batch, r->accumulation, paro_algorithm_names[r->algorithm], r->batch_tokens,
-            r->step_s, r->steps, r->train_s / 86400.0, r->gpu_hours, r->peak_bytes / 1e9,
+            paro_format_fixed(step, sizeof step, r->step_s, 3, 9),
+            paro_format_fixed(steps, sizeof steps, r->steps, 0, 9),
+            paro_format_fixed(days, sizeof days, r->train_s / 86400.0, 2, 7), r->gpu_hours,
+            paro_format_fixed(peak, sizeof peak, r->peak_bytes / 1e9, 2, 7),
             r->fits ? "yes" : "OOM");
     }
 }
@@ -137,6 +145,13 @@ int paro_cmd_plan(int argc, char **argv)
              (batch_text && (!paro_units_parse_number(batch_text, FALSE, &rq.batch_tokens, NULL) ||
                              rq.batch_tokens <= 0)))
         usage = "--tokens and --batch-tokens take positive numbers, e.g. 1.4e12";
+    g_autoptr(GError) limit_error = NULL;
+    if (usage == NULL &&
+        ((tokens_text &&
+          !paro_limit_check_option(&paro_limit_tokens, "--tokens", rq.tokens, &limit_error)) ||
+         (batch_text && !paro_limit_check_option(&paro_limit_tokens, "--batch-tokens",
+                                                 rq.batch_tokens, &limit_error))))
+        usage = limit_error->message;
     if (usage) {
         g_printerr("parosim plan: %s\nTry 'parosim plan --help'.\n", usage);
         return PARO_EXIT_USAGE;

@@ -2,6 +2,7 @@
 /* The `parosim strategies` report in its three formats. */
 #include "report/report.h"
 
+#include "core/format.h"
 #include "core/units.h"
 
 #include <math.h>
@@ -136,7 +137,7 @@ static void table(const ParoGuideline *g, GString *out)
             g_string_append_c(out, ' ');
             char buf[G_ASCII_DTOSTR_BUF_SIZE];
             g_string_append_printf(out, "%7s",
-                                   g_ascii_formatd(buf, sizeof buf, "%.2f", gb[k] / 1e9));
+                                   paro_format_fixed(buf, sizeof buf, gb[k] / 1e9, 2, 7));
         }
         g_string_append_printf(out, "  %-4s", r->fits ? "yes" : "OOM");
         const double cols[] = {r->traffic_intra / 1e9,
@@ -147,7 +148,7 @@ static void table(const ParoGuideline *g, GString *out)
                                r->t_serial};
         for (guint k = 0; k < G_N_ELEMENTS(cols); k++) {
             char buf[G_ASCII_DTOSTR_BUF_SIZE];
-            g_string_append_printf(out, " %8s", g_ascii_formatd(buf, sizeof buf, "%.3f", cols[k]));
+            g_string_append_printf(out, " %8s", paro_format_fixed(buf, sizeof buf, cols[k], 3, 8));
         }
         g_string_append_printf(out, "  %s%s\n", r->effective ? "" : "ineffective ",
                                r->dominated ? "dominated" : "");
