@@ -198,5 +198,15 @@ else
     not_ok "W7 a row of the collective table is longer than 160 characters"
 fi
 
+# ---- W8: a plan outside the scaling law's range says so ----
+TINY=tests/data/good/scenario-tiny.yaml
+expect "W8 a plan at 2.3 x the critical batch" 0 \
+    "warning: 3 of the 3 configurations printed leave the scaling law's range: up to 2.32 x the critical batch of 2.263e+05 tokens, in 6,424 steps where the law needs at least S_min = 7,441" \
+    plan $TINY --set topology.nodes=1024 --dp-only --top 3
+grep -q "^# warning: 3 of the 3 configurations" "$work/out" && ok "W8 the warning is in the table too" ||
+    not_ok "W8 no warning line in the table"
+expect "W8 the tiny plan on 2 nodes has no warning" 0 "# parosim" plan $TINY --dp-only --top 3
+grep -q "warning" "$work/err" && not_ok "W8 the default plan warns" || ok "W8 no warning at the critical batch"
+
 echo "1..$n"
 exit $fail

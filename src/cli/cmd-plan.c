@@ -2,6 +2,8 @@
 /* `parosim plan`: the fastest way to train a scenario's model on its cluster. */
 #include "cli/cli.h"
 
+#include <math.h>
+
 #include <stdio.h>
 
 #include "core/format.h"
@@ -77,6 +79,37 @@ static void table(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n, G
             paro_format_fixed(peak, sizeof peak, r->peak_bytes / 1e9, 2, 7),
             r->fits ? "yes" : "OOM");
     }
+}
+
+/* The scaling law holds near the critical batch (the search targets it; more than twice
+ * it is outside), where no batch reaches the target loss in fewer than S_min steps: a
+ * plan on so many GPUs that its smallest batch is far above B_crit is not a time to train
+ * under the law (issue #16 W8: 131,072 nodes planned 270 steps at 125 x B_crit without a
+ * word). (transfer full) NULL when in range. */
+static char *law_warning(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n)
+{
+    const ParoTrainingBudget *b = &rq->budget;
+    guint outside = 0;
+    const ParoPlanRow *worst = NULL;
+    for (guint i = 0; i < n; i++) {
+        const ParoPlanRow *r = &rows[i];
+        if (r->batch_tokens > 2 * b->critical_batch_tokens) {
+            outside++;
+            if (worst == NULL || r->batch_tokens > worst->batch_tokens)
+                worst = r;
+        }
+    }
+    if (worst == NULL)
+        return NULL;
+    g_autofree char *steps = paro_format_count(worst->steps);
+    g_autofree char *min_steps = paro_format_count(ceil(b->min_steps));
+    return g_strdup_printf(
+        "warning: %u of the %u configurations printed leave the scaling law's range: up to "
+        "%.3g x the critical batch of %.4g tokens, in %s steps where the law needs at least "
+        "S_min = %s to reach its loss; their times to train are not the law's (fewer GPUs, "
+        "or --tokens and --batch-tokens of your own)",
+        outside, n, worst->batch_tokens / b->critical_batch_tokens, b->critical_batch_tokens, steps,
+        min_steps);
 }
 
 static void csv(const ParoPlanRow *rows, guint n, GString *out)
@@ -167,5 +200,11 @@ int paro_cmd_plan(int argc, char **argv)
         csv((const ParoPlanRow *)rows->data, n, out);
     else
         table(&rq, (const ParoPlanRow *)rows->data, n, out);
+    g_autofree char *warning = law_warning(&rq, (const ParoPlanRow *)rows->data, n);
+    if (warning != NULL) {
+        g_printerr("parosim plan: %s\n", warning);
+        if (format != PARO_FORMAT_CSV)
+            g_string_append_printf(out, "# %s\n", warning);
+    }
     return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
 }
