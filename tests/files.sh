@@ -25,7 +25,7 @@ expect() { # description, exit code, message (grep -F), then the parosim argumen
     if [ "$got" = "$want" ] && grep -qF -- "$message" "$work/err"; then
         ok "$what: exit $want, '$message'"
     else
-        not_ok "$what: exit $got (want $want), stderr: $(head -c 300 "$work/err")"
+        not_ok "$what: exit $got (want $want), stderr: $(head -c 300 "$work/err" | tr "\n" " ")"
     fi
 }
 

@@ -28,7 +28,7 @@ expect() {
     if [ "$got" = "$want" ] && grep -qF -- "$message" "$work/err" "$work/out"; then
         ok "$what: exit $want, '$message'"
     else
-        not_ok "$what: exit $got (want $want), stderr: $(head -c 400 "$work/err")"
+        not_ok "$what: exit $got (want $want), stderr: $(head -c 400 "$work/err" | tr "\n" " ")"
     fi
 }
 
@@ -207,6 +207,37 @@ grep -q "^# warning: 3 of the 3 configurations" "$work/out" && ok "W8 the warnin
     not_ok "W8 no warning line in the table"
 expect "W8 the tiny plan on 2 nodes has no warning" 0 "# parosim" plan $TINY --dp-only --top 3
 grep -q "warning" "$work/err" && not_ok "W8 the default plan warns" || ok "W8 no warning at the critical batch"
+
+# ---- messages that misled ----
+expect "a range to 1e300 stops at the first point beyond the limits" 1 \
+    "--vary[1]:1:23: at training.accumulation=32768: a step of 1,048,576 layer-steps" \
+    sweep $S --vary 'training.accumulation=1..1e300*2' --strategies zero-3
+expect "a count beyond 2^53" 1 "'accumulation' is 1e+17, beyond the counts parosim takes" \
+    strategies $S --set training.accumulation=1e17
+"$parosim" sweep $TINY --vary topology.nodes=1,2 --vary training.micro_batch=1,2 --strategies zero-3 \
+    -o "$work/map.csv"
+expect "best-map --x P --y P" 1 "--x and --y name the same axis 'topology.nodes': a map needs two" \
+    plot best-map "$work/map.csv" --x topology.nodes --y topology.nodes -o "$work/map.png"
+expect "a scenario name with a newline and an ESC, escaped in the header" 0 \
+    '# scenario: a\n\x1bb (' strategies $S --set "name=$(printf 'a\n\033b')"
+if ! grep -q "$(printf '\033')" "$work/out"; then ok "no raw ESC in the output"; else not_ok "a raw ESC"; fi
+
+# ---- W5: RFC 4180 quoting of sweep values ----
+cp models/llama-7b.yaml "$work/q\"m.yaml"
+cp models/llama-7b.yaml "$work/n
+l.yaml"
+"$parosim" sweep $S --vary "model=$work/q\"m.yaml,$work/n
+l.yaml" --strategies zero-3 -o "$work/q.csv" 2>"$work/err"
+if python3 -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert len(rows) == 3 and all(len(r) == len(rows[0]) for r in rows), rows
+assert rows[1][1].endswith("q\"m.yaml") and rows[2][1].endswith("n\nl.yaml"), rows
+' "$work/q.csv"; then
+    ok "W5 values with a quote and a line break read back as one field each"
+else
+    not_ok "W5 sweep CSV: $(head -3 "$work/q.csv" | cut -c1-120)"
+fi
 
 echo "1..$n"
 exit $fail

@@ -151,11 +151,12 @@ static void render(GString *out, int format, const ParoTopology *t, const ParoCo
     } else {
         g_string_append_printf(out, "# parosim %s collective: %s, algorithm %s\n", PARO_VERSION, op,
                                paro_algorithm_names[spec->algorithm]);
+        g_autofree char *name = paro_format_escape(t->name);
         g_string_append_printf(out,
                                "# topology: %s  gpus: %" G_GINT64_FORMAT
                                "  gpus per node: %" G_GINT64_FORMAT "  group m: %" G_GINT64_FORMAT
                                "  channels: %" G_GINT64_FORMAT "  chunks: %" G_GINT64_FORMAT "\n",
-                               t->name, spec->n, t->gpus_per_node, spec->m, spec->channels,
+                               name, spec->n, t->gpus_per_node, spec->m, spec->channels,
                                spec->chunks);
         g_string_append_printf(out, "# network: %s  mode: %s\n#\n",
                                paro_net_fidelity_names[fidelity],

@@ -137,14 +137,16 @@ static void join_points(GPtrArray *texts, int format, GString *out)
         g_string_append(out, first ? "  ]\n}\n" : "\n  ]\n}\n");
 }
 
-/* SIGINT during a sweep: no new point starts; what is done is written. A second SIGINT
- * kills at once (SA_RESETHAND restores the default action). */
+/* SIGINT or SIGTERM during a sweep: no new point starts; what is done is written. A
+ * second signal kills at once (SA_RESETHAND restores the default action). SIGTERM too,
+ * since mpirun answers Ctrl-C by sending it to every rank (and SIGKILL a second later,
+ * Open MPI's odls_base_sigkill_timeout): each rank then stops, and rank 0 writes the
+ * points done, as a single process does (issue #16). */
 static volatile sig_atomic_t interrupted;
 
-static void on_sigint(int signo)
+static void on_signal(int signo)
 {
-    (void)signo;
-    interrupted = 1;
+    interrupted = signo;
 }
 
 int paro_cmd_sweep(int argc, char **argv)
@@ -253,9 +255,11 @@ int paro_cmd_sweep(int argc, char **argv)
     if (mpi.size > 1 && mpi.rank == 0)
         g_printerr("parosim sweep: %" G_GUINT64_FORMAT " points over %d MPI ranks\n",
                    paro_sweep_n_points(axes), mpi.size);
-    struct sigaction action = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, previous;
+    struct sigaction action = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND}, previous,
+                     previous_term;
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, &previous);
+    sigaction(SIGTERM, &action, &previous_term);
     ParoSweepOptions options = {.jobs = jobs ? jobs : (int)g_get_num_processors(),
                                 .rank = (guint64)mpi.rank,
                                 .n_ranks = (guint64)mpi.size,
@@ -266,6 +270,7 @@ int paro_cmd_sweep(int argc, char **argv)
     g_autoptr(GPtrArray) points = paro_sweep_run_with(argv[1], (const char *const *)sets, axes,
                                                       strategies, &options, &n_done, &error);
     sigaction(SIGINT, &previous, NULL);
+    sigaction(SIGTERM, &previous_term, NULL);
     /* every rank fails alike on bad input (each checks every value); a simulation error on
      * one rank makes all of them stop here */
     if (!paro_mpi_all_ok(&mpi, points != NULL)) {
@@ -298,7 +303,7 @@ int paro_cmd_sweep(int argc, char **argv)
         g_printerr("parosim sweep: interrupted: %" G_GUINT64_FORMAT " of %u points done%s%s\n",
                    n_done, points->len, written && output ? ", written to " : "",
                    written && output ? output : "");
-        return 128 + SIGINT;
+        return 128 + (int)interrupted;
     }
     return written ? PARO_EXIT_OK : PARO_EXIT_ERROR;
 }

@@ -3,6 +3,24 @@
 
 #include <string.h>
 
+char *paro_format_escape(const char *text)
+{
+    GString *out = g_string_new(NULL);
+    for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; p++) {
+        if (*p == '\n')
+            g_string_append(out, "\\n");
+        else if (*p == '\t')
+            g_string_append(out, "\\t");
+        else if (*p == '\r')
+            g_string_append(out, "\\r");
+        else if (*p < 0x20 || *p == 0x7f)
+            g_string_append_printf(out, "\\x%02x", *p);
+        else
+            g_string_append_c(out, (char)*p);
+    }
+    return g_string_free(out, FALSE);
+}
+
 char *paro_format_fixed(char *buf, gsize size, double value, int decimals, int width)
 {
     char format[16];

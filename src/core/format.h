@@ -17,4 +17,12 @@ G_BEGIN_DECLS
  */
 char *paro_format_fixed(char *buf, gsize size, double value, int decimals, int width);
 
+/**
+ * paro_format_escape:
+ * Returns: (transfer full) @text with its control characters written as \n, \t, \r or
+ * \xNN, for names printed in a report's '#' lines: a scenario named with a newline or an
+ * ESC was printed raw, breaking the header or the terminal (issue #16).
+ */
+char *paro_format_escape(const char *text);
+
 G_END_DECLS

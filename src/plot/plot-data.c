@@ -78,6 +78,12 @@ gboolean paro_plot_best_map(const char *sweep_csv, const char *x_axis, const cha
         return FALSE;
     int cx = axis_column(t, x_axis, 0, error);
     int cy = cx < 0 ? -1 : axis_column(t, y_axis, 1, error);
+    if (cx >= 0 && cx == cy) {
+        /* said "a third axis varies too" (issue #16) */
+        paro_config_error_set(error, PARO_CONFIG_ERROR_CONSTRAINT, t->path, 1, 1,
+                              "--x and --y name the same axis '%s': a map needs two", x_axis);
+        return FALSE;
+    }
     int cpoint = 0, cname = -1, cfits = -1, ctime = -1;
     if (cy < 0 || (cname = paro_table_column(t, "name", error)) < 0 ||
         (cfits = paro_table_column(t, "fits", error)) < 0 ||

@@ -67,15 +67,19 @@ void paro_report_strategies_header(const ParoGuideline *g, GString *out)
     g_autofree char *inter_lat = paro_units_format(c->inter_lat_s, PARO_QUANTITY_TIME);
     g_autofree char *memory = paro_units_format(t->gpu.memory_bytes, PARO_QUANTITY_BYTES);
     g_autofree char *rate = paro_units_format(g->achieved_flops, PARO_QUANTITY_FLOP_RATE);
+    /* names and paths come from the user: control characters escaped */
+    g_autofree char *name = paro_format_escape(s->name), *path = paro_format_escape(s->path);
+    g_autofree char *model = paro_format_escape(s->model->name);
+    g_autofree char *topology = paro_format_escape(t->name), *gpu = paro_format_escape(t->gpu.name);
     g_string_append_printf(out, "# parosim %s strategies: closed-form guideline\n", PARO_VERSION);
-    g_string_append_printf(out, "# scenario: %s (%s)\n", s->name, s->path);
-    g_string_append_printf(out, "# model: %s  params: %.6g  trainable: %.6g\n", s->model->name,
+    g_string_append_printf(out, "# scenario: %s (%s)\n", name, path);
+    g_string_append_printf(out, "# model: %s  params: %.6g  trainable: %.6g\n", model,
                            g->sizes.params, g->sizes.trainable);
     g_string_append_printf(out,
                            "# topology: %s  gpus n: %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT
                            " nodes x %" G_GINT64_FORMAT " %s, %s)  group m: %" G_GINT64_FORMAT
                            "  groups g: %" G_GINT64_FORMAT "\n",
-                           t->name, g->sizes.n, t->nodes, t->gpus_per_node, t->gpu.name, memory,
+                           topology, g->sizes.n, t->nodes, t->gpus_per_node, gpu, memory,
                            g->sizes.m, g->sizes.n / g->sizes.m);
     g_string_append_printf(out,
                            "# links: B' %s alpha' %s (intra)   B %s alpha %s (inter, per GPU)\n",

@@ -25,10 +25,18 @@ gboolean paro_schema_parse_int(const ParoNode *node, const char *what, gint64 *o
         paro_node_relocate_error(error, node, local);
         return FALSE;
     }
-    /* 2^53: beyond it doubles skip integers, and no count in this domain gets there. */
-    if (value != floor(value) || fabs(value) > 9007199254740992.0) {
+    if (value != floor(value)) {
         paro_node_error(error, node, PARO_CONFIG_ERROR_TYPE,
                         "'%s' must be a whole number, got '%s'", what, node->scalar);
+        return FALSE;
+    }
+    /* 2^53: beyond it doubles skip integers, and no count in this domain gets there (a
+     * range 1..1e300*2 said "must be a whole number, got '18014398509481984'"). */
+    if (fabs(value) > 9007199254740992.0) {
+        paro_node_error(error, node, PARO_CONFIG_ERROR_RANGE,
+                        "'%s' is %.3g, beyond the counts parosim takes (2^53 at most, and each "
+                        "count its own limit)",
+                        what, value);
         return FALSE;
     }
     *out = (gint64)value;
