@@ -23,8 +23,8 @@ const ParoLimit paro_limit_model_dim =
           "2^24 is about 60 times the widest published dimension (a 256,000-token vocabulary)");
 const ParoLimit paro_limit_parameters =
     COUNT("parameters", 1, 1e15,
-          "100 times the 10-trillion-parameter models the extreme tests cover; a count below "
-          "one parameter is no model");
+          "from one parameter to 100 times the 10-trillion-parameter models the extreme tests "
+          "cover");
 const ParoLimit paro_limit_accumulation =
     COUNT("accumulation", 1, 1048576,
           "a critical batch of 1e8 tokens on one GPU at 2,048-token sequences needs 5e4 "
@@ -62,14 +62,11 @@ const ParoLimit paro_limit_chunks =
     COUNT("chunks", 1, 1024,
           "pipelined collectives use 4 to 64 pieces, and every chunk is a task with state per "
           "GPU and channel");
-const ParoLimit paro_limit_bytes = {
-    "a size", 0, 1152921504606846976.0 /* 2^60 */, "B",
-    "an exbibyte is ten million times a GPU's memory; larger sizes are mistakes, print as "
-    "numbers of 20 digits and overflow the clock once divided by a bandwidth"};
+const ParoLimit paro_limit_bytes = {"a size", 0, 1152921504606846976.0 /* 2^60 */, "B",
+                                    "an exbibyte is ten million times a GPU's memory"};
 const ParoLimit paro_limit_bandwidth = {
     "a bandwidth", 1, 1e18, "B/s",
-    "a byte a second is a million times slower than a modem, and an exabyte a second a "
-    "hundred thousand times faster than NVLink"};
+    "from a byte a second to an exabyte a second, far beyond any link or memory"};
 const ParoLimit paro_limit_flop_rate = {
     "a compute rate", 1e6, 1e21, "FLOP/s",
     "from a megaflop a second (a 1990 workstation) to a zettaflop (a thousand times the "
@@ -79,12 +76,12 @@ const ParoLimit paro_limit_coll_sizes =
           "nccl-tests sweeps 8 B to 8 GB in about 30 sizes, and each size is a simulation");
 const ParoLimit paro_limit_latency = {
     "a latency", 0, 1.0, "s",
-    "real latencies are microseconds; a second is 10^5 times any of them, and summed over "
-    "the ring steps of a step larger ones overflow the picosecond clock (106 days)"};
+    "real latencies are microseconds, and summed over a step's ring steps larger ones "
+    "overflow the picosecond clock (107 days)"};
 const ParoLimit paro_limit_duration = {
     "a duration", 0, 86400.0, "s",
-    "one device's share of a micro-batch takes milliseconds to seconds; a day a task keeps "
-    "a step of many inside the picosecond clock (106 days)"};
+    "one device's share of a micro-batch takes milliseconds to seconds, and a step of many "
+    "must stay inside the picosecond clock (107 days)"};
 const ParoLimit paro_limit_sweep_points =
     COUNT("points", 1, 100000,
           "the 10,000-point benchmark takes about a minute on two cores, and every point's "
