@@ -6,14 +6,13 @@
  * never depends on the threads. */
 #include "sweep/sweep.h"
 
-#include "scenario/workload.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "core/units.h"
+#include "scenario/workload.h"
 
 #define MAX_AXIS_VALUES 10000 /* a point per value is a simulation each */
 
