@@ -235,16 +235,23 @@ cp models/llama-7b.yaml "$work/q\"m.yaml"
 cp models/llama-7b.yaml "$work/n
 l.yaml"
 "$parosim" sweep $S --vary "model=$work/q\"m.yaml,$work/n
-l.yaml" --strategies zero-3 -o "$work/q.csv" 2>"$work/err"
+l.yaml" --vary training.micro_batch=1,2 --strategies zero-3 -o "$work/q.csv" 2>"$work/err"
 if python3 -c '
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
-assert len(rows) == 3 and all(len(r) == len(rows[0]) for r in rows), rows
-assert rows[1][1].endswith("q\"m.yaml") and rows[2][1].endswith("n\nl.yaml"), rows
+assert len(rows) == 5 and all(len(r) == len(rows[0]) for r in rows), rows
+assert rows[1][1].endswith("q\"m.yaml") and rows[3][1].endswith("n\nl.yaml"), rows
 ' "$work/q.csv"; then
     ok "W5 values with a quote and a line break read back as one field each"
 else
     not_ok "W5 sweep CSV: $(head -3 "$work/q.csv" | cut -c1-120)"
+fi
+if command -v gnuplot >/dev/null 2>&1; then
+    "$parosim" plot best-map "$work/q.csv" -o "$work/q.png" 2>"$work/err" && [ -s "$work/q.png" ] &&
+        ok "W5 such a sweep plots (quoted line breaks read back)" ||
+        not_ok "W5 plot of the quoted sweep: $(head -c 300 "$work/err" | tr '\n' ' ')"
+else
+    ok "# SKIP gnuplot is missing"
 fi
 
 echo "1..$n"

@@ -134,7 +134,12 @@ gboolean paro_plot_best_map(const char *sweep_csv, const char *x_axis, const cha
         char margin[G_ASCII_DTOSTR_BUF_SIZE] = "NaN";
         if (!isnan(second))
             g_ascii_formatd(margin, sizeof margin, "%.6f", second / best - 1.0);
-        g_string_append_printf(tsv, "%u\t%u\t%d\t%s\t%s\t%s\t%s\n", xi, yi, wi, margin, x, y,
+        /* one TSV line a cell, whatever the values hold (a sweep value may hold a line
+         * break or a tab: CSV quotes it, gnuplot's TSV cannot) */
+        g_autofree char *xl = g_strdup(x), *yl = g_strdup(y);
+        g_strdelimit(xl, "\t\r\n", ' ');
+        g_strdelimit(yl, "\t\r\n", ' ');
+        g_string_append_printf(tsv, "%u\t%u\t%d\t%s\t%s\t%s\t%s\n", xi, yi, wi, margin, xl, yl,
                                winner);
         r = end;
     }
