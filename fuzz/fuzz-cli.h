@@ -6,8 +6,9 @@
  * cannot change the next), and an argument naming a path outside it is dropped, so that
  * no input can write or read anywhere else; --help (which exits) and --jobs (threads) are
  * dropped too. stdout goes to /dev/null and GLib's messages to nowhere. The work limits
- * are scaled down (paro_limit_set_work_scale) so that every input that passes the estimate
- * runs in well under run.sh's per-input limit under the sanitizers. */
+ * are scaled down (paro_limit_set_work_scale; for sweep, also its points: at most 100) so
+ * that every input that passes the estimates runs well under run.sh's per-input limit
+ * under the sanitizers. */
 #pragma once
 
 #include <fcntl.h>

@@ -6,7 +6,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fuzz_cli_init(0.01);
+    fuzz_cli_init(0.001);
     fuzz_cli_run("sweep", paro_cmd_sweep, data, size);
     return 0;
 }

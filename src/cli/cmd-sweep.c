@@ -223,9 +223,9 @@ int paro_cmd_sweep(int argc, char **argv)
         g_autofree char *count = paro_format_count(len);
         g_string_append_printf(factors, "%s%s", a ? " x " : "", count);
     }
-    if (n_points == 0 || !paro_limit_check(&paro_limit_sweep_points, product)) {
+    if (n_points == 0 || product > paro_limit_sweep_points_max()) {
         g_autofree char *total = paro_format_count(product);
-        g_autofree char *max = paro_format_count(paro_limit_sweep_points.max);
+        g_autofree char *max = paro_format_count(paro_limit_sweep_points_max());
         const ParoSweepAxis *last = g_ptr_array_index(axes, axes->len - 1);
         paro_config_error_set(&error, PARO_CONFIG_ERROR_RANGE, last->label, 1, 1,
                               "the sweep has %s points (%s), above the limit of %s: %s", total,

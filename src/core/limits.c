@@ -190,3 +190,8 @@ double paro_limit_plan_budget_s(void)
 {
     return paro_limit_plan_seconds.max * work_scale;
 }
+
+double paro_limit_sweep_points_max(void)
+{
+    return MAX(1.0, floor(paro_limit_sweep_points.max * work_scale));
+}

@@ -99,6 +99,10 @@ double paro_limit_work_budget_s(void);
 /** paro_limit_plan_budget_s: paro_limit_plan_seconds.max times the work scale. */
 double paro_limit_plan_budget_s(void);
 
+/** paro_limit_sweep_points_max: paro_limit_sweep_points.max times the work scale (at least
+ * one point): a sweep's points are its work, each a run. */
+double paro_limit_sweep_points_max(void);
+
 /** paro_format_count: "1,048,576" for counts below 1e15, else "%.3g" (transfer full). */
 char *paro_format_count(double value);
 
