@@ -119,6 +119,12 @@ left=$(ls -A "$work" | grep '^\.' || true)
 [ -z "$left" ] && ok "no temporary file left" || not_ok "left: $left"
 
 # ---- an interrupted plot leaves nothing (gnuplot replaced by a slow stand-in) ----
+still_running() { # a command line, from /proc (no procps needed)
+    for p in /proc/[0-9]*; do
+        [ "$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" = "$1" ] && return 0
+    done
+    return 1
+}
 mkdir "$work/tmp"
 printf '#!/bin/sh\nexec sleep 31.7\n' >"$work/slow-gnuplot"
 chmod +x "$work/slow-gnuplot"
@@ -132,7 +138,7 @@ wait $pid
 code=$?
 sleep 0.2
 if [ $code = 143 ] && [ -z "$(ls -A "$work/tmp")" ] && [ ! -e "$work/p.png" ] &&
-    ! pgrep -x -f "sleep 31.7" >/dev/null; then
+    ! still_running "sleep 31.7 "; then
     ok "SIGTERM during plot: exit 143, gnuplot gone, no temporary folder or partial file"
 else
     not_ok "SIGTERM during plot: exit $code, left: $(ls -A "$work/tmp") $(ls "$work" | grep png)"
