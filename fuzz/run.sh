@@ -17,10 +17,11 @@ case $target in
   yaml_model|yaml_topology|scenario|scenario_refs|step) dict=yaml ;;
   *) dict=$target ;;
 esac
-# Seconds one input may take before libFuzzer calls it a hang: `step` simulates, which
-# under ASan and UBSan runs some 30 times slower than a release build.
+# Seconds one input may take before libFuzzer calls it a hang: `step` and the command-line
+# targets simulate, which under ASan and UBSan runs some 30 times slower than a release
+# build.
 case $target in
-  step) per_input=10 ;;
+  step|cli_*) per_input=10 ;;
   *) per_input=1 ;;
 esac
 set --

@@ -40,6 +40,22 @@ else
     not_ok "a point was written in part"
 fi
 
+# 1b. SIGTERM alike (mpirun turns Ctrl-C into SIGTERM to every rank): exit 143, points written
+"$parosim" sweep "$scenario" --vary training.accumulation=1..100 --vary topology.nodes=2..64*2 \
+    --jobs 1 -o "$work/term.csv" 2>"$work/err" &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+code=$?
+done_points=$(sed -n 's/.*interrupted: \([0-9]*\) of 600 points done.*/\1/p' "$work/err")
+rows=$(($(wc -l <"$work/term.csv") - 1))
+if [ $code = 143 ] && [ -n "$done_points" ] && [ $rows = $((done_points * 29)) ]; then
+    ok "SIGTERM: exit 143, $done_points points written whole"
+else
+    not_ok "SIGTERM: exit $code, '$(tr '\n' ' ' <"$work/err")', $rows rows"
+fi
+
 # 2. MPI: 3 ranks against 1 process, CSV and JSON
 if "$parosim" --version | grep -q '(mpi)' && command -v mpirun >/dev/null 2>&1; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1

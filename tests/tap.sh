@@ -3,5 +3,5 @@
 # failed. Each script ends with: echo "1..$n"; exit $fail
 n=0
 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; }
+ok() { n=$((n + 1)); printf "ok %s - %s\n" "$n" "$1"; }
+not_ok() { n=$((n + 1)); fail=1; printf "not ok %s - %s\n" "$n" "$1"; }

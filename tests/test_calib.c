@@ -64,8 +64,12 @@ START_TEST(calib_parse_harness)
 }
 END_TEST
 
-static const char *const bad_logs[] = {"bad-log-time-not-number.txt", "bad-log-wrong-results.txt",
-                                       "bad-log-short-row.txt"};
+static const char *const bad_logs[] = {
+    "bad-log-time-not-number.txt", "bad-log-wrong-results.txt", "bad-log-short-row.txt",
+    /* issue #16: a truncated row, non-ASCII digits, a number of 1,000 digits, a GEMM dtype
+     * or memory op the harness never measures */
+    "bad-log-truncated-row.txt", "bad-log-non-ascii-digits.txt", "bad-log-long-number.txt",
+    "bad-log-gemm-dtype.txt", "bad-log-mem-op.txt"};
 
 START_TEST(calib_bad_logs_are_located)
 {

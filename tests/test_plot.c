@@ -43,6 +43,28 @@ START_TEST(csv_reader)
 }
 END_TEST
 
+START_TEST(csv_quoted_line_breaks)
+{
+    /* RFC 4180, as sweep writes it since issue #16 W5: a quoted field may hold doubled
+     * quotes and line breaks; the record's rows keep the line they start on. */
+    g_autofree char *path = NULL;
+    int fd = g_file_open_tmp("paro-rfc-XXXXXX.csv", &path, NULL);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    const char *text = "a,b\n1,\"q\"\"m\"\n2,\"n\nl\"\n3,x\n";
+    ck_assert(g_file_set_contents(path, text, -1, NULL));
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoTable) t = paro_table_read(path, ',', &error);
+    g_unlink(path);
+    ck_assert_msg(t != NULL, "%s", error ? error->message : "");
+    ck_assert_uint_eq(t->rows->len, 3);
+    ck_assert_str_eq(paro_table_field(t, 0, 1), "q\"m");
+    ck_assert_str_eq(paro_table_field(t, 1, 1), "n\nl");
+    ck_assert_str_eq(paro_table_field(t, 2, 1), "x");
+    ck_assert_int_eq(g_array_index(t->lines, int, 2), 5);
+}
+END_TEST
+
 START_TEST(csv_errors_are_located)
 {
     struct {
@@ -153,6 +175,7 @@ static Suite *plot_suite(void)
     TCase *tc = tcase_create("plot");
     tcase_add_test(tc, csv_reader);
     tcase_add_test(tc, csv_errors_are_located);
+    tcase_add_test(tc, csv_quoted_line_breaks);
     tcase_add_test(tc, best_map_winners_and_margins);
     tcase_add_test(tc, best_map_needs_two_axes);
     tcase_add_test(tc, distinct_in_first_seen_order);

@@ -76,6 +76,21 @@ static const BadSet bad_sets[] = {
     {"bogus.key=1", PARO_CONFIG_ERROR_UNKNOWN_KEY, 1},
     {"training.accumulation.x=1", PARO_CONFIG_ERROR_TYPE, 23},
     {"training.accumulation=", PARO_CONFIG_ERROR_SYNTAX, 23},
+    /* issue #16: every count and time within its limit (core/limits.h), located */
+    {"training.prefetch=2147483647", PARO_CONFIG_ERROR_RANGE, 19},
+    {"training.accumulation=2147483648", PARO_CONFIG_ERROR_RANGE, 23},
+    {"model.architecture.layers=1099511627776", PARO_CONFIG_ERROR_RANGE, 27},
+    {"topology.node.nics.count=16384", PARO_CONFIG_ERROR_RANGE, 26},
+    {"topology.node.gpus=2147483648", PARO_CONFIG_ERROR_RANGE, 20},
+    {"topology.node.nics.latency=3000 h", PARO_CONFIG_ERROR_RANGE, 28},
+    {"topology.nccl.step_overhead=100 h", PARO_CONFIG_ERROR_RANGE, 29},
+    {"training.memory_overhead=1e300 B", PARO_CONFIG_ERROR_RANGE, 26},
+    {"model.parameters=1e-300", PARO_CONFIG_ERROR_RANGE, 18},
+    {"parallelism.tp=7", PARO_CONFIG_ERROR_CONSTRAINT, 16},
+    {"schema=2", PARO_CONFIG_ERROR_RANGE, 8}, /* the header is checked after --set too */
+    {"kind=banana", PARO_CONFIG_ERROR_TYPE, 6},
+    {"topology.node.nics.bandwidth=1e-300 b/s", PARO_CONFIG_ERROR_RANGE, 30},
+    {"topology.node.nics.bandwidth=1 B/s", PARO_CONFIG_ERROR_RANGE, 30}, /* the clock */
 };
 
 START_TEST(scenario_set_errors_are_located)

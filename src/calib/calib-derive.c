@@ -7,6 +7,7 @@
 
 #include "calib/calib-fit.h"
 #include "core/error.h"
+#include "core/limits.h"
 
 #define HBM_MIN_SIZE (256.0 * 1048576.0)
 
@@ -219,12 +220,29 @@ ParoCalibFit *paro_calib_fit_logs(GPtrArray *logs, const char *dtype, GError **e
     derive_network(fit, TRUE);
     if (gemm_us > 0)
         fit->matmul_flops = flops / (gemm_us * 1e-6);
+    /* Rates no GPU has (tiny times in a log: the GEMMs gave inf TFLOP/s, which calibrate
+     * wrote and run refused) are not measurements (issue #16 W4). */
+    if (gemm_us > 0 && !paro_limit_check(&paro_limit_flop_rate, fit->matmul_flops)) {
+        g_set_error(error, PARO_CALIB_ERROR, PARO_CALIB_ERROR_DATA,
+                    "the %s GEMM rows give %.3g FLOP/s (%.3g FLOP in %.3g us), outside %.3g to "
+                    "%.3g FLOP/s: not a measurement",
+                    fit->dtype, fit->matmul_flops, flops, gemm_us, paro_limit_flop_rate.min,
+                    paro_limit_flop_rate.max);
+        return NULL;
+    }
     if (hbm->len > 0) {
         qsort(hbm->data, hbm->len, sizeof(double), cmp_double);
         double *v = (double *)hbm->data;
         guint n = hbm->len;
         fit->hbm_Bps = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
         fit->hbm_rows = n;
+        if (!paro_limit_check(&paro_limit_bandwidth, fit->hbm_Bps)) {
+            g_set_error(error, PARO_CALIB_ERROR, PARO_CALIB_ERROR_DATA,
+                        "the adam rows give an HBM bandwidth of %.3g B/s, outside %.3g to %.3g "
+                        "B/s: not a measurement",
+                        fit->hbm_Bps, paro_limit_bandwidth.min, paro_limit_bandwidth.max);
+            return NULL;
+        }
     }
     return g_steal_pointer(&fit);
 }

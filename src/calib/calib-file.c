@@ -42,12 +42,13 @@ void paro_calib_clear(ParoCalibration *c)
 static const ParoField compute_fields[] = {
     {"matmul_rate", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoCalibration, matmul_flops), PARO_QUANTITY_FLOP_RATE, NULL, NULL,
-     "achieved dense 16-bit GEMM rate on the model's layer shapes"},
+     "achieved dense 16-bit GEMM rate on the model's layer shapes", &paro_limit_flop_rate},
     {"matmul_dtype", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoCalibration, matmul_dtype), 0,
      paro_calib_dtype_names, NULL, "dtype of the GEMMs behind matmul_rate (default bf16)"},
     {"hbm_bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoCalibration, hbm_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
-     "achieved HBM bandwidth (bytes read + written) of an optimizer-like kernel"},
+     "achieved HBM bandwidth (bytes read + written) of an optimizer-like kernel",
+     &paro_limit_bandwidth},
 };
 
 static gboolean parse_compute(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
@@ -61,10 +62,10 @@ static gboolean parse_compute(const ParoNode *node, gpointer ptr, gpointer recor
 static const ParoField link_fields[] = {
     {"bus_bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoCalibLink, bus_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
-     "per GPU, one direction (inter: the GPU's share of its node's NICs)"},
+     "per GPU, one direction (inter: the GPU's share of its node's NICs)", &paro_limit_bandwidth},
     {"step_latency", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoCalibLink, step_s), PARO_QUANTITY_TIME, NULL, NULL,
-     "latency of one ring step: fitted latency / ring steps"},
+     "latency of one ring step: fitted latency / ring steps", &paro_limit_latency},
     {"source", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "the collective fit it comes from"},
 };
 
@@ -91,10 +92,11 @@ static gboolean parse_network(const ParoNode *node, gpointer ptr, gpointer recor
 
 static const ParoField line_fields[] = {
     {"latency", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_NONNEG,
-     G_STRUCT_OFFSET(ParoCalibLine, latency_s), PARO_QUANTITY_TIME, NULL, NULL, "time at size 0"},
+     G_STRUCT_OFFSET(ParoCalibLine, latency_s), PARO_QUANTITY_TIME, NULL, NULL, "time at size 0",
+     &paro_limit_latency},
     {"bus_bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoCalibLine, bus_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
-     "B_bus in t = latency + S * busfactor / B_bus"},
+     "B_bus in t = latency + S * busfactor / B_bus", &paro_limit_bandwidth},
 };
 
 static gboolean parse_line(const ParoNode *node, gpointer ptr, gpointer record, GError **error)

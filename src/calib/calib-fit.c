@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/limits.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(gsl_matrix, gsl_matrix_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(gsl_vector, gsl_vector_free)
@@ -113,6 +114,9 @@ gboolean paro_calib_fit_alpha_beta(const double *x, const double *t_s, guint n, 
         return FALSE;
     }
     double alpha_us = gsl_vector_get(c, 0), beta = gsl_vector_get(c, 1); /* us per MB */
+    /* The slope's standard error, the covariance scaled by the residuals' variance (the
+     * weights are relative, not known variances): how well the data determine B_bus. */
+    double beta_se = n > 2 ? sqrt(gsl_matrix_get(cov, 1, 1) * chisq / (double)(n - 2)) : INFINITY;
     if (alpha_us < 0) {
         /* A negative latency means nothing; the best line through the origin, by the same
          * weights: beta = sum(w x t) / sum(w x^2). */
@@ -131,6 +135,7 @@ gboolean paro_calib_fit_alpha_beta(const double *x, const double *t_s, guint n, 
     }
     out->alpha_s = alpha_us * 1e-6;
     out->bus_Bps = 1e6 / (beta * 1e-6); /* beta us per 1e6 B -> B/s */
+    out->beta_rel_err = beta_se / beta;
     quality(out, x, t_s, n);
     return TRUE;
 }
@@ -213,6 +218,17 @@ gboolean paro_calib_group_fit(ParoCollFit *g, const double *bytes, const double 
         return TRUE;
     }
     qsort(pts, m, sizeof *pts, cmp_pt);
+    /* Latency and bandwidth are two unknowns: one size cannot tell them apart, two fit
+     * exactly with no residual to judge the fit by (issue #16 W4). */
+    guint sizes = 1;
+    for (guint i = 1; i < m; i++)
+        sizes += pts[i].bytes != pts[i - 1].bytes;
+    if (sizes < 3) {
+        g->reason = g_strdup_printf("%u distinct size%s: at least 3 are needed to tell the "
+                                    "latency from the bandwidth and judge the fit",
+                                    sizes, sizes == 1 ? "" : "s");
+        return TRUE;
+    }
     g_autofree double *x = g_new(double, m), *t = g_new(double, m);
     for (guint i = 0; i < m; i++)
         x[i] = pts[i].x, t[i] = pts[i].t;
@@ -223,6 +239,21 @@ gboolean paro_calib_group_fit(ParoCollFit *g, const double *bytes, const double 
             return FALSE;
         }
         g->reason = g_strdup(local->message);
+        return TRUE;
+    }
+    /* A bandwidth the data do not determine (the times barely grow with the size: a
+     * standard error above half the slope), or one outside any link's, is not a fit. */
+    if (!(g->fit.beta_rel_err <= 0.5)) {
+        g->reason = g_strdup_printf("the data do not determine the bandwidth: %.3g GB/s with a "
+                                    "standard error of %.0f%% (r2 %.2f)",
+                                    g->fit.bus_Bps / 1e9, 100 * g->fit.beta_rel_err, g->fit.r2);
+        return TRUE;
+    }
+    if (!paro_limit_check(&paro_limit_bandwidth, g->fit.bus_Bps) ||
+        !paro_limit_check(&paro_limit_latency, g->fit.alpha_s)) {
+        g->reason = g_strdup_printf("the fit (%.3g GB/s, latency %.3g s) lies outside any "
+                                    "link's bandwidth or latency",
+                                    g->fit.bus_Bps / 1e9, g->fit.alpha_s);
         return TRUE;
     }
     g->fitted = TRUE;

@@ -21,6 +21,7 @@ typedef struct {
     double chi2;       /* sum of squared relative residuals */
     guint points;
     gboolean alpha_fixed; /* the free fit gave alpha < 0; refitted with alpha = 0 */
+    double beta_rel_err;  /* standard error of 1/B_bus relative to it (residual-scaled) */
 } ParoAlphaBeta;
 
 typedef struct {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/files.h"
 
 typedef enum { SECTION_NONE, SECTION_COLL, SECTION_GEMM, SECTION_MEM } Section;
 
@@ -20,8 +21,9 @@ typedef struct {
     ParoCalibLog *log;
     Section section; /* harness subcommand; COLL once an nccl-tests header is seen */
     gboolean harness;
-    int op;      /* of the table being described; -1 unknown */
-    int op_hint; /* last collective named by a command line */
+    int op;              /* of the table being described; -1 unknown */
+    int op_hint;         /* last collective named by a command line */
+    gboolean row_fields; /* the collective row being read is ambiguous (8 fields) */
     int scope;
     gint64 ranks_given;   /* "ranks per communicator" (harness) or nThread x nGpus */
     gint64 rank_lines;    /* "#  Rank N Group" lines (nccl-tests) */
@@ -99,9 +101,14 @@ static GArray *split_fields(const char *line)
     return fields;
 }
 
+/* Numbers in logs are short: a field of a million digits is not a measurement. */
+#define MAX_NUMBER_CHARS 64
+
 /* The whole field is a finite number (g_ascii_strtod: locale-independent). */
 static gboolean field_number(const Field *f, double *out)
 {
+    if (f->len > MAX_NUMBER_CHARS)
+        return FALSE;
     g_autofree char *s = g_strndup(f->text, (gsize)f->len);
     char *end = NULL;
     double v = g_ascii_strtod(s, &end);
@@ -111,18 +118,35 @@ static gboolean field_number(const Field *f, double *out)
     return TRUE;
 }
 
+/* A field that starts with a digit of any script, or a sign or point and then one. */
+static gboolean looks_numeric(const Field *f)
+{
+    const char *s = f->text, *end = f->text + f->len;
+    if (s < end && (*s == '-' || *s == '+' || *s == '.'))
+        s++;
+    if (s >= end)
+        return FALSE;
+    gunichar c = g_utf8_get_char_validated(s, end - s);
+    return c != (gunichar)-1 && c != (gunichar)-2 && g_unichar_isdigit(c);
+}
+
 static gboolean need_number(Parser *p, int line, const Field *f, const char *what,
                             gboolean positive, double *out, GError **error)
 {
     if (!field_number(f, out)) {
         paro_config_error_set(error, PARO_CONFIG_ERROR_TYPE, p->label, line, f->column,
-                              "%s '%.*s' is not a number", what, f->len, f->text);
+                              "%s '%.*s%s' is not a number%s", what, MIN(f->len, 40), f->text,
+                              f->len > 40 ? "..." : "",
+                              f->len > MAX_NUMBER_CHARS ? " (too long to be a measurement)" : "");
         return FALSE;
     }
     if (*out < 0 || (positive && *out == 0)) {
         paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, p->label, line, f->column,
-                              "%s must be %s, got %.*s", what, positive ? "positive" : "at least 0",
-                              f->len, f->text);
+                              "%s must be %s, got %.*s%s", what,
+                              positive ? "positive" : "at least 0", f->len, f->text,
+                              p->row_fields ? "; is the row cut short? (read as size count type "
+                                              "[redop] [root] time algbw busbw #wrong)"
+                                            : "");
         return FALSE;
     }
     return TRUE;
@@ -198,6 +222,9 @@ static gboolean coll_row(Parser *p, int line, GArray *fs, GError **error)
     }
     const Field *f = (const Field *)fs->data;
     ParoCollPoint pt = {.inplace_us = NAN, .line = line};
+    /* 8 fields read as "size count type redop time algbw busbw #wrong" (old nccl-tests);
+     * a 9-field row cut before #wrong reads the same, its root -1 as the time */
+    p->row_fields = nf == 8;
     double busbw;
     if (!need_number(p, line, &f[0], "size", FALSE, &pt.bytes, error) ||
         !need_number(p, line, &f[lead], "time", TRUE, &pt.time_us, error) ||
@@ -205,12 +232,29 @@ static gboolean coll_row(Parser *p, int line, GArray *fs, GError **error)
         !check_wrong(p, line, &f[lead + 3], error))
         return FALSE;
     pt.busbw_GBps = busbw;
+    p->row_fields = FALSE;
     if (in_place &&
         (!need_number(p, line, &f[lead + 4], "in-place time", TRUE, &pt.inplace_us, error) ||
          !check_wrong(p, line, &f[lead + 7], error)))
         return FALSE;
     g_array_append_val(p->table->points, pt);
     return TRUE;
+}
+
+/* What the harness measures: a row naming anything else was silently never used. */
+static const char *const gemm_dtypes[] = {"bf16", "fp16", "tf32", "fp32", NULL};
+static const char *const mem_ops[] = {"adam", "copy", "memcpy", "h2d", "d2h", NULL};
+
+static gboolean known_word(Parser *p, int line, const Field *f, const char *what,
+                           const char *const *known, GError **error)
+{
+    for (int i = 0; known[i]; i++)
+        if ((gsize)f->len == strlen(known[i]) && strncmp(f->text, known[i], (gsize)f->len) == 0)
+            return TRUE;
+    g_autofree char *list = g_strjoinv(", ", (char **)known);
+    paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, p->label, line, f->column,
+                          "unknown %s '%.*s' (known: %s)", what, MIN(f->len, 40), f->text, list);
+    return FALSE;
 }
 
 static gboolean gemm_row(Parser *p, int line, GArray *fs, GError **error)
@@ -247,6 +291,8 @@ static gboolean gemm_row(Parser *p, int line, GArray *fs, GError **error)
             return FALSE;
         }
     r.m = (gint64)m, r.n = (gint64)n, r.k = (gint64)k;
+    if (!known_word(p, line, &f[3], "GEMM dtype", gemm_dtypes, error))
+        return FALSE;
     g_strlcpy(r.dtype, f[3].text, MIN(sizeof r.dtype, (gsize)f[3].len + 1));
     r.name = g_strndup(f[7].text, (gsize)f[7].len);
     g_array_append_val(p->log->gemm, r);
@@ -268,6 +314,8 @@ static gboolean mem_row(Parser *p, int line, GArray *fs, GError **error)
         !need_number(p, line, &f[2], "bytes", TRUE, &r.bytes, error) ||
         !need_number(p, line, &f[3], "time", TRUE, &r.time_us, error) ||
         !check_wrong(p, line, &f[6], error))
+        return FALSE;
+    if (!known_word(p, line, &f[1], "memory op", mem_ops, error))
         return FALSE;
     g_strlcpy(r.op, f[1].text, MIN(sizeof r.op, (gsize)f[1].len + 1));
     g_array_append_val(p->log->mem, r);
@@ -474,6 +522,19 @@ ParoCalibLog *paro_calib_log_parse(const char *text, const char *label, GError *
         g_autoptr(GArray) fs = split_fields(line);
         double first;
         if (fs->len == 0 || !field_number(&g_array_index(fs, Field, 0), &first)) {
+            /* Inside a table, a row that starts like a number but is not one is a broken
+             * measurement (non-ASCII digits, a million digits), not prose to skip. */
+            if (fs->len > 0 && p.section != SECTION_NONE &&
+                looks_numeric(&g_array_index(fs, Field, 0))) {
+                const Field *f0 = &g_array_index(fs, Field, 0);
+                paro_config_error_set(error, PARO_CONFIG_ERROR_TYPE, label, i + 1, f0->column,
+                                      "a data row whose first field '%.*s%s' is not a number%s",
+                                      MIN(f0->len, 40), f0->text, f0->len > 40 ? "..." : "",
+                                      f0->len > MAX_NUMBER_CHARS ? " (too long to be a measurement)"
+                                                                 : " (ASCII digits only)");
+                ok = FALSE;
+                break;
+            }
             note_command(&p, line);
             continue;
         }
@@ -506,7 +567,7 @@ ParoCalibLog *paro_calib_log_parse(const char *text, const char *label, GError *
 ParoCalibLog *paro_calib_log_load(const char *path, GError **error)
 {
     g_autofree char *text = NULL;
-    if (!g_file_get_contents(path, &text, NULL, error))
+    if (!paro_file_read(path, &paro_limit_table_bytes, &text, NULL, error))
         return NULL;
     return paro_calib_log_parse(text, path, error);
 }

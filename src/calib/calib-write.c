@@ -18,7 +18,10 @@ static void quoted(GString *out, const char *s)
     for (const char *p = s; *p; p++) {
         if (*p == '"' || *p == '\\')
             g_string_append_c(out, '\\');
-        g_string_append_c(out, *p);
+        if ((guchar)*p < 0x20 || *p == 0x7f) /* YAML refuses them raw: escaped */
+            g_string_append_printf(out, "\\x%02x", (guchar)*p);
+        else
+            g_string_append_c(out, *p);
     }
     g_string_append_c(out, '"');
 }

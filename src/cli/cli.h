@@ -17,12 +17,32 @@ G_BEGIN_DECLS
 void paro_cli_report_error(const GError *error, const char *const *set_args,
                            const char *const *vary_args);
 
+/** paro_cli_escape: @text as valid UTF-8 with control characters shown as '?', one
+ * character for one (transfer full); for source lines under a caret. */
+char *paro_cli_escape(const char *text);
+
 /** paro_cli_parse_strategies: "all" or a comma-separated list of names and aliases;
  * NULL (and a usage message naming @command) for an unknown one. (transfer container) */
 GPtrArray *paro_cli_parse_strategies(const char *text, const char *command);
 
 /** paro_cli_write: writes @text to stdout in one piece; FALSE (and a message) on failure. */
 gboolean paro_cli_write(const GString *text);
+
+/** paro_cli_scenario_inputs: the files a command on @scenario_path with @sets reads (the
+ * scenario, its model, topology and calibration, files named by --set), plus @more
+ * (nullable); for paro_cli_write_file. (transfer full) */
+GStrv paro_cli_scenario_inputs(const char *scenario_path, const char *const *sets,
+                               const char *const *more);
+
+/** paro_cli_check_output: what writing @path (nullable: TRUE) would refuse (it is one of
+ * @inputs, a directory...), checked before the work; FALSE and a message otherwise. */
+gboolean paro_cli_check_output(const char *command, const char *path, const char *const *inputs);
+
+/** paro_cli_write_file: @text to @path with paro_file_write (temporary file and rename, or
+ * directly to a device or FIFO); FALSE and a message "parosim COMMAND: error: ..." on
+ * failure. */
+gboolean paro_cli_write_file(const char *command, const char *path, const GString *text,
+                             const char *const *inputs);
 
 /** paro_cli_parse_format: "table" -> 0 ...; -1 and a message when unknown. */
 int paro_cli_parse_format(const char *name);

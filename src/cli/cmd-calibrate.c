@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "calib/calib-fit.h"
+#include "scenario/scenario.h"
 
 static const char calibrate_help[] =
     "Reads nccl-tests logs and paro-harness logs (coll, gemm, hbm tables) and fits:\n"
@@ -44,6 +45,16 @@ int paro_cmd_calibrate(int argc, char **argv)
                    error ? error->message : "no log given");
         return PARO_EXIT_USAGE;
     }
+    if (dtype && !g_strv_contains(paro_calib_dtype_names, dtype)) {
+        g_autofree char *list = g_strjoinv(", ", (char **)paro_calib_dtype_names);
+        g_printerr("parosim calibrate: unknown --dtype '%s' (known: %s)\nTry 'parosim calibrate "
+                   "--help'.\n",
+                   dtype, list);
+        return PARO_EXIT_USAGE;
+    }
+    const char *const *inputs = (const char *const *)argv + 1;
+    if (!paro_cli_check_output("calibrate", output, inputs))
+        return PARO_EXIT_ERROR;
     g_autoptr(GPtrArray) logs = g_ptr_array_new_with_free_func((GDestroyNotify)paro_calib_log_free);
     for (int i = 1; i < argc; i++) {
         ParoCalibLog *log = paro_calib_log_load(argv[i], &error);
@@ -63,13 +74,8 @@ int paro_cmd_calibrate(int argc, char **argv)
         fit->device = g_strdup(device);
     }
     g_autofree char *yaml = paro_calib_fit_to_yaml(fit);
-    if (output == NULL) {
-        g_autoptr(GString) out = g_string_new(yaml);
+    g_autoptr(GString) out = g_string_new(yaml);
+    if (output == NULL)
         return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
-    }
-    if (!g_file_set_contents(output, yaml, -1, &error)) {
-        g_printerr("parosim: error: %s\n", error->message);
-        return PARO_EXIT_ERROR;
-    }
-    return PARO_EXIT_OK;
+    return paro_cli_write_file("calibrate", output, out, inputs) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
 }

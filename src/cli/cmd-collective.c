@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coll/budget.h"
 #include "coll/simulate.h"
 #include "core/error.h"
+#include "core/format.h"
+#include "core/limits.h"
 #include "core/units.h"
 #include "report/report.h"
 #include "scenario/scenario.h"
@@ -33,12 +36,13 @@ static const char collective_help[] =
     "  parosim collective --topology topologies/dgx-h100x8.yaml --op allgather \\\n"
     "      --algo ho-ring --gpus 16384 -b 1G -e 1G --format json";
 
-/* nccl-tests sizes: a number with an optional binary K, M or G suffix. */
+/* nccl-tests sizes: a whole number of bytes with an optional binary K, M, G or T suffix. */
 static gboolean parse_size(const char *text, double *out)
 {
     char *end = NULL;
     double v = g_ascii_strtod(text, &end);
-    if (end == text || !isfinite(v) || v < 0)
+    if (end == text || !isfinite(v) || v < 0 ||
+        (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')))
         return FALSE;
     double scale = 1;
     if (*end == 'K' || *end == 'k')
@@ -51,10 +55,38 @@ static gboolean parse_size(const char *text, double *out)
         scale = 1099511627776.0, end++;
     if (*end == 'B')
         end++;
-    if (*end != '\0')
+    if (*end != '\0' || v * scale != floor(v * scale))
         return FALSE;
     *out = v * scale;
     return TRUE;
+}
+
+/* The sizes MIN, MIN*F, ... up to MAX, counted before any is simulated. */
+static double count_sizes(double min_bytes, double max_bytes, double factor)
+{
+    if (min_bytes == max_bytes)
+        return 1;
+    return floor(log(max_bytes / min_bytes) / log(factor) * (1 + 1e-12)) + 1;
+}
+
+/* Names the input behind the factor of @w furthest above its usual value (64 GPUs
+ * simulated, 8 channels, 8 chunks, 30 sizes), for the refusal. */
+static const char *driver(const ParoCollWork *w, gboolean explicit_mode, double n_sizes, gint64 gpn)
+{
+    double factors[] = {(double)w->tracked / 64, (double)w->channels / 8, (double)w->chunks / 8,
+                        n_sizes / 30};
+    guint best = 0;
+    for (guint i = 1; i < G_N_ELEMENTS(factors); i++)
+        if (factors[i] > factors[best])
+            best = i;
+    static const char *const names[] = {"--gpus", "--channels or the topology's nccl.channels",
+                                        "--chunks or the topology's nccl.chunks",
+                                        "the sizes of -b, -e and -f"};
+    if (best == 0 && explicit_mode)
+        return "--gpus (with --explicit, trees and broadcasts every GPU is simulated)";
+    if (best == 0 && w->tracked >= gpn)
+        return "the GPUs per node (node.gpus: a node is simulated GPU by GPU)";
+    return names[best];
 }
 
 static int lookup(const char *const *names, const char *name)
@@ -119,11 +151,12 @@ static void render(GString *out, int format, const ParoTopology *t, const ParoCo
     } else {
         g_string_append_printf(out, "# parosim %s collective: %s, algorithm %s\n", PARO_VERSION, op,
                                paro_algorithm_names[spec->algorithm]);
+        g_autofree char *name = paro_format_escape(t->name);
         g_string_append_printf(out,
                                "# topology: %s  gpus: %" G_GINT64_FORMAT
                                "  gpus per node: %" G_GINT64_FORMAT "  group m: %" G_GINT64_FORMAT
                                "  channels: %" G_GINT64_FORMAT "  chunks: %" G_GINT64_FORMAT "\n",
-                               t->name, spec->n, t->gpus_per_node, spec->m, spec->channels,
+                               name, spec->n, t->gpus_per_node, spec->m, spec->channels,
                                spec->chunks);
         g_string_append_printf(out, "# network: %s  mode: %s\n#\n",
                                paro_net_fidelity_names[fidelity],
@@ -142,20 +175,25 @@ static void render(GString *out, int format, const ParoTopology *t, const ParoCo
         double algbw = s > 0 ? row->size / s / 1e9 : 0;
         busbw_sum += algbw * factor;
         char t_us[G_ASCII_DTOSTR_BUF_SIZE], a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
-        g_ascii_formatd(t_us, sizeof t_us, "%.2f", s * 1e6);
-        g_ascii_formatd(a, sizeof a, "%.2f", algbw);
-        g_ascii_formatd(b, sizeof b, "%.2f", algbw * factor);
+        paro_format_fixed(t_us, sizeof t_us, s * 1e6, 2, format == PARO_FORMAT_CSV ? 64 : 7);
+        paro_format_fixed(a, sizeof a, algbw, 2, format == PARO_FORMAT_CSV ? 64 : 6);
+        paro_format_fixed(b, sizeof b, algbw * factor, 2, format == PARO_FORMAT_CSV ? 64 : 6);
         gint64 count = (gint64)(row->size / 4);
         if (format == PARO_FORMAT_CSV)
             g_string_append_printf(
                 out, "%.0f,%" G_GINT64_FORMAT ",float,%s,%d,%s,%s,%s,%.0f,%.0f\n", row->size, count,
                 redop, root, t_us, a, b, row->r.intra_bytes, row->r.inter_bytes);
-        else
+        else {
+            char sz[G_ASCII_DTOSTR_BUF_SIZE], in[G_ASCII_DTOSTR_BUF_SIZE],
+                ex[G_ASCII_DTOSTR_BUF_SIZE];
             g_string_append_printf(out,
-                                   "%12.0f  %12" G_GINT64_FORMAT "  %8s  %6s  %6d  %7s  %6s  %6s"
-                                   "    N/A  %11.0f  %11.0f\n",
-                                   row->size, count, "float", redop, root, t_us, a, b,
-                                   row->r.intra_bytes, row->r.inter_bytes);
+                                   "%12s  %12" G_GINT64_FORMAT "  %8s  %6s  %6d  %7s  %6s  %6s"
+                                   "    N/A  %11s  %11s\n",
+                                   paro_format_fixed(sz, sizeof sz, row->size, 0, 12), count,
+                                   "float", redop, root, t_us, a, b,
+                                   paro_format_fixed(in, sizeof in, row->r.intra_bytes, 0, 11),
+                                   paro_format_fixed(ex, sizeof ex, row->r.inter_bytes, 0, 11));
+        }
     }
     if (format == PARO_FORMAT_TABLE) {
         char avg[G_ASCII_DTOSTR_BUF_SIZE];
@@ -170,7 +208,7 @@ int paro_cmd_collective(int argc, char **argv)
     g_autofree char *topology_path = NULL, *op_name = NULL, *algo_name = NULL;
     g_autofree char *calibration_path = NULL;
     g_autofree char *min_text = NULL, *max_text = NULL, *format_name = NULL, *net_name = NULL;
-    gint64 gpus = 0, group = 0, channels = 0, chunks = 0;
+    gint64 gpus = -1, group = -1, channels = -1, chunks = -1; /* -1: not given */
     double factor = 2;
     gboolean explicit_mode = FALSE;
     GOptionEntry entries[] = {
@@ -231,11 +269,28 @@ int paro_cmd_collective(int argc, char **argv)
         usage = "bad --format";
     else if ((min_text && !parse_size(min_text, &min_bytes)) ||
              (max_text && !parse_size(max_text, &max_bytes)) || min_bytes > max_bytes)
-        usage = "bad -b/-e: sizes like 8, 64K, 1M, 1G, 1T with MIN <= MAX";
-    else if (!(factor > 1) && min_bytes != max_bytes)
-        usage = "-f must be greater than 1";
-    else if (gpus < 0 || group < 0 || channels < 0 || chunks < 0)
-        usage = "--gpus, --group, --channels and --chunks must be positive";
+        usage = "bad -b/-e: whole byte counts like 8, 1536, 64K, 1M, 1G, 1T, with MIN <= MAX";
+    else if (!(factor > 1) || !isfinite(factor))
+        usage = "-f must be a finite number greater than 1";
+    else if (min_bytes == 0 && max_bytes > 0)
+        usage = "-b must be positive when -e is larger: the sizes grow by the factor -f";
+    else if (gpus == 0 || group == 0 || channels == 0 || chunks == 0 || gpus < -1 || group < -1 ||
+             channels < -1 || chunks < -1)
+        usage = "--gpus, --group, --channels and --chunks must be at least 1";
+    g_autoptr(GError) limit_error = NULL;
+    if (usage == NULL &&
+        (!paro_limit_check_option(&paro_limit_bytes, "-e", max_bytes, &limit_error) ||
+         !paro_limit_check_option(&paro_limit_coll_sizes, "the sizes of -b, -e and -f",
+                                  count_sizes(min_bytes, max_bytes, factor), &limit_error) ||
+         (gpus > 0 &&
+          !paro_limit_check_option(&paro_limit_gpus, "--gpus", (double)gpus, &limit_error)) ||
+         (group > 0 &&
+          !paro_limit_check_option(&paro_limit_gpus, "--group", (double)group, &limit_error)) ||
+         (channels > 0 && !paro_limit_check_option(&paro_limit_channels, "--channels",
+                                                   (double)channels, &limit_error)) ||
+         (chunks > 0 &&
+          !paro_limit_check_option(&paro_limit_chunks, "--chunks", (double)chunks, &limit_error))))
+        usage = limit_error->message;
     if (usage != NULL) {
         g_printerr("parosim collective: %s\nTry 'parosim collective --help'.\n", usage);
         return PARO_EXIT_USAGE;
@@ -257,11 +312,11 @@ int paro_cmd_collective(int argc, char **argv)
     gint64 gpn = topology->gpus_per_node;
     ParoCollSpec spec;
     paro_coll_spec_init(&spec, topology, (ParoCollKind)op, (ParoAlgorithm)algo,
-                        gpus ? gpus : paro_topology_n_gpus(topology),
-                        group ? group : MIN(gpn, gpus ? gpus : gpn), 0);
-    if (channels)
+                        gpus > 0 ? gpus : paro_topology_n_gpus(topology),
+                        group > 0 ? group : MIN(gpn, gpus > 0 ? gpus : gpn), 0);
+    if (channels > 0)
         spec.channels = channels;
-    if (chunks)
+    if (chunks > 0)
         spec.chunks = chunks;
     gint64 nodes = (spec.n + gpn - 1) / gpn;
     if (paro_coll_spec_has_root(&spec, gpn))
@@ -270,6 +325,19 @@ int paro_cmd_collective(int argc, char **argv)
         paro_graph_new(topology, nodes, !explicit_mode && nodes > 1, &error);
     if (graph == NULL) {
         g_printerr("parosim collective: %s\n", error->message);
+        return PARO_EXIT_ERROR;
+    }
+    /* What the simulations will cost, before the first: refused at once when beyond the
+     * work limit (issue #16 H1, H3: a node of 1,024 GPUs or 16,384 explicit GPUs ran for
+     * minutes without a word). */
+    ParoCollWork work = paro_coll_estimate(graph, &spec);
+    double n_sizes = count_sizes(min_bytes, max_bytes, factor);
+    if (work.seconds * n_sizes > paro_limit_work_budget_s()) {
+        g_autofree char *what = paro_coll_work_describe(&work);
+        g_printerr("parosim collective: error: simulating this collective would take about "
+                   "%.0f s (%s, for %.0f size%s), beyond the limit of %.0f s; lower %s\n",
+                   work.seconds * n_sizes, what, n_sizes, n_sizes == 1 ? "" : "s",
+                   paro_limit_work_budget_s(), driver(&work, explicit_mode, n_sizes, gpn));
         return PARO_EXIT_ERROR;
     }
     g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(Row));

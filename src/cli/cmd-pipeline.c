@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/limits.h"
 #include "core/units.h"
 #include "pipe/pipe.h"
 #include "report/report.h"
@@ -295,8 +296,10 @@ static void render_trace(GString *out, GArray *rows)
     }
 }
 
-/* A time option: units required ("1 ms"), as everywhere in parosim. */
-static gboolean parse_time(const char *text, const char *option, ParoTime *out, GError **error)
+/* A time option: units required ("1 ms"), as everywhere in parosim, within @limit (a
+ * task's duration or a message's latency). */
+static gboolean parse_time(const char *text, const char *option, const ParoLimit *limit,
+                           ParoTime *out, GError **error)
 {
     double s = 0;
     if (!paro_units_parse(text, PARO_QUANTITY_TIME, &s, error)) {
@@ -307,6 +310,8 @@ static gboolean parse_time(const char *text, const char *option, ParoTime *out, 
         g_set_error(error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_RANGE, "%s: negative time", option);
         return FALSE;
     }
+    if (!paro_limit_check_option(limit, option, s, error))
+        return FALSE;
     *out = paro_time_from_s(s);
     return TRUE;
 }
@@ -325,7 +330,9 @@ static gboolean parse_quantity(const char *text, ParoQuantity kind, const char *
                     option);
         return FALSE;
     }
-    return TRUE;
+    const ParoLimit *limit =
+        kind == PARO_QUANTITY_BYTES ? &paro_limit_bytes : &paro_limit_bandwidth;
+    return paro_limit_check_option(limit, option, *out, error);
 }
 
 static int usage_error(const char *message)
@@ -395,10 +402,23 @@ int paro_cmd_pipeline(int argc, char **argv)
         return usage_error("bad --format");
     if (virtual_stages == 0 || virtual_stages < -1)
         return usage_error("--virtual must be at least 1");
+    /* counts within their limits: a stage holds at least a layer, a micro-batch count is
+     * an accumulation (issue #16: the fuzzed command line) */
+    if (!paro_limit_check_option(&paro_limit_layers, "--stages", (double)devices, &error) ||
+        !paro_limit_check_option(&paro_limit_accumulation, "--micro", (double)micro, &error) ||
+        (virtual_stages > 0 && !paro_limit_check_option(&paro_limit_virtual, "--virtual",
+                                                        (double)virtual_stages, &error)))
+        return usage_error(error->message);
+    if (trace_path && g_str_has_suffix(trace_path, ".json"))
+        return usage_error("--trace writes TSV (one line a task); name it .tsv (Chrome JSON "
+                           "traces are parosim run's)");
     Inputs in = {devices, micro, paro_time_from_s(1e-3), 0, 0, 0, 0, 0};
-    if ((forward_text && !parse_time(forward_text, "--forward", &in.forward, &error)) ||
-        (backward_text && !parse_time(backward_text, "--backward", &in.backward, &error)) ||
-        (p2p_text && !parse_time(p2p_text, "--p2p", &in.p2p_latency, &error)) ||
+    if ((forward_text &&
+         !parse_time(forward_text, "--forward", &paro_limit_duration, &in.forward, &error)) ||
+        (backward_text &&
+         !parse_time(backward_text, "--backward", &paro_limit_duration, &in.backward, &error)) ||
+        (p2p_text &&
+         !parse_time(p2p_text, "--p2p", &paro_limit_latency, &in.p2p_latency, &error)) ||
         !parse_quantity(bytes_text, PARO_QUANTITY_BYTES, "--p2p-bytes", &in.p2p_bytes, &error) ||
         !parse_quantity(bandwidth_text, PARO_QUANTITY_BANDWIDTH, "--p2p-bandwidth",
                         &in.p2p_bandwidth_Bps, &error))
@@ -409,7 +429,26 @@ int paro_cmd_pipeline(int argc, char **argv)
     if (in.p2p_bandwidth_Bps > 0)
         in.p2p_time =
             paro_time_add(in.p2p_time, paro_time_from_s(in.p2p_bytes / in.p2p_bandwidth_Bps));
+    if (bandwidth_text && !(in.p2p_bandwidth_Bps > 0))
+        return usage_error("--p2p-bandwidth must be positive (leave it out for messages that "
+                           "take no time beyond --p2p)");
     gint64 v = virtual_stages > 0 ? virtual_stages : 2;
+    /* The tasks of every schedule simulated, counted before any is (2 S M each), at the
+     * rates of scenario/workload.c: about 0.25 us and 60 B a task. */
+    double tasks = 0;
+    for (int k = compare ? 0 : schedule; k <= (compare ? PARO_PIPE_MODULAR : schedule); k++)
+        tasks += 2.0 * (double)devices * (double)micro *
+                 (k == PARO_PIPE_GPIPE || k == PARO_PIPE_1F1B ? 1.0 : (double)v);
+    if (tasks * 0.25e-6 > paro_limit_work_budget_s() || tasks * 60 > paro_limit_memory.max) {
+        g_autofree char *count = paro_format_count(tasks);
+        g_printerr("parosim pipeline: error: %s tasks (2 x stages x modules a stage x "
+                   "micro-batches, each schedule) would take about %.0f s and %.2g GB to "
+                   "simulate, beyond the limits of %.0f s and %.2g GB; lower --stages, "
+                   "--micro or --virtual\n",
+                   count, tasks * 0.25e-6, tasks * 60 / 1e9, paro_limit_work_budget_s(),
+                   paro_limit_memory.max / 1e9);
+        return PARO_EXIT_ERROR;
+    }
     if (!compare && virtual_stages > 1 &&
         (schedule == PARO_PIPE_GPIPE || schedule == PARO_PIPE_1F1B))
         return usage_error("--virtual applies to interleaved and modular; gpipe and 1f1b place "
@@ -461,10 +500,8 @@ int paro_cmd_pipeline(int argc, char **argv)
     if (trace_path != NULL) {
         g_autoptr(GString) trace = g_string_new(NULL);
         render_trace(trace, rows);
-        if (!g_file_set_contents(trace_path, trace->str, (gssize)trace->len, &error)) {
-            paro_cli_report_error(error, NULL, NULL);
+        if (!paro_cli_write_file("pipeline", trace_path, trace, NULL))
             return PARO_EXIT_ERROR;
-        }
     }
     g_autoptr(GString) out = g_string_new(NULL);
     render(out, format, &in, rows);

@@ -2,8 +2,12 @@
 /* `parosim plan`: the fastest way to train a scenario's model on its cluster. */
 #include "cli/cli.h"
 
+#include <math.h>
+
 #include <stdio.h>
 
+#include "core/format.h"
+#include "core/limits.h"
 #include "core/units.h"
 #include "pipe/pipe.h"
 #include "plan/plan.h"
@@ -59,16 +63,53 @@ static void table(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n, G
     for (guint i = 0; i < n; i++) {
         const ParoPlanRow *r = &rows[i];
         g_autofree char *schedule = schedule_label(&r->layout);
+        /* fixed decimals while they fit the column, else scientific (issue #16 W7) */
+        char step[G_ASCII_DTOSTR_BUF_SIZE], steps[G_ASCII_DTOSTR_BUF_SIZE],
+            days[G_ASCII_DTOSTR_BUF_SIZE], peak[G_ASCII_DTOSTR_BUF_SIZE];
         g_string_append_printf(
             out,
             "%5u %-17s %2" G_GINT64_FORMAT " %3" G_GINT64_FORMAT "  %-14s %4" G_GINT64_FORMAT
             " %5" G_GINT64_FORMAT " %5" G_GINT64_FORMAT
-            "  %-10s %9.3g %9.3f %9.0f %7.2f %11.4g %7.2f  %s\n",
+            "  %-10s %9.3g %9s %9s %7s %11.4g %7s  %s\n",
             i + 1, r->strategy->name, r->layout.tp, r->layout.pp, schedule, r->group,
             r->micro_batch, r->accumulation, paro_algorithm_names[r->algorithm], r->batch_tokens,
-            r->step_s, r->steps, r->train_s / 86400.0, r->gpu_hours, r->peak_bytes / 1e9,
+            paro_format_fixed(step, sizeof step, r->step_s, 3, 9),
+            paro_format_fixed(steps, sizeof steps, r->steps, 0, 9),
+            paro_format_fixed(days, sizeof days, r->train_s / 86400.0, 2, 7), r->gpu_hours,
+            paro_format_fixed(peak, sizeof peak, r->peak_bytes / 1e9, 2, 7),
             r->fits ? "yes" : "OOM");
     }
+}
+
+/* The scaling law holds near the critical batch (the search targets it; more than twice
+ * it is outside), where no batch reaches the target loss in fewer than S_min steps: a
+ * plan on so many GPUs that its smallest batch is far above B_crit is not a time to train
+ * under the law (issue #16 W8: 131,072 nodes planned 270 steps at 125 x B_crit without a
+ * word). (transfer full) NULL when in range. */
+static char *law_warning(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n)
+{
+    const ParoTrainingBudget *b = &rq->budget;
+    guint outside = 0;
+    const ParoPlanRow *worst = NULL;
+    for (guint i = 0; i < n; i++) {
+        const ParoPlanRow *r = &rows[i];
+        if (r->batch_tokens > 2 * b->critical_batch_tokens) {
+            outside++;
+            if (worst == NULL || r->batch_tokens > worst->batch_tokens)
+                worst = r;
+        }
+    }
+    if (worst == NULL)
+        return NULL;
+    g_autofree char *steps = paro_format_count(worst->steps);
+    g_autofree char *min_steps = paro_format_count(ceil(b->min_steps));
+    return g_strdup_printf(
+        "warning: %u of the %u configurations printed leave the scaling law's range: up to "
+        "%.3g x the critical batch of %.4g tokens, in %s steps where the law needs at least "
+        "S_min = %s to reach its loss; their times to train are not the law's (fewer GPUs, "
+        "or --tokens and --batch-tokens of your own)",
+        outside, n, worst->batch_tokens / b->critical_batch_tokens, b->critical_batch_tokens, steps,
+        min_steps);
 }
 
 static void csv(const ParoPlanRow *rows, guint n, GString *out)
@@ -130,11 +171,20 @@ int paro_cmd_plan(int argc, char **argv)
     const char *usage = NULL;
     if (argc != 2 || top < 0 || format < 0 || format == PARO_FORMAT_JSON)
         usage = "expected SCENARIO.yaml, --top >= 0, --format table or csv";
+    else if (rq_lga && rq_dp_only)
+        usage = "--lga (modular pipelines) and --dp-only (tp = pp = 1) exclude each other";
     else if ((tokens_text &&
               (!paro_units_parse_number(tokens_text, FALSE, &rq.tokens, NULL) || rq.tokens <= 0)) ||
              (batch_text && (!paro_units_parse_number(batch_text, FALSE, &rq.batch_tokens, NULL) ||
                              rq.batch_tokens <= 0)))
         usage = "--tokens and --batch-tokens take positive numbers, e.g. 1.4e12";
+    g_autoptr(GError) limit_error = NULL;
+    if (usage == NULL &&
+        ((tokens_text &&
+          !paro_limit_check_option(&paro_limit_tokens, "--tokens", rq.tokens, &limit_error)) ||
+         (batch_text && !paro_limit_check_option(&paro_limit_tokens, "--batch-tokens",
+                                                 rq.batch_tokens, &limit_error))))
+        usage = limit_error->message;
     if (usage) {
         g_printerr("parosim plan: %s\nTry 'parosim plan --help'.\n", usage);
         return PARO_EXIT_USAGE;
@@ -150,5 +200,11 @@ int paro_cmd_plan(int argc, char **argv)
         csv((const ParoPlanRow *)rows->data, n, out);
     else
         table(&rq, (const ParoPlanRow *)rows->data, n, out);
+    g_autofree char *warning = law_warning(&rq, (const ParoPlanRow *)rows->data, n);
+    if (warning != NULL) {
+        g_printerr("parosim plan: %s\n", warning);
+        if (format != PARO_FORMAT_CSV)
+            g_string_append_printf(out, "# %s\n", warning);
+    }
     return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
 }

@@ -3,6 +3,7 @@
  * a file parosim wrote. */
 #include "cli/cli.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +34,28 @@ static const char plot_help_tail[] =
 static gboolean parse_size(const char *text, int *width, int *height)
 {
     return text == NULL || (sscanf(text, "%dx%d", width, height) == 2 && *width > 0 && *height > 0);
+}
+
+/* SIGINT, SIGTERM, SIGHUP: kill gnuplot and remove the temporary files, then die of the
+ * signal as before. */
+static void on_signal(int signo)
+{
+    paro_plot_abort();
+    signal(signo, SIG_DFL);
+    raise(signo);
+}
+
+/* The metrics each kind's script knows (NULL: the kind takes no --metric). */
+static const char *const *metrics_of(int kind)
+{
+    static const char *const collective[] = {"busbw", "time", NULL};
+    static const char *const throughput[] = {"samples_per_s", "tokens_per_s", "tflops_per_gpu",
+                                             NULL};
+    if (kind == PARO_PLOT_COLLECTIVE_SCALING)
+        return collective;
+    if (kind == PARO_PLOT_THROUGHPUT_SCALING)
+        return throughput;
+    return NULL;
 }
 
 int paro_cmd_plot(int argc, char **argv)
@@ -98,10 +121,23 @@ int paro_cmd_plot(int argc, char **argv)
     else if (capacity &&
              !paro_units_parse(capacity, PARO_QUANTITY_BYTES, &rq.capacity_bytes, &error))
         usage = error->message;
+    else if (capacity && !(rq.capacity_bytes > 0))
+        usage = "--capacity must be a positive size, e.g. '80 GiB'";
+    else if (capacity && kind != PARO_PLOT_MEMORY_TIMELINE)
+        usage = "--capacity applies to memory-timeline only";
+    else if (metric && (metrics_of(kind) == NULL || !g_strv_contains(metrics_of(kind), metric)))
+        usage = metrics_of(kind) ? (kind == PARO_PLOT_COLLECTIVE_SCALING
+                                        ? "--metric must be busbw or time"
+                                        : "--metric must be samples_per_s, tokens_per_s or "
+                                          "tflops_per_gpu")
+                                 : "--metric applies to collective-scaling and throughput-scaling";
     if (usage) {
         g_printerr("parosim plot: %s\nTry 'parosim plot --help'.\n", usage);
         return PARO_EXIT_USAGE;
     }
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
     if (!paro_plot_render(&rq, &error)) {
         paro_cli_report_error(error, NULL, NULL);
         return PARO_EXIT_ERROR;

@@ -7,6 +7,7 @@
 
 #include "report/report.h"
 #include "run/run.h"
+#include "scenario/workload.h"
 
 static const char run_help[] =
     "Simulates one global training step of a scenario for each strategy: per-layer\n"
@@ -29,13 +30,6 @@ static const char run_help[] =
     "  parosim run SCENARIO.yaml --set training.overlap=false --format csv\n"
     "  parosim run scenarios/neox-20b_lassen-v100x4_3d.yaml --strategies zero-1,zero-3 \\\n"
     "      --set compression.preset=naive --set compression.activations=none";
-
-/* Writes @text to @path through a temporary file and a rename, so an interrupted run
- * never leaves a truncated file. */
-static gboolean write_atomically(const char *path, const GString *text, GError **error)
-{
-    return g_file_set_contents(path, text->str, (gssize)text->len, error);
-}
 
 int paro_cmd_run(int argc, char **argv)
 {
@@ -73,8 +67,17 @@ int paro_cmd_run(int argc, char **argv)
     if (chosen == NULL)
         return PARO_EXIT_USAGE;
 
-    g_autoptr(ParoRun) run = paro_run_load(argv[1], (const char *const *)sets, NULL, &error);
-    if (run == NULL) {
+    g_auto(GStrv) inputs = paro_cli_scenario_inputs(argv[1], (const char *const *)sets, NULL);
+    if (!paro_cli_check_output("run", trace_path, (const char *const *)inputs))
+        return PARO_EXIT_ERROR;
+    ParoScenario *scenario = paro_scenario_load(argv[1], (const char *const *)sets, &error);
+    if (scenario == NULL) {
+        paro_cli_report_error(error, (const char *const *)sets, NULL);
+        return PARO_EXIT_ERROR;
+    }
+    g_autoptr(ParoRun) run = paro_run_new(scenario, NULL);
+    /* What the simulations will cost, refused at once when beyond the limits. */
+    if (!paro_workload_check(scenario, chosen->len, trace_path != NULL, &error)) {
         paro_cli_report_error(error, (const char *const *)sets, NULL);
         return PARO_EXIT_ERROR;
     }
@@ -89,10 +92,8 @@ int paro_cmd_run(int argc, char **argv)
         g_autoptr(GString) trace = g_string_new(NULL);
         paro_report_trace((const ParoStepResult *)rows->data, rows->len,
                           g_str_has_suffix(trace_path, ".json"), trace);
-        if (!write_atomically(trace_path, trace, &error)) {
-            g_printerr("parosim run: error: %s\n", error->message);
+        if (!paro_cli_write_file("run", trace_path, trace, (const char *const *)inputs))
             return PARO_EXIT_ERROR;
-        }
     }
     g_autoptr(GString) out = g_string_new(NULL);
     paro_report_run(paro_run_get_derived(run), (const ParoStepResult *)rows->data, rows->len,

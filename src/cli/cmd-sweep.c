@@ -10,6 +10,7 @@
 
 #include "cli/sweep-mpi.h"
 #include "core/error.h"
+#include "core/limits.h"
 #include "report/report.h"
 #include "sweep/sweep.h"
 
@@ -47,6 +48,23 @@ static void show_progress(guint64 done, guint64 total, gpointer data)
         fputc('\n', stderr);
 }
 
+/* One CSV field as RFC 4180 has it: quoted when it holds a comma, a quote or a line
+ * break, with its quotes doubled (issue #16 W5). */
+static void csv_field(GString *out, const char *v)
+{
+    if (strpbrk(v, ",\"\r\n") == NULL) {
+        g_string_append(out, v);
+        return;
+    }
+    g_string_append_c(out, '"');
+    for (const char *p = v; *p; p++) {
+        if (*p == '"')
+            g_string_append_c(out, '"');
+        g_string_append_c(out, *p);
+    }
+    g_string_append_c(out, '"');
+}
+
 /* The output is a head, one text per point (in point order), and a tail; points are
  * rendered separately so that MPI ranks can render theirs and rank 0 join them. */
 static void head(GPtrArray *axes, int format, GString *out)
@@ -61,8 +79,10 @@ static void head(GPtrArray *axes, int format, GString *out)
         return;
     }
     g_string_append(out, "point");
-    for (guint a = 0; a < axes->len; a++)
-        g_string_append_printf(out, ",%s", ((ParoSweepAxis *)g_ptr_array_index(axes, a))->path);
+    for (guint a = 0; a < axes->len; a++) {
+        g_string_append_c(out, ',');
+        csv_field(out, ((ParoSweepAxis *)g_ptr_array_index(axes, a))->path);
+    }
     g_autoptr(GString) run_head = g_string_new(NULL);
     paro_report_run(NULL, NULL, 0, PARO_FORMAT_CSV, run_head);
     g_string_append_printf(out, ",%s", run_head->str);
@@ -92,9 +112,8 @@ static char *render_point(GPtrArray *axes, const ParoSweepPoint *p, int format)
     for (int l = 1; lines[l] && lines[l][0]; l++) { /* line 0 is the header */
         g_string_append_printf(out, "%" G_GUINT64_FORMAT, p->point);
         for (guint a = 0; a < p->values->len; a++) {
-            const char *v = g_ptr_array_index(p->values, a);
-            gboolean quote = strpbrk(v, ",\"") != NULL;
-            g_string_append_printf(out, quote ? ",\"%s\"" : ",%s", v);
+            g_string_append_c(out, ',');
+            csv_field(out, g_ptr_array_index(p->values, a));
         }
         g_string_append_printf(out, ",%s\n", lines[l]);
     }
@@ -118,14 +137,16 @@ static void join_points(GPtrArray *texts, int format, GString *out)
         g_string_append(out, first ? "  ]\n}\n" : "\n  ]\n}\n");
 }
 
-/* SIGINT during a sweep: no new point starts; what is done is written. A second SIGINT
- * kills at once (SA_RESETHAND restores the default action). */
+/* SIGINT or SIGTERM during a sweep: no new point starts; what is done is written. A
+ * second signal kills at once (SA_RESETHAND restores the default action). SIGTERM too,
+ * since mpirun answers Ctrl-C by sending it to every rank (and SIGKILL a second later,
+ * Open MPI's odls_base_sigkill_timeout): each rank then stops, and rank 0 writes the
+ * points done, as a single process does (issue #16). */
 static volatile sig_atomic_t interrupted;
 
-static void on_sigint(int signo)
+static void on_signal(int signo)
 {
-    (void)signo;
-    interrupted = 1;
+    interrupted = signo;
 }
 
 int paro_cmd_sweep(int argc, char **argv)
@@ -160,6 +181,11 @@ int paro_cmd_sweep(int argc, char **argv)
                    "json\nTry 'parosim sweep --help'.\n");
         return PARO_EXIT_USAGE;
     }
+    /* C8: --jobs 100000 aborted creating thread stacks */
+    if (jobs > 0 && !paro_limit_check_option(&paro_limit_jobs, "--jobs", jobs, &error)) {
+        g_printerr("parosim sweep: %s\nTry 'parosim sweep --help'.\n", error->message);
+        return PARO_EXIT_USAGE;
+    }
     g_autoptr(GPtrArray) strategies = paro_cli_parse_strategies(strategies_text, "sweep");
     if (strategies == NULL)
         return PARO_EXIT_USAGE;
@@ -171,8 +197,55 @@ int paro_cmd_sweep(int argc, char **argv)
             paro_cli_report_error(error, NULL, (const char *const *)varies);
             return PARO_EXIT_ERROR;
         }
+        /* W6: the later axis silently won, and the JSON had the key twice */
+        for (guint k = 0; k < axes->len; k++) {
+            const ParoSweepAxis *b = g_ptr_array_index(axes, k);
+            if (strcmp(a->path, b->path) == 0) {
+                paro_config_error_set(&error, PARO_CONFIG_ERROR_CONSTRAINT, a->label, 1, 1,
+                                      "'%s' is varied twice (also by %s): give its values in one "
+                                      "--vary",
+                                      a->path, b->label);
+                paro_sweep_axis_free(a);
+                paro_cli_report_error(error, NULL, (const char *const *)varies);
+                return PARO_EXIT_ERROR;
+            }
+        }
         g_ptr_array_add(axes, a);
     }
+    /* C6: 10,000 x 10,000 points were accepted and ran out of memory; the product is
+     * counted first (paro_sweep_n_points says 0 beyond 1e9) */
+    guint64 n_points = paro_sweep_n_points(axes);
+    double product = 1;
+    g_autoptr(GString) factors = g_string_new(NULL);
+    for (guint a = 0; a < axes->len; a++) {
+        guint len = ((ParoSweepAxis *)g_ptr_array_index(axes, a))->values->len;
+        product *= (double)len;
+        g_autofree char *count = paro_format_count(len);
+        g_string_append_printf(factors, "%s%s", a ? " x " : "", count);
+    }
+    if (n_points == 0 || product > paro_limit_sweep_points_max()) {
+        g_autofree char *total = paro_format_count(product);
+        g_autofree char *max = paro_format_count(paro_limit_sweep_points_max());
+        const ParoSweepAxis *last = g_ptr_array_index(axes, axes->len - 1);
+        paro_config_error_set(&error, PARO_CONFIG_ERROR_RANGE, last->label, 1, 1,
+                              "the sweep has %s points (%s), above the limit of %s: %s", total,
+                              factors->str, max, paro_limit_sweep_points.why);
+        paro_cli_report_error(error, NULL, (const char *const *)varies);
+        return PARO_EXIT_ERROR;
+    }
+    g_autoptr(GPtrArray) files = g_ptr_array_new();
+    for (guint a = 0; a < axes->len; a++) {
+        const ParoSweepAxis *axis = g_ptr_array_index(axes, a);
+        if (strcmp(axis->path, "model") == 0 || strcmp(axis->path, "topology") == 0 ||
+            strcmp(axis->path, "calibration") == 0)
+            for (guint v = 0; v < axis->values->len; v++)
+                g_ptr_array_add(files, g_ptr_array_index(axis->values, v));
+    }
+    g_ptr_array_add(files, NULL);
+    g_auto(GStrv) inputs = paro_cli_scenario_inputs(argv[1], (const char *const *)sets,
+                                                    (const char *const *)files->pdata);
+    if (!paro_cli_check_output("sweep", output, (const char *const *)inputs))
+        return PARO_EXIT_ERROR;
     ParoMpi mpi;
     if (!paro_mpi_init(&mpi, &error)) {
         g_printerr("parosim sweep: error: %s\n", error->message);
@@ -182,9 +255,11 @@ int paro_cmd_sweep(int argc, char **argv)
     if (mpi.size > 1 && mpi.rank == 0)
         g_printerr("parosim sweep: %" G_GUINT64_FORMAT " points over %d MPI ranks\n",
                    paro_sweep_n_points(axes), mpi.size);
-    struct sigaction action = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, previous;
+    struct sigaction action = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND}, previous,
+                     previous_term;
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, &previous);
+    sigaction(SIGTERM, &action, &previous_term);
     ParoSweepOptions options = {.jobs = jobs ? jobs : (int)g_get_num_processors(),
                                 .rank = (guint64)mpi.rank,
                                 .n_ranks = (guint64)mpi.size,
@@ -195,6 +270,7 @@ int paro_cmd_sweep(int argc, char **argv)
     g_autoptr(GPtrArray) points = paro_sweep_run_with(argv[1], (const char *const *)sets, axes,
                                                       strategies, &options, &n_done, &error);
     sigaction(SIGINT, &previous, NULL);
+    sigaction(SIGTERM, &previous_term, NULL);
     /* every rank fails alike on bad input (each checks every value); a simulation error on
      * one rank makes all of them stop here */
     if (!paro_mpi_all_ok(&mpi, points != NULL)) {
@@ -220,18 +296,14 @@ int paro_cmd_sweep(int argc, char **argv)
     g_autoptr(GString) out = g_string_new(NULL);
     head(axes, format, out);
     join_points(texts, format, out);
-    gboolean written = TRUE;
-    if (output)
-        written = g_file_set_contents(output, out->str, (gssize)out->len, &error);
-    else
-        written = paro_cli_write(out);
-    if (!written && error)
-        g_printerr("parosim sweep: error: %s\n", error->message);
+    gboolean written = output
+                           ? paro_cli_write_file("sweep", output, out, (const char *const *)inputs)
+                           : paro_cli_write(out);
     if (interrupted) {
         g_printerr("parosim sweep: interrupted: %" G_GUINT64_FORMAT " of %u points done%s%s\n",
                    n_done, points->len, written && output ? ", written to " : "",
                    written && output ? output : "");
-        return 128 + SIGINT;
+        return 128 + (int)interrupted;
     }
     return written ? PARO_EXIT_OK : PARO_EXIT_ERROR;
 }

@@ -131,6 +131,9 @@ int paro_cmd_validate(int argc, char **argv)
                    error ? error->message : "a calibration file and at least one log are needed");
         return PARO_EXIT_USAGE;
     }
+    const char *const *inputs = (const char *const *)argv + 1;
+    if (!paro_cli_check_output("validate", csv_path, inputs))
+        return PARO_EXIT_ERROR;
     ParoCalibration cal = {0};
     if (!paro_calib_load(argv[1], &cal, &error)) {
         paro_cli_report_error(error, NULL, NULL);
@@ -151,9 +154,7 @@ int paro_cmd_validate(int argc, char **argv)
     g_autoptr(GString) csv = csv_path ? g_string_new(NULL) : NULL;
     render(out, csv, argv[1], rows);
     paro_calib_clear(&cal);
-    if (csv && !g_file_set_contents(csv_path, csv->str, (gssize)csv->len, &error)) {
-        g_printerr("parosim: error: %s\n", error->message);
+    if (csv && !paro_cli_write_file("validate", csv_path, csv, inputs))
         return PARO_EXIT_ERROR;
-    }
     return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/files.h"
 #include "report/report.h"
 #include "strategy/strategy.h"
 
@@ -24,7 +25,7 @@ static char *source_line(const char *file, int line, const char *const *set_args
         return g_strdup(args[index - 1]);
     }
     g_autofree char *contents = NULL;
-    if (!g_file_get_contents(file, &contents, NULL, NULL))
+    if (!paro_file_read(file, &paro_limit_input_bytes, &contents, NULL, NULL))
         return NULL;
     char *p = contents;
     for (int i = 1; i < line && p; i++) {
@@ -38,6 +39,16 @@ static char *source_line(const char *file, int line, const char *const *set_args
     return g_strndup(p, end ? (gsize)(end - p) : strlen(p));
 }
 
+char *paro_cli_escape(const char *text)
+{
+    /* One character for one: the caret below stays under the column it points at. */
+    char *valid = g_utf8_make_valid(text, -1);
+    for (char *p = valid; *p; p++)
+        if (((guchar)*p < 0x20 && *p != '\t') || *p == 0x7f)
+            *p = '?';
+    return valid;
+}
+
 void paro_cli_report_error(const GError *error, const char *const *set_args,
                            const char *const *vary_args)
 {
@@ -45,9 +56,10 @@ void paro_cli_report_error(const GError *error, const char *const *set_args,
     const ParoConfigErrorPrivate *loc = paro_config_error_get_location(error);
     if (loc == NULL || loc->file == NULL || loc->line <= 0 || loc->column <= 0)
         return;
-    g_autofree char *text = source_line(loc->file, loc->line, set_args, vary_args);
-    if (text == NULL || strlen(text) > 400)
+    g_autofree char *raw = source_line(loc->file, loc->line, set_args, vary_args);
+    if (raw == NULL || strlen(raw) > 400)
         return;
+    g_autofree char *text = paro_cli_escape(raw);
     g_printerr("%5d | %s\n      | ", loc->line, text);
     for (int i = 1; i < loc->column && text[i - 1]; i++)
         g_printerr("%c", text[i - 1] == '\t' ? '\t' : ' ');
@@ -87,6 +99,13 @@ GPtrArray *paro_cli_parse_strategies(const char *text, const char *command)
             seen |= g_ptr_array_index(list, k) == s;
         if (!seen)
             g_ptr_array_add(list, (gpointer)s);
+    }
+    if (list->len == 0) {
+        g_printerr("parosim %s: --strategies names no strategy (a triple such as NIG, an "
+                   "alias, or all)\n",
+                   command);
+        g_ptr_array_free(list, TRUE);
+        return NULL;
     }
     return list;
 }

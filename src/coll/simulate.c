@@ -194,14 +194,19 @@ static void try_send(Sim *s, Task *t, gint64 member, gint64 channel)
                                                  : q * t->bytes / (double)(t->k * s->channels);
     g_array_set_size(s->links, 0);
     g_array_set_size(s->weights, 0);
-    ParoTime latency =
-        paro_graph_route(s->graph, member, dst, s->links, s->weights) + s->spec->step_overhead;
+    ParoTime latency = paro_time_add(paro_graph_route(s->graph, member, dst, s->links, s->weights),
+                                     s->spec->step_overhead);
     Send *send = &t->in_flight[i];
     *send = (Send){t, member, channel, dst, bytes};
     s->sent += bytes;
     t->sending[i] = TRUE;
+    /* q merged steps pay q latencies; saturated, not wrapped, past the clock's range (a
+     * latency of 107 days or more was dropped from the step: issue #16 W2) */
+    double q_latency = q * (double)latency;
     paro_network_start(s->net, (const guint *)s->links->data, (const double *)s->weights->data,
-                       s->links->len, bytes, (ParoTime)(q * (double)latency), on_sent, send);
+                       s->links->len, bytes,
+                       q_latency >= (double)PARO_TIME_MAX ? PARO_TIME_MAX : (ParoTime)q_latency,
+                       on_sent, send);
 }
 
 /* ---- tasks and the stage pipeline ---- */

@@ -82,8 +82,8 @@ static void launch(Tree *t, guint i)
     Xfer *x = &g_array_index(t->xfers, Xfer, i);
     g_array_set_size(t->links, 0);
     g_array_set_size(t->weights, 0);
-    ParoTime latency =
-        paro_graph_route(t->graph, x->src, x->dst, t->links, t->weights) + t->step_overhead;
+    ParoTime latency = paro_time_add(
+        paro_graph_route(t->graph, x->src, x->dst, t->links, t->weights), t->step_overhead);
     Handle *h = g_new(Handle, 1);
     *h = (Handle){t, i};
     t->sent += x->bytes;

@@ -301,12 +301,14 @@ void paro_network_start(ParoNetwork *net, const guint *links, const double *weig
         double slowest = INFINITY;
         for (guint k = 0; k < n_links; k++)
             slowest = fmin(slowest, net->capacity[links[k]] / weights[k]);
-        ParoTime d = latency + (n_links ? duration_ps(bytes, slowest) : 0);
-        paro_engine_schedule(net->engine, now + d, 0, analytic_done, f);
+        /* saturating: a time past the clock's range is flagged by the engine, not wrapped
+         * into the past (issue #16 W2: "CRITICAL assertion 'time >= e->now' failed") */
+        ParoTime d = paro_time_add(latency, n_links ? duration_ps(bytes, slowest) : 0);
+        paro_engine_schedule(net->engine, paro_time_add(now, d), 0, analytic_done, f);
         return;
     }
     if (latency > 0)
-        paro_engine_schedule(net->engine, now + latency, 0, join, f);
+        paro_engine_schedule(net->engine, paro_time_add(now, latency), 0, join, f);
     else
         join(net->engine, f);
 }

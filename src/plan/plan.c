@@ -222,6 +222,8 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
     if (rq->batch_tokens <= 0)
         rq->batch_tokens = rq->budget.critical_batch_tokens;
     rq->gpus = paro_topology_n_gpus(base->topology);
+    if (!paro_plan_check_work(base, rq, error))
+        return NULL;
     gint64 gpn = base->topology->gpus_per_node,
            L = base->model->has_shape ? base->model->layers : 1;
     g_autoptr(GArray) layouts = g_array_new(FALSE, FALSE, sizeof(ParoPlanLayout));

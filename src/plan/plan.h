@@ -56,6 +56,16 @@ typedef struct {
  */
 GArray *paro_plan_search(const char *scenario_path, ParoPlanRequest *request, GError **error);
 
+/**
+ * paro_plan_check_work:
+ * Refuses, located at the input that drives it, a search of @request on @base whose
+ * estimated work exceeds paro_limit_work_seconds, or whose target batch needs an
+ * accumulation beyond its limit (plan-budget.c). @request's gpus, tokens and batch_tokens
+ * must be set.
+ */
+gboolean paro_plan_check_work(const ParoScenario *base, const ParoPlanRequest *request,
+                              GError **error);
+
 /** paro_plan_accumulation: the A >= 1 whose batch n b A s is nearest @batch_tokens. */
 gint64 paro_plan_accumulation(double batch_tokens, gint64 gpus, gint64 micro_batch,
                               gint64 sequence);

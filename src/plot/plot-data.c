@@ -78,6 +78,12 @@ gboolean paro_plot_best_map(const char *sweep_csv, const char *x_axis, const cha
         return FALSE;
     int cx = axis_column(t, x_axis, 0, error);
     int cy = cx < 0 ? -1 : axis_column(t, y_axis, 1, error);
+    if (cx >= 0 && cx == cy) {
+        /* said "a third axis varies too" (issue #16) */
+        paro_config_error_set(error, PARO_CONFIG_ERROR_CONSTRAINT, t->path, 1, 1,
+                              "--x and --y name the same axis '%s': a map needs two", x_axis);
+        return FALSE;
+    }
     int cpoint = 0, cname = -1, cfits = -1, ctime = -1;
     if (cy < 0 || (cname = paro_table_column(t, "name", error)) < 0 ||
         (cfits = paro_table_column(t, "fits", error)) < 0 ||
@@ -128,7 +134,12 @@ gboolean paro_plot_best_map(const char *sweep_csv, const char *x_axis, const cha
         char margin[G_ASCII_DTOSTR_BUF_SIZE] = "NaN";
         if (!isnan(second))
             g_ascii_formatd(margin, sizeof margin, "%.6f", second / best - 1.0);
-        g_string_append_printf(tsv, "%u\t%u\t%d\t%s\t%s\t%s\t%s\n", xi, yi, wi, margin, x, y,
+        /* one TSV line a cell, whatever the values hold (a sweep value may hold a line
+         * break or a tab: CSV quotes it, gnuplot's TSV cannot) */
+        g_autofree char *xl = g_strdup(x), *yl = g_strdup(y);
+        g_strdelimit(xl, "\t\r\n", ' ');
+        g_strdelimit(yl, "\t\r\n", ' ');
+        g_string_append_printf(tsv, "%u\t%u\t%d\t%s\t%s\t%s\t%s\n", xi, yi, wi, margin, xl, yl,
                                winner);
         r = end;
     }

@@ -3,10 +3,16 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "core/error.h"
+#include "core/files.h"
 #include "plot/table.h"
 #include "strategy/strategy.h"
 
@@ -126,7 +132,7 @@ gboolean paro_plot_prepare(const ParoPlotRequest *rq, const char *data_path, GPt
         g_autoptr(GString) tsv = g_string_new(NULL);
         g_autofree char *winners = NULL, *x = NULL, *y = NULL;
         if (!paro_plot_best_map(rq->input, rq->x_axis, rq->y_axis, tsv, &winners, &x, &y, error) ||
-            !g_file_set_contents(data_path, tsv->str, (gssize)tsv->len, error))
+            !paro_file_write(data_path, tsv->str, tsv->len, NULL, error))
             return FALSE;
         g_ptr_array_remove_index(vars, 0); /* the script reads the derived table */
         add_string(vars, "input", data_path);
@@ -178,18 +184,6 @@ gboolean paro_plot_prepare(const ParoPlotRequest *rq, const char *data_path, GPt
     g_return_val_if_reached(FALSE);
 }
 
-/* A temporary output beside the real one, with the same extension (the script picks the
- * terminal from it): "dir/.name.partial-XXXXXX.png". */
-static char *partial_output(const char *output)
-{
-    g_autofree char *dir = g_path_get_dirname(output), *base = g_path_get_basename(output);
-    const char *dot = strrchr(base, '.');
-    g_autofree char *stem = g_strndup(base, dot ? (gsize)(dot - base) : strlen(base));
-    g_autofree char *name =
-        g_strdup_printf(".%s.partial-%d%s", stem, (int)getpid(), dot ? dot : "");
-    return g_build_filename(dir, name, NULL);
-}
-
 static gboolean check_extension(const char *output, GError **error)
 {
     if (g_str_has_suffix(output, ".png") || g_str_has_suffix(output, ".svg"))
@@ -197,6 +191,67 @@ static gboolean check_extension(const char *output, GError **error)
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: the output must end in .png or .svg",
                 output);
     return FALSE;
+}
+
+/* The render in progress, for paro_plot_abort (called from a signal handler): only
+ * async-signal-safe state, written before gnuplot starts. */
+static struct {
+    volatile sig_atomic_t child; /* gnuplot's pid while it runs, else 0 */
+    volatile sig_atomic_t armed; /* the paths below are complete */
+    char tmpdir[4096], data[4096], image[4096];
+} running;
+
+void paro_plot_abort(void)
+{
+    if (running.child > 0)
+        kill((pid_t)running.child, SIGKILL);
+    if (!running.armed)
+        return;
+    unlink(running.image);
+    unlink(running.data);
+    rmdir(running.tmpdir);
+}
+
+static void copy_path(char *to, const char *from)
+{
+    g_strlcpy(to, from, sizeof running.tmpdir);
+}
+
+/* gnuplot dies with parosim, whatever kills parosim (Linux; elsewhere the signal handler's
+ * kill has to do). */
+static void child_setup(gpointer data)
+{
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+}
+
+/* Runs gnuplot, collecting its stderr; FALSE with an error when it cannot start. */
+static gboolean run_gnuplot(const char *const *argv, int *out_status, GString *err, GError **error)
+{
+    GPid pid = 0;
+    int err_fd = -1;
+    if (!g_spawn_async_with_pipes(NULL, (char **)argv, NULL,
+                                  G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                                  child_setup, NULL, &pid, NULL, NULL, &err_fd, error))
+        return FALSE;
+    running.child = pid;
+    char buf[4096];
+    for (;;) {
+        ssize_t n = read(err_fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        if (err->len < 65536)
+            g_string_append_len(err, buf, n);
+    }
+    close(err_fd);
+    while (waitpid(pid, out_status, 0) < 0 && errno == EINTR)
+        ;
+    running.child = 0;
+    g_spawn_close_pid(pid);
+    return TRUE;
 }
 
 gboolean paro_plot_render(const ParoPlotRequest *rq, GError **error)
@@ -213,17 +268,27 @@ gboolean paro_plot_render(const ParoPlotRequest *rq, GError **error)
     if (dir == NULL)
         return FALSE;
     g_autofree char *script = g_build_filename(dir, paro_plot_kinds[rq->kind].script, NULL);
+    const char *inputs[] = {rq->input, NULL};
+    if (!paro_file_check_output(rq->output, inputs, error) ||
+        (rq->data_output && !paro_file_check_output(rq->data_output, inputs, error)))
+        return FALSE;
 
+    /* gnuplot writes into a private folder; the image and the data are then written where
+     * they belong with paro_file_write (a rename, or directly onto a device). */
     g_autofree char *tmpdir = g_dir_make_tmp("parosim-plot-XXXXXX", error);
     if (tmpdir == NULL)
         return FALSE;
-    g_autofree char *data =
-        rq->data_output ? g_strdup(rq->data_output) : g_build_filename(tmpdir, "data.tsv", NULL);
+    g_autofree char *data = g_build_filename(tmpdir, "data.tsv", NULL);
+    g_autofree char *image = g_build_filename(
+        tmpdir, g_str_has_suffix(rq->output, ".svg") ? "plot.svg" : "plot.png", NULL);
+    copy_path(running.tmpdir, tmpdir);
+    copy_path(running.data, data);
+    copy_path(running.image, image);
+    running.armed = 1;
     g_autoptr(GPtrArray) vars = g_ptr_array_new_with_free_func(g_free);
-    g_autofree char *partial = partial_output(rq->output);
     gboolean ok = paro_plot_prepare(rq, data, vars, error);
     if (ok) {
-        add_string(vars, "output", partial);
+        add_string(vars, "output", image);
         if (rq->title)
             add_string(vars, "title", rq->title);
         if (rq->width > 0 && rq->height > 0) {
@@ -233,26 +298,27 @@ gboolean paro_plot_render(const ParoPlotRequest *rq, GError **error)
         g_ptr_array_add(vars, NULL);
         g_autofree char *assignments = g_strjoinv("; ", (char **)vars->pdata);
         const char *argv[] = {gnuplot, "-e", assignments, script, NULL};
-        g_autofree char *out = NULL, *err = NULL;
+        g_autoptr(GString) err = g_string_new(NULL);
         int status = 0;
-        ok = g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                          &status, error);
+        ok = run_gnuplot(argv, &status, err, error);
         GStatBuf st;
-        if (ok && (!g_spawn_check_wait_status(status, NULL) || g_stat(partial, &st) != 0 ||
+        if (ok && (!g_spawn_check_wait_status(status, NULL) || g_stat(image, &st) != 0 ||
                    st.st_size == 0)) {
             g_set_error(error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "gnuplot %s failed:\n%s",
-                        script, err && *err ? err : "(no message, and no output written)\n");
+                        script, err->len ? err->str : "(no message, and no output written)\n");
             ok = FALSE;
         }
-        if (ok && g_rename(partial, rq->output) != 0) {
-            g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "%s: %s", rq->output,
-                        g_strerror(errno));
-            ok = FALSE;
-        }
+        g_autofree char *bytes = NULL, *table = NULL;
+        gsize n_bytes = 0, n_table = 0;
+        ok = ok && paro_file_read(image, &paro_limit_table_bytes, &bytes, &n_bytes, error) &&
+             paro_file_write(rq->output, bytes, n_bytes, inputs, error);
+        if (ok && rq->data_output)
+            ok = paro_file_read(data, &paro_limit_table_bytes, &table, &n_table, error) &&
+                 paro_file_write(rq->data_output, table, n_table, inputs, error);
     }
-    g_unlink(partial);
-    if (rq->data_output == NULL)
-        g_unlink(data);
+    running.armed = 0;
+    g_unlink(image);
+    g_unlink(data);
     g_rmdir(tmpdir);
     return ok;
 }

@@ -74,6 +74,14 @@ gboolean paro_plot_prepare(const ParoPlotRequest *request, const char *data_path
  */
 gboolean paro_plot_render(const ParoPlotRequest *request, GError **error);
 
+/**
+ * paro_plot_abort:
+ * Undoes the render in progress, if any: kills gnuplot and removes the temporary folder
+ * and its files. Async-signal-safe: the CLI calls it from its SIGINT/SIGTERM handler before
+ * dying of the signal, so that an interrupted plot leaves nothing behind.
+ */
+void paro_plot_abort(void);
+
 /* Derivations, exposed for tests. */
 
 /** paro_plot_best_map: writes the best-map TSV (x_index y_index winner_index margin

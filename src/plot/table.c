@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/files.h"
 
 void paro_table_free(ParoTable *t)
 {
@@ -17,8 +18,8 @@ void paro_table_free(ParoTable *t)
     g_free(t);
 }
 
-/* Splits one line. CSV quoting as RFC 4180 within a line ("a ""b""" -> a "b"); quoted
- * newlines are not supported: parosim never writes them. */
+/* Splits one record. CSV quoting as RFC 4180 ("a ""b""" -> a "b"); a quoted line break
+ * is part of the field (paro_table_read joins the lines of a record). */
 static GStrv split_line(const char *path, int line_no, const char *line, char separator,
                         GError **error)
 {
@@ -60,7 +61,7 @@ ParoTable *paro_table_read(const char *path, char separator, GError **error)
 {
     g_autofree char *text = NULL;
     gsize length = 0;
-    if (!g_file_get_contents(path, &text, &length, error))
+    if (!paro_file_read(path, &paro_limit_table_bytes, &text, &length, error))
         return NULL;
     /* The lines are C strings: a NUL would silently drop the rest of the file. */
     const char *nul = memchr(text, '\0', length);
@@ -82,13 +83,26 @@ ParoTable *paro_table_read(const char *path, char separator, GError **error)
     t->lines = g_array_new(FALSE, FALSE, sizeof(int));
     g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
     for (int i = 0; lines[i]; i++) {
-        char *line = lines[i];
-        gsize len = strlen(line);
+        int first = i;
+        g_autoptr(GString) record = g_string_new(lines[i]);
+        /* A quoted field may hold line breaks (sweep writes them, issue #16 W5): while the
+         * quotes are unbalanced, the record goes on on the next line. */
+        while (separator == ',' && lines[i + 1] != NULL) {
+            guint quotes = 0;
+            for (const char *q = record->str; *q; q++)
+                quotes += *q == '"';
+            if (quotes % 2 == 0)
+                break;
+            g_string_append_c(record, '\n');
+            g_string_append(record, lines[++i]);
+        }
+        char *line = record->str;
+        gsize len = record->len;
         if (len && line[len - 1] == '\r')
             line[len - 1] = '\0';
         if (line[0] == '\0' || (separator == '\t' && line[0] == '#'))
             continue;
-        GStrv fields = split_line(path, i + 1, line, separator, error);
+        GStrv fields = split_line(path, first + 1, line, separator, error);
         if (fields == NULL)
             return NULL;
         if (separator == ',' && t->header == NULL) {
@@ -97,13 +111,13 @@ ParoTable *paro_table_read(const char *path, char separator, GError **error)
         }
         guint n = g_strv_length(fields);
         if (t->header && n != g_strv_length(t->header)) {
-            paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, path, i + 1, 1,
+            paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, path, first + 1, 1,
                                   "%u fields where the header has %u", n, g_strv_length(t->header));
             g_strfreev(fields);
             return NULL;
         }
         g_ptr_array_add(t->rows, fields);
-        int line_no = i + 1;
+        int line_no = first + 1;
         g_array_append_val(t->lines, line_no);
     }
     if (separator == ',' && t->header == NULL) {

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/format.h"
 #include "core/units.h"
 #include "net/network.h"
 
@@ -23,7 +24,9 @@ static const char *stream_name(guint streams)
 static void fixed(GString *out, const char *format, double value, int width)
 {
     char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    g_string_append_printf(out, " %*s", width, g_ascii_formatd(buf, sizeof buf, format, value));
+    int decimals = format[1] == '.' ? format[2] - '0' : 6; /* "%.3f" */
+    g_string_append_printf(out, " %*s", width,
+                           paro_format_fixed(buf, sizeof buf, value, decimals, width));
 }
 
 static void table(const ParoScenarioDerived *g, const ParoStepResult *rows, guint n, GString *out)

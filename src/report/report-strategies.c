@@ -2,6 +2,7 @@
 /* The `parosim strategies` report in its three formats. */
 #include "report/report.h"
 
+#include "core/format.h"
 #include "core/units.h"
 
 #include <math.h>
@@ -66,15 +67,19 @@ void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
     g_autofree char *inter_lat = paro_units_format(c->inter_lat_s, PARO_QUANTITY_TIME);
     g_autofree char *memory = paro_units_format(t->gpu.memory_bytes, PARO_QUANTITY_BYTES);
     g_autofree char *rate = paro_units_format(g->compute.rate_flops, PARO_QUANTITY_FLOP_RATE);
+    /* names and paths come from the user: control characters escaped */
+    g_autofree char *name = paro_format_escape(s->name), *path = paro_format_escape(s->path);
+    g_autofree char *model = paro_format_escape(s->model->name);
+    g_autofree char *topology = paro_format_escape(t->name), *gpu = paro_format_escape(t->gpu.name);
     g_string_append_printf(out, "# parosim %s strategies: closed-form guideline\n", PARO_VERSION);
-    g_string_append_printf(out, "# scenario: %s (%s)\n", s->name, s->path);
-    g_string_append_printf(out, "# model: %s  params: %.6g  trainable: %.6g\n", s->model->name,
+    g_string_append_printf(out, "# scenario: %s (%s)\n", name, path);
+    g_string_append_printf(out, "# model: %s  params: %.6g  trainable: %.6g\n", model,
                            g->sizes.params, g->sizes.trainable);
     g_string_append_printf(out,
                            "# topology: %s  gpus n: %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT
                            " nodes x %" G_GINT64_FORMAT " %s, %s)  group m: %" G_GINT64_FORMAT
                            "  groups g: %" G_GINT64_FORMAT "\n",
-                           t->name, g->sizes.n, t->nodes, t->gpus_per_node, t->gpu.name, memory,
+                           topology, g->sizes.n, t->nodes, t->gpus_per_node, gpu, memory,
                            g->sizes.m, g->sizes.n / g->sizes.m);
     g_string_append_printf(out,
                            "# links: B' %s alpha' %s (intra)   B %s alpha %s (inter, per GPU)\n",
@@ -136,7 +141,7 @@ static void table(const ParoGuideline *g, GString *out)
             g_string_append_c(out, ' ');
             char buf[G_ASCII_DTOSTR_BUF_SIZE];
             g_string_append_printf(out, "%7s",
-                                   g_ascii_formatd(buf, sizeof buf, "%.2f", gb[k] / 1e9));
+                                   paro_format_fixed(buf, sizeof buf, gb[k] / 1e9, 2, 7));
         }
         g_string_append_printf(out, "  %-4s", r->fits ? "yes" : "OOM");
         const double cols[] = {r->traffic_intra / 1e9,
@@ -147,7 +152,7 @@ static void table(const ParoGuideline *g, GString *out)
                                r->t_serial};
         for (guint k = 0; k < G_N_ELEMENTS(cols); k++) {
             char buf[G_ASCII_DTOSTR_BUF_SIZE];
-            g_string_append_printf(out, " %8s", g_ascii_formatd(buf, sizeof buf, "%.3f", cols[k]));
+            g_string_append_printf(out, " %8s", paro_format_fixed(buf, sizeof buf, cols[k], 3, 8));
         }
         g_string_append_printf(out, "  %s%s\n", r->effective ? "" : "ineffective ",
                                r->dominated ? "dominated" : "");

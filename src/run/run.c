@@ -67,8 +67,10 @@ gboolean paro_run_strategy(ParoRun *run, const ParoStrategy *st, const ParoRunOp
                            ParoStepResult *out, GError **error)
 {
     ParoStepOptions step = {options->keep_trace, TRUE};
-    if (!paro_step_simulate(run->derived, st, run->cache, &step, out, error))
+    if (!paro_step_simulate(run->derived, st, run->cache, &step, out, error)) {
+        g_prefix_error(error, "%s: ", st->name);
         return FALSE;
+    }
     if (paro_scenario_is_dp_only(run->scenario)) {
         const ParoStrategyResult *g = paro_guideline_find(paro_run_get_guideline(run), st);
         out->guideline_s = g ? g->t_step : 0;
@@ -77,6 +79,7 @@ gboolean paro_run_strategy(ParoRun *run, const ParoStrategy *st, const ParoRunOp
         ParoStepOptions plain = {FALSE, FALSE};
         ParoStepResult base;
         if (!paro_step_simulate(run->derived, st, run->cache, &plain, &base, error)) {
+            g_prefix_error(error, "%s: ", st->name);
             paro_step_result_clear(out);
             return FALSE;
         }

@@ -8,8 +8,10 @@
 
 #include <string.h>
 
+#include "core/files.h"
 #include "net/network.h"
 #include "pipe/pipe.h"
+#include "scenario/workload.h"
 #include "yaml/loaders.h"
 #include "yaml/override.h"
 #include "yaml/schema.h"
@@ -31,6 +33,8 @@ void paro_scenario_free(ParoScenario *s)
     paro_calib_clear(&s->calibration);
     paro_model_free(s->model);
     paro_topology_free(s->topology);
+    for (int i = 0; i < PARO_SITE_N; i++)
+        g_free(s->sites[i].file);
     g_free(s);
 }
 
@@ -86,7 +90,8 @@ static gboolean parse_lora_targets(const ParoNode *node, gpointer ptr, gpointer 
 
 static const ParoField lora_fields[] = {
     {"rank", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
-     G_STRUCT_OFFSET(ParoTrainable, lora_rank), 0, NULL, NULL, "adapter rank r"},
+     G_STRUCT_OFFSET(ParoTrainable, lora_rank), 0, NULL, NULL, "adapter rank r",
+     &paro_limit_lora_rank},
     {"targets", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED,
      G_STRUCT_OFFSET(ParoTrainable, lora_targets), 0, NULL, parse_lora_targets,
      "modules with adapters: q, k, v, o, gate, up, down"},
@@ -102,7 +107,7 @@ static const ParoField trainable_fields[] = {
     {"fraction", PARO_FIELD_RATIO, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
      G_STRUCT_OFFSET(ParoTrainable, fraction), 0, NULL, NULL, "Psi'/Psi, e.g. 1/16"},
     {"count", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoTrainable, count), 0,
-     NULL, NULL, "Psi', trainable parameters"},
+     NULL, NULL, "Psi', trainable parameters", &paro_limit_parameters},
     {"lora", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_lora, "LoRA adapters on a frozen base"},
 };
 
@@ -145,7 +150,7 @@ static const ParoField pipeline_fields[] = {
      "so sharded parameters are gathered and gradients reduced once per step"},
     {"virtual", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTraining, pipeline_virtual), 0, NULL, NULL,
-     "v: model chunks per stage, interleaved only (default 1)"},
+     "v: model chunks per stage, interleaved only (default 1)", &paro_limit_virtual},
 };
 
 static gboolean parse_pipeline(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
@@ -156,11 +161,12 @@ static gboolean parse_pipeline(const ParoNode *node, gpointer ptr, gpointer reco
 
 static const ParoField training_fields[] = {
     {"micro_batch", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoTraining, micro_batch),
-     0, NULL, NULL, "sequences per GPU per micro-step"},
+     0, NULL, NULL, "sequences per GPU per micro-step", &paro_limit_micro_batch},
     {"sequence", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoTraining, sequence), 0,
-     NULL, NULL, "tokens per sequence"},
+     NULL, NULL, "tokens per sequence", &paro_limit_sequence},
     {"accumulation", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
-     G_STRUCT_OFFSET(ParoTraining, accumulation), 0, NULL, NULL, "A: micro-steps per global step"},
+     G_STRUCT_OFFSET(ParoTraining, accumulation), 0, NULL, NULL, "A: micro-steps per global step",
+     &paro_limit_accumulation},
     {"precision", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, precision), 0,
      paro_precision_names, NULL, "parameters and gradients: bf16, fp16 or fp32"},
     {"optimizer_bytes", PARO_FIELD_DOUBLE, PARO_FIELD_NONNEG,
@@ -174,13 +180,13 @@ static const ParoField training_fields[] = {
      G_STRUCT_OFFSET(ParoTraining, efficiency), 0, NULL, NULL, "achieved share of peak FLOP/s"},
     {"memory_overhead", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoTraining, memory_overhead), PARO_QUANTITY_BYTES, NULL, NULL,
-     "per-GPU memory outside the model: CUDA context, allocator, NCCL buffers"},
+     "per-GPU memory outside the model: CUDA context, allocator, NCCL buffers", &paro_limit_bytes},
     {"overlap", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoTraining, overlap), 0, NULL, NULL,
      "compute and communication on separate streams (false: all in sequence)"},
     {"prefetch", PARO_FIELD_INT, PARO_FIELD_NONNEG, G_STRUCT_OFFSET(ParoTraining, prefetch), 0,
-     NULL, NULL, "layers whose parameters are gathered ahead of use"},
+     NULL, NULL, "layers whose parameters are gathered ahead of use", &paro_limit_prefetch},
     {"bucket", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG, G_STRUCT_OFFSET(ParoTraining, bucket_bytes),
-     PARO_QUANTITY_BYTES, NULL, NULL, "gradient reduce-scatter bucket size"},
+     PARO_QUANTITY_BYTES, NULL, NULL, "gradient reduce-scatter bucket size", &paro_limit_bytes},
     {"pipeline", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_pipeline,
      "schedule of the pipeline stages (gpipe, 1f1b, interleaved, modular), virtual chunks, "
      "accumulation order"},
@@ -195,13 +201,13 @@ static gboolean parse_training(const ParoNode *node, gpointer ptr, gpointer user
 
 static const ParoField parallelism_fields[] = {
     {"group", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, group), 0, NULL,
-     NULL, "m: data-parallel ranks per PaRO group; default: those on a node"},
+     NULL, "m: data-parallel ranks per PaRO group; default: those on a node", &paro_limit_gpus},
     {"tp", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, tp), 0, NULL, NULL,
-     "tensor-parallel degree, inside a node (default 1)"},
+     "tensor-parallel degree, inside a node (default 1)", &paro_limit_gpus_per_node},
     {"pp", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, pp), 0, NULL, NULL,
-     "pipeline-parallel stages (default 1)"},
+     "pipeline-parallel stages (default 1)", &paro_limit_layers},
     {"dp", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, dp), 0, NULL, NULL,
-     "data-parallel degree (default GPUs / (tp*pp))"},
+     "data-parallel degree (default GPUs / (tp*pp))", &paro_limit_gpus},
     {"sequence_parallel", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoScenario, sequence_parallel), 0,
      NULL, NULL, "Megatron sequence parallelism with tp (default false)"},
 };
@@ -217,7 +223,7 @@ static const ParoField collectives_fields[] = {
     {"algorithm", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoScenario, algorithm), 0,
      paro_algorithm_names, NULL, "global collectives: ring, hierarchical, ho-ring or tree"},
     {"chunks", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, chunks), 0, NULL,
-     NULL, "ho-ring pipeline chunks"},
+     NULL, "ho-ring pipeline chunks", &paro_limit_chunks},
     {"network", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoScenario, network), 0,
      paro_net_fidelity_names, NULL, "maxmin (link sharing) or analytic (alpha-beta)"},
 };
@@ -293,9 +299,11 @@ static gboolean resolve_reference(ParoNode *root, const char *key, GError **erro
             g_autofree char *dir = g_path_get_dirname(v->source);
             path = g_build_filename(dir, v->scalar, NULL);
         }
-        if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+        g_autoptr(GError) local = NULL;
+        if (!paro_file_check_input(path, &paro_limit_input_bytes, &local)) {
             paro_node_error(error, v, PARO_CONFIG_ERROR_REFERENCE,
-                            "%s file '%s' not found (looked for %s)", key, v->scalar, path);
+                            "%s file '%s' %s (looked for %s)", key, v->scalar, local->message,
+                            path);
             return FALSE;
         }
         ParoNode *tree = paro_yaml_load_file(path, error);
@@ -329,9 +337,20 @@ static const ParoNode *parallelism_node(const ParoNode *root, const char *key)
 static gboolean check_3d(ParoScenario *s, const ParoNode *root, GError **error)
 {
     gint64 total = paro_topology_n_gpus(s->topology), gpn = s->topology->gpus_per_node;
-    if (s->dp == 0 && total % (s->tp * s->pp) == 0)
+    /* Each degree is within its limit (tp <= 4096, pp <= 4096, dp <= 2^36), so the
+     * products below stay far from 2^63. */
+    if (s->dp == 0 && total % (s->tp * s->pp) != 0) {
+        const char *key = total % s->tp != 0 ? "tp" : "pp";
+        paro_node_error(error, parallelism_node(root, key), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "tp %" G_GINT64_FORMAT " x pp %" G_GINT64_FORMAT
+                        " does not divide the %" G_GINT64_FORMAT
+                        " GPUs, so no data-parallel degree dp fills the cluster",
+                        s->tp, s->pp, total);
+        return FALSE;
+    }
+    if (s->dp == 0)
         s->dp = total / (s->tp * s->pp);
-    if (s->dp == 0 || s->tp * s->pp * s->dp != total) {
+    if (s->tp * s->pp * s->dp != total) {
         paro_node_error(error, parallelism_node(root, "dp"), PARO_CONFIG_ERROR_CONSTRAINT,
                         "tp %" G_GINT64_FORMAT " x pp %" G_GINT64_FORMAT " x dp %" G_GINT64_FORMAT
                         " must equal the %" G_GINT64_FORMAT " GPUs",
@@ -472,6 +491,9 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
         if (!is_reference_override(o) && !paro_override_apply(root, o, 0, error))
             return NULL;
     }
+    /* again: --set schema=2 or kind=banana reach the header too (issue #16 W10) */
+    if (!paro_schema_check_header(root, "scenario", error))
+        return NULL;
 
     g_autoptr(ParoScenario) s = g_new0(ParoScenario, 1);
     s->training = (ParoTraining){
@@ -502,6 +524,7 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
     paro_calib_apply_network(&s->calibration, s->topology);
     if (!check_scenario(s, root, error))
         return NULL;
+    paro_workload_record_sites(s, root);
     s->path = g_strdup(path);
     if (s->name == NULL) {
         g_autofree char *base = g_path_get_basename(path);
@@ -510,5 +533,7 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
             *dot = '\0';
         s->name = g_strdup(base);
     }
+    if (!paro_workload_check_clock(s, root, error))
+        return NULL;
     return g_steal_pointer(&s);
 }

@@ -40,6 +40,26 @@ typedef struct {
                              * layered gradient accumulation: gpipe and modular only) */
 } ParoTraining;
 
+/* The inputs that drive a simulation's work, whose place in the files or --set/--vary
+ * arguments is kept for the located refusals of scenario/workload.h. */
+typedef enum {
+    PARO_SITE_ACCUMULATION,
+    PARO_SITE_LAYERS,
+    PARO_SITE_NODES,
+    PARO_SITE_GPUS_PER_NODE,
+    PARO_SITE_CHANNELS,
+    PARO_SITE_CHUNKS,
+    PARO_SITE_PP,
+    PARO_SITE_VIRTUAL,
+    PARO_SITE_N
+} ParoSite;
+
+typedef struct {
+    const char *key; /* "training.accumulation" (static) */
+    char *file;      /* where it was written (or the mapping or file it defaults in) */
+    int line, column;
+} ParoSourceSite;
+
 typedef struct {
     char *path; /* the scenario file */
     char *name;
@@ -55,6 +75,7 @@ typedef struct {
     ParoNetFidelity network;    /* of the training-step simulation */
     ParoCalibration calibration;
     ParoCompression compression; /* of the data-parallel collectives; preset none by default */
+    ParoSourceSite sites[PARO_SITE_N];
 } ParoScenario;
 
 void paro_scenario_free(ParoScenario *scenario);

@@ -119,9 +119,6 @@ gboolean paro_step_simulate(const ParoScenarioDerived *d, const ParoStrategy *st
         for (guint s = 0; s < (guint)b.P; s++)
             add_resident(&b, s);
         ok = paro_step_build(&b) && paro_task_graph_run(b.graph, error);
-        if (!ok && error && *error && (*error)->domain == PARO_SIM_ERROR &&
-            (*error)->code == PARO_SIM_ERROR_DEADLOCK)
-            g_prefix_error(error, "%s: ", st->name);
     }
     if (ok)
         collect(&b, o->keep_trace, out);

@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/units.h"
+#include "scenario/workload.h"
 
 #define MAX_AXIS_VALUES 10000 /* a point per value is a simulation each */
 
@@ -195,6 +196,31 @@ static GError *relocate(const Run *run, const guint *choice, GError *e)
     return out;
 }
 
+/* Says which point @e comes from ("at training.accumulation=8, topology.nodes=4: "), after
+ * the location of a located error, so that a message from a sweep names its point. */
+static GError *at_point(const Run *run, const guint *choice, GError *e)
+{
+    g_autoptr(GString) where = g_string_new("at ");
+    for (guint i = 0; i < run->axes->len; i++) {
+        const ParoSweepAxis *a = g_ptr_array_index(run->axes, i);
+        g_string_append_printf(where, "%s%s=%s", i ? ", " : "", a->path,
+                               (const char *)g_ptr_array_index(a->values, choice[i]));
+    }
+    const ParoConfigErrorPrivate *loc = paro_config_error_get_location(e);
+    if (loc == NULL || loc->file == NULL) {
+        g_prefix_error(&e, "%s: ", where->str);
+        return e;
+    }
+    g_autofree char *prefix = g_strdup_printf("%s:%d:%d: ", loc->file, loc->line, loc->column);
+    const char *text =
+        g_str_has_prefix(e->message, prefix) ? e->message + strlen(prefix) : e->message;
+    GError *out = NULL;
+    paro_config_error_set(&out, e->code, loc->file, loc->line, loc->column, "%s: %s", where->str,
+                          text);
+    g_error_free(e);
+    return out;
+}
+
 static void decompose(const Run *run, guint64 point, guint *choice)
 {
     for (gint i = (gint)run->axes->len - 1; i >= 0; i--) {
@@ -219,8 +245,21 @@ static ParoScenario *load_point(const Run *run, const guint *choice, GError **er
     g_ptr_array_add(overrides, NULL);
     GError *local = NULL;
     ParoScenario *s = paro_scenario_load(run->path, (const char *const *)overrides->pdata, &local);
-    if (s == NULL)
-        g_propagate_error(error, relocate(run, choice, local));
+    if (s == NULL) {
+        /* an error in the --vary argument shows its value; one in a file names the point */
+        local = relocate(run, choice, local);
+        const ParoConfigErrorPrivate *loc = paro_config_error_get_location(local);
+        if (loc == NULL || loc->file == NULL || !g_str_has_prefix(loc->file, "--vary["))
+            local = at_point(run, choice, local);
+        g_propagate_error(error, local);
+        return NULL;
+    }
+    /* Every point is a run: refused, with its values, when it alone is beyond the limits. */
+    if (!paro_workload_check(s, run->strategies->len, FALSE, &local)) {
+        g_propagate_error(error, at_point(run, choice, relocate(run, choice, local)));
+        paro_scenario_free(s);
+        return NULL;
+    }
     return s;
 }
 
@@ -263,7 +302,7 @@ static void work(gpointer data, gpointer user_data)
     ParoRunOptions options = PARO_RUN_OPTIONS_INIT;
     p->results = paro_run_strategies(p->run, run->strategies, &options, &error);
     if (p->results == NULL) {
-        fail(run, point, error);
+        fail(run, point, at_point(run, choice, error));
         point_free(p);
         return;
     }

@@ -12,6 +12,7 @@
 #include "topo/graph.h"
 
 #include "core/error.h"
+#include "core/limits.h"
 
 struct _ParoGraph {
     const ParoTopology *topo;
@@ -53,6 +54,18 @@ ParoGraph *paro_graph_new(const ParoTopology *t, gint64 nodes, gboolean aggregat
                     "fill the leaf switches and use ring, hierarchical or ho-ring, which "
                     "fold symmetric nodes",
                     nodes * G, PARO_GRAPH_EXPLICIT_MAX_GPUS);
+        return NULL;
+    }
+    /* The links are counted before they are made: an NVLink node has G^2 of them. */
+    double inst = aggregated ? 1 : (double)nodes;
+    double per_node =
+        (t->fabric.kind == PARO_FABRIC_NVLINK ? (double)G * (double)G : 2.0 * (double)G + 1) +
+        2.0 * (double)R;
+    double n_links = inst * per_node + 2.0 * (double)leaves;
+    if (!paro_limit_check(&paro_limit_links, n_links)) {
+        g_autofree char *text = paro_limit_describe(&paro_limit_links, NULL, n_links, NULL);
+        g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE, "the network graph: %s",
+                    text);
         return NULL;
     }
     ParoGraph *g = g_new0(ParoGraph, 1);

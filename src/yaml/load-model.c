@@ -24,22 +24,26 @@ typedef struct {
 
 static const ParoField architecture_fields[] = {
     {"hidden", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
-     G_STRUCT_OFFSET(Architecture, hidden), 0, NULL, NULL, "model width h"},
+     G_STRUCT_OFFSET(Architecture, hidden), 0, NULL, NULL, "model width h", &paro_limit_model_dim},
     {"layers", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
-     G_STRUCT_OFFSET(Architecture, layers), 0, NULL, NULL, "transformer layers L"},
+     G_STRUCT_OFFSET(Architecture, layers), 0, NULL, NULL, "transformer layers L",
+     &paro_limit_layers},
     {"heads", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
-     G_STRUCT_OFFSET(Architecture, heads), 0, NULL, NULL, "attention heads a"},
+     G_STRUCT_OFFSET(Architecture, heads), 0, NULL, NULL, "attention heads a",
+     &paro_limit_model_dim},
     {"kv_heads", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(Architecture, kv_heads), 0,
-     NULL, NULL, "key/value heads (grouped-query attention); default: heads"},
+     NULL, NULL, "key/value heads (grouped-query attention); default: heads",
+     &paro_limit_model_dim},
     {"head_dim", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(Architecture, head_dim), 0,
-     NULL, NULL, "size of one head; default: hidden / heads"},
+     NULL, NULL, "size of one head; default: hidden / heads", &paro_limit_model_dim},
     {"ffn", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
-     G_STRUCT_OFFSET(Architecture, ffn), 0, NULL, NULL, "MLP inner size"},
+     G_STRUCT_OFFSET(Architecture, ffn), 0, NULL, NULL, "MLP inner size", &paro_limit_model_dim},
     {"vocab", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
-     G_STRUCT_OFFSET(Architecture, vocab), 0, NULL, NULL, "vocabulary size V"},
+     G_STRUCT_OFFSET(Architecture, vocab), 0, NULL, NULL, "vocabulary size V",
+     &paro_limit_model_dim},
     {"position_embeddings", PARO_FIELD_INT, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(Architecture, position_embeddings), 0, NULL, NULL,
-     "learned position embeddings (GPT-3: 2048); 0 for rotary"},
+     "learned position embeddings (GPT-3: 2048); 0 for rotary", &paro_limit_model_dim},
     {"mlp", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(Architecture, mlp), 0, mlp_names, NULL,
      "gated (SwiGLU: gate, up, down) or plain (up, down)"},
     {"norm", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(Architecture, norm), 0, norm_names, NULL,
@@ -99,10 +103,11 @@ static const ParoField model_fields[] = {
     {"description", PARO_FIELD_STRING, 0, G_STRUCT_OFFSET(ModelFile, description), 0, NULL, NULL,
      "free text: source of the figures"},
     {"parameters", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ModelFile, parameters),
-     0, NULL, NULL, "parameter count; overrides the count derived from the architecture"},
+     0, NULL, NULL, "parameter count; overrides the count derived from the architecture",
+     &paro_limit_parameters},
     {"published_params", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ModelFile, published_params), 0, NULL, NULL,
-     "the count the model's authors publish, for reference"},
+     "the count the model's authors publish, for reference", &paro_limit_parameters},
     {"architecture", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ModelFile, arch), 0, NULL,
      parse_architecture, "transformer shape"},
 };
@@ -131,6 +136,35 @@ static ParoModel *model_from_record(const ModelFile *f, const char *path)
     return m;
 }
 
+/* The HuggingFace model types whose config describes a decoder-only transformer with the
+ * LLaMA-family keys (gpt_neox: its plain MLP and LayerNorm); another type (mamba, a
+ * mixture of experts, an encoder) would load as a wrong model without a word. */
+static const char *const hf_model_types[] = {
+    "llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "olmo", "phi3", "gpt_neox", NULL,
+};
+
+static gboolean check_hf_type(const ParoNode *type, GError **error)
+{
+    if (type == NULL || paro_node_is_null(type))
+        return TRUE;
+    if (type->kind == PARO_NODE_SCALAR && g_strv_contains(hf_model_types, type->scalar))
+        return TRUE;
+    g_autofree char *list = g_strjoinv(", ", (char **)hf_model_types);
+    paro_node_error(error, type, PARO_CONFIG_ERROR_RANGE,
+                    "model_type '%s' is not a transformer parosim can model (known: %s)",
+                    type->kind == PARO_NODE_SCALAR ? type->scalar : paro_node_kind_name(type->kind),
+                    list);
+    return FALSE;
+}
+
+/* A count of parameters within paro_limit_parameters, or a RANGE error at @where: the
+ * dimensions are each bounded, but their products (h^2 L) are not. */
+static gboolean check_params(const ParoModel *m, const ParoNode *where, GError **error)
+{
+    return paro_schema_check_limit(&paro_limit_parameters, where, "parameters",
+                                   paro_model_base_params(m), error);
+}
+
 static ParoModel *model_from_yaml(const ParoNode *root, GError **error)
 {
     if (!paro_schema_check_header(root, "model", error))
@@ -144,8 +178,14 @@ static ParoModel *model_from_yaml(const ParoNode *root, GError **error)
     if (ok && !f.has_arch && f.parameters == 0)
         paro_node_error(error, root, PARO_CONFIG_ERROR_MISSING_KEY,
                         "a model needs 'architecture', 'parameters', or both");
-    else if (ok)
+    else if (ok) {
         model = model_from_record(&f, root->source);
+        const ParoNode *where = paro_node_lookup(root, "parameters");
+        if (where == NULL)
+            where = paro_node_lookup(root, "architecture");
+        if (!check_params(model, where ? where : root, error))
+            g_clear_pointer(&model, paro_model_free);
+    }
     g_free(f.name);
     g_free(f.description);
     return model;
@@ -153,7 +193,7 @@ static ParoModel *model_from_yaml(const ParoNode *root, GError **error)
 
 /* HuggingFace config.json: the LLaMA-family keys, and GPT-NeoX's naming of the same. */
 static gboolean hf_int(const ParoNode *root, const char *key, gboolean required, gint64 *out,
-                       GError **error)
+                       const ParoLimit *limit, GError **error)
 {
     const ParoNode *v = paro_node_lookup(root, key);
     if (v == NULL || paro_node_is_null(v)) {
@@ -170,7 +210,7 @@ static gboolean hf_int(const ParoNode *root, const char *key, gboolean required,
         paro_node_error(error, v, PARO_CONFIG_ERROR_RANGE, "'%s' must be positive", key);
         return FALSE;
     }
-    return TRUE;
+    return paro_schema_check_limit(limit, v, key, (double)*out, error);
 }
 
 static gboolean hf_bool(const ParoNode *root, const char *key, gboolean *out, GError **error)
@@ -198,13 +238,14 @@ static ParoModel *model_from_hf(const ParoNode *root, GError **error)
     a->mlp = neox ? PARO_MLP_PLAIN : PARO_MLP_GATED;
     a->norm = neox ? PARO_NORM_LAYERNORM : PARO_NORM_RMSNORM;
     gboolean attn_bias = neox, mlp_bias = neox, tied = FALSE;
-    if (!hf_int(root, "hidden_size", TRUE, &a->hidden, error) ||
-        !hf_int(root, "intermediate_size", TRUE, &a->ffn, error) ||
-        !hf_int(root, "num_hidden_layers", TRUE, &a->layers, error) ||
-        !hf_int(root, "num_attention_heads", TRUE, &a->heads, error) ||
-        !hf_int(root, "num_key_value_heads", FALSE, &a->kv_heads, error) ||
-        !hf_int(root, "head_dim", FALSE, &a->head_dim, error) ||
-        !hf_int(root, "vocab_size", TRUE, &a->vocab, error) ||
+    const ParoLimit *dim = &paro_limit_model_dim;
+    if (!check_hf_type(type, error) || !hf_int(root, "hidden_size", TRUE, &a->hidden, dim, error) ||
+        !hf_int(root, "intermediate_size", TRUE, &a->ffn, dim, error) ||
+        !hf_int(root, "num_hidden_layers", TRUE, &a->layers, &paro_limit_layers, error) ||
+        !hf_int(root, "num_attention_heads", TRUE, &a->heads, dim, error) ||
+        !hf_int(root, "num_key_value_heads", FALSE, &a->kv_heads, dim, error) ||
+        !hf_int(root, "head_dim", FALSE, &a->head_dim, dim, error) ||
+        !hf_int(root, "vocab_size", TRUE, &a->vocab, dim, error) ||
         !hf_bool(root, "tie_word_embeddings", &tied, error) ||
         !hf_bool(root, "attention_bias", &attn_bias, error) ||
         !hf_bool(root, "mlp_bias", &mlp_bias, error))
@@ -224,11 +265,13 @@ static ParoModel *model_from_hf(const ParoNode *root, GError **error)
     g_autofree char *base = g_path_get_basename(root->source);
     const ParoNode *name = paro_node_lookup(root, "_name_or_path");
     f.name = (name && name->kind == PARO_NODE_SCALAR && name->scalar[0]) ? name->scalar : base;
-    ParoModel *m = model_from_record(&f, root->source);
+    g_autoptr(ParoModel) m = model_from_record(&f, root->source);
     m->attn_bias = attn_bias;
     m->mlp_bias = mlp_bias;
     m->tied_embeddings = tied;
-    return m;
+    if (!check_params(m, root, error))
+        return NULL;
+    return g_steal_pointer(&m);
 }
 
 ParoModel *paro_model_from_node(const ParoNode *root, GError **error)

@@ -18,13 +18,13 @@ static const ParoField gpu_fields[] = {
      NULL, NULL, "GPU model"},
     {"memory", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTopology, gpu.memory_bytes), PARO_QUANTITY_BYTES, NULL, NULL,
-     "HBM capacity, e.g. 80 GiB"},
+     "HBM capacity, e.g. 80 GiB", &paro_limit_bytes},
     {"peak_flops", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTopology, gpu.peak_flops), PARO_QUANTITY_FLOP_RATE, NULL, NULL,
-     "dense 16-bit tensor rate, e.g. 312 TFLOP/s"},
+     "dense 16-bit tensor rate, e.g. 312 TFLOP/s", &paro_limit_flop_rate},
     {"hbm_bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTopology, gpu.hbm_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
-     "HBM bandwidth, e.g. 2039 GB/s"},
+     "HBM bandwidth, e.g. 2039 GB/s", &paro_limit_bandwidth},
 };
 
 static const ParoField fabric_fields[] = {
@@ -32,20 +32,22 @@ static const ParoField fabric_fields[] = {
      paro_fabric_names, NULL, "nvswitch, nvlink or pcie"},
     {"bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTopology, fabric.bandwidth_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
-     "per GPU, one direction"},
+     "per GPU, one direction", &paro_limit_bandwidth},
     {"latency", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
-     G_STRUCT_OFFSET(ParoTopology, fabric.latency_s), PARO_QUANTITY_TIME, NULL, NULL, "per hop"},
+     G_STRUCT_OFFSET(ParoTopology, fabric.latency_s), PARO_QUANTITY_TIME, NULL, NULL, "per hop",
+     &paro_limit_latency},
 };
 
 static const ParoField nic_fields[] = {
     {"count", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
-     G_STRUCT_OFFSET(ParoTopology, nics.count), 0, NULL, NULL, "NICs (rails) per node"},
+     G_STRUCT_OFFSET(ParoTopology, nics.count), 0, NULL, NULL, "NICs (rails) per node",
+     &paro_limit_nics},
     {"bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTopology, nics.bandwidth_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
-     "each NIC, one direction, e.g. 200 Gb/s"},
+     "each NIC, one direction, e.g. 200 Gb/s", &paro_limit_bandwidth},
     {"latency", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoTopology, nics.latency_s), PARO_QUANTITY_TIME, NULL, NULL,
-     "per hop, NIC to NIC"},
+     "per hop, NIC to NIC", &paro_limit_latency},
 };
 
 static gboolean parse_fabric(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
@@ -62,7 +64,8 @@ static gboolean parse_nics(const ParoNode *node, gpointer ptr, gpointer record, 
 
 static const ParoField node_fields[] = {
     {"gpus", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
-     G_STRUCT_OFFSET(ParoTopology, gpus_per_node), 0, NULL, NULL, "GPUs per node"},
+     G_STRUCT_OFFSET(ParoTopology, gpus_per_node), 0, NULL, NULL, "GPUs per node",
+     &paro_limit_gpus_per_node},
     {"fabric", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_fabric,
      "intra-node links"},
     {"nics", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_nics, "network interfaces"},
@@ -73,26 +76,27 @@ static const ParoField node_fields[] = {
 static const ParoField network_fields[] = {
     {"nodes_per_leaf", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTopology, network.nodes_per_leaf), 0, NULL, NULL,
-     "nodes under one leaf switch"},
+     "nodes under one leaf switch", &paro_limit_nodes},
     {"oversubscription", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTopology, network.oversubscription), 0, NULL, NULL,
      "leaf downlink:uplink bandwidth ratio (1 = non-blocking)"},
     {"latency", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoTopology, network.latency_s), PARO_QUANTITY_TIME, NULL, NULL,
-     "switch latency added to each inter-node hop"},
+     "switch latency added to each inter-node hop", &paro_limit_latency},
 };
 
 static const ParoField nccl_fields[] = {
     {"channels", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoTopology, nccl.channels),
-     0, NULL, NULL, "rings per ring phase (default: NICs per node)"},
+     0, NULL, NULL, "rings per ring phase (default: NICs per node)", &paro_limit_channels},
     {"chunks", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoTopology, nccl.chunks), 0,
-     NULL, NULL, "ho-ring chunks, tree and broadcast pieces (default 8)"},
+     NULL, NULL, "ho-ring chunks, tree and broadcast pieces (default 8)", &paro_limit_chunks},
     {"step_overhead", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoTopology, nccl.step_overhead_s), PARO_QUANTITY_TIME, NULL, NULL,
-     "fixed cost of each ring step or tree hop, beyond the links' latency"},
+     "fixed cost of each ring step or tree hop, beyond the links' latency", &paro_limit_latency},
     {"net_latency", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoTopology, nccl.net_latency_s), PARO_QUANTITY_TIME, NULL, NULL,
-     "latency the network plugin reports to NCCL (0 for InfiniBand, 75 us for AWS EFA)"},
+     "latency the network plugin reports to NCCL (0 for InfiniBand, 75 us for AWS EFA)",
+     &paro_limit_latency},
     {"nvls", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoTopology, nccl.nvls), 0, NULL, NULL,
      "true (default) or false: NVLink SHARP where the NVSwitch has it (Hopper and later)"},
 };
@@ -136,7 +140,8 @@ static const ParoField topology_fields[] = {
      NULL, "short name used in reports"},
     {"description", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "free text"},
     {"nodes", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
-     G_STRUCT_OFFSET(ParoTopology, nodes), 0, NULL, NULL, "nodes in the cluster"},
+     G_STRUCT_OFFSET(ParoTopology, nodes), 0, NULL, NULL, "nodes in the cluster",
+     &paro_limit_nodes},
     {"gpu", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_gpu, "the GPU"},
     {"node", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_node, "one node"},
     {"network", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_network, "switches between nodes"},
@@ -155,11 +160,6 @@ ParoTopology *paro_topology_from_node(const ParoNode *root, GError **error)
     if (!paro_schema_apply(root, "topology", topology_fields, G_N_ELEMENTS(topology_fields), t, t,
                            NULL, error))
         return NULL;
-    if (t->nodes > (1 << 24) || t->gpus_per_node > 4096) {
-        paro_node_error(error, paro_node_lookup(root, "nodes"), PARO_CONFIG_ERROR_RANGE,
-                        "cluster too large: at most 16,777,216 nodes of 4,096 GPUs");
-        return NULL;
-    }
     t->source_path = g_strdup(root->source);
     return g_steal_pointer(&t);
 }

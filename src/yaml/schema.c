@@ -25,10 +25,18 @@ gboolean paro_schema_parse_int(const ParoNode *node, const char *what, gint64 *o
         paro_node_relocate_error(error, node, local);
         return FALSE;
     }
-    /* 2^53: beyond it doubles skip integers, and no count in this domain gets there. */
-    if (value != floor(value) || fabs(value) > 9007199254740992.0) {
+    if (value != floor(value)) {
         paro_node_error(error, node, PARO_CONFIG_ERROR_TYPE,
                         "'%s' must be a whole number, got '%s'", what, node->scalar);
+        return FALSE;
+    }
+    /* 2^53: beyond it doubles skip integers, and no count in this domain gets there (a
+     * range 1..1e300*2 said "must be a whole number, got '18014398509481984'"). */
+    if (fabs(value) > 9007199254740992.0) {
+        paro_node_error(error, node, PARO_CONFIG_ERROR_RANGE,
+                        "'%s' is %.3g, beyond the counts parosim takes (2^53 at most, and each "
+                        "count its own limit)",
+                        what, value);
         return FALSE;
     }
     *out = (gint64)value;
@@ -64,6 +72,17 @@ static gboolean check_range(const ParoNode *node, const char *key, guint flags, 
     return TRUE;
 }
 
+gboolean paro_schema_check_limit(const ParoLimit *limit, const ParoNode *node, const char *what,
+                                 double value, GError **error)
+{
+    if (limit == NULL || paro_limit_check(limit, value))
+        return TRUE;
+    g_autofree char *text = paro_limit_describe(
+        limit, what, value, node->kind == PARO_NODE_SCALAR ? node->scalar : NULL);
+    paro_node_error(error, node, PARO_CONFIG_ERROR_RANGE, "%s", text);
+    return FALSE;
+}
+
 static gboolean parse_field(const ParoField *f, const ParoNode *value, gpointer record,
                             gpointer user_data, GError **error)
 {
@@ -90,7 +109,8 @@ static gboolean parse_field(const ParoField *f, const ParoNode *value, gpointer 
         gint64 v;
         if (!paro_schema_parse_int(value, f->key, &v, error))
             return FALSE;
-        if (!check_range(value, f->key, f->flags, (double)v, error))
+        if (!check_range(value, f->key, f->flags, (double)v, error) ||
+            !paro_schema_check_limit(f->limit, value, f->key, (double)v, error))
             return FALSE;
         *(gint64 *)ptr = v;
         return TRUE;
@@ -106,7 +126,8 @@ static gboolean parse_field(const ParoField *f, const ParoNode *value, gpointer 
             paro_node_relocate_error(error, value, local);
             return FALSE;
         }
-        if (!check_range(value, f->key, f->flags, v, error))
+        if (!check_range(value, f->key, f->flags, v, error) ||
+            !paro_schema_check_limit(f->limit, value, f->key, v, error))
             return FALSE;
         *(double *)ptr = v;
         return TRUE;

@@ -7,6 +7,7 @@
 
 #include <glib.h>
 
+#include "core/limits.h"
 #include "core/units.h"
 #include "yaml/yaml.h"
 
@@ -43,6 +44,7 @@ typedef struct {
     const char *const *choices; /* PARO_FIELD_ENUM: NULL-terminated */
     ParoFieldParser parse;      /* PARO_FIELD_CUSTOM */
     const char *doc;            /* one line, for help output */
+    const ParoLimit *limit;     /* INT, DOUBLE, QUANTITY: nullable; the value's bounds */
 } ParoField;
 
 /**
@@ -54,7 +56,7 @@ typedef struct {
  * @out_present: (out) (optional): bit i set when fields[i] was given
  *
  * Errors: UNKNOWN_KEY (lists the known keys), MISSING_KEY (at the mapping), TYPE, UNIT,
- * RANGE, each located at the offending node.
+ * RANGE (also a value outside the field's limit), each located at the offending node.
  */
 gboolean paro_schema_apply(const ParoNode *mapping, const char *what, const ParoField *fields,
                            gsize n_fields, gpointer record, gpointer user_data,
@@ -66,6 +68,11 @@ gboolean paro_schema_expect_kind(const ParoNode *node, ParoNodeKind kind, const 
 
 /** paro_schema_parse_int: an integral count from a scalar node (located errors). */
 gboolean paro_schema_parse_int(const ParoNode *node, const char *what, gint64 *out, GError **error);
+
+/** paro_schema_check_limit: RANGE error located at @node unless @value (read from @node,
+ * named @what) lies within @limit. */
+gboolean paro_schema_check_limit(const ParoLimit *limit, const ParoNode *node, const char *what,
+                                 double value, GError **error);
 
 /** paro_schema_check_header: checks `kind: @kind` and `schema: 1` at the top of @root. */
 gboolean paro_schema_check_header(const ParoNode *root, const char *kind, GError **error);

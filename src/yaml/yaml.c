@@ -3,6 +3,8 @@
  * bounded (depth and node count) so hostile inputs such as alias bombs fail cleanly. */
 #include "yaml/yaml.h"
 
+#include "core/files.h"
+
 #include <string.h>
 #include <yaml.h>
 
@@ -250,8 +252,7 @@ static gboolean check_depth(const char *data, gsize length, const char *label, G
         case YAML_MAPPING_END_EVENT:
             depth--;
             break;
-        case YAML_DOCUMENT_END_EVENT:
-        case YAML_STREAM_END_EVENT:
+        case YAML_STREAM_END_EVENT: /* every document: a second one is read too, to refuse it */
             done = TRUE;
             break;
         default:
@@ -260,6 +261,48 @@ static gboolean check_depth(const char *data, gsize length, const char *label, G
         yaml_event_delete(&event);
     }
     yaml_parser_delete(&parser);
+    return ok;
+}
+
+/* libyaml's reader errors (a NUL, a control character, bad UTF-8) carry a byte offset,
+ * not a mark: the 1-based line and column (in characters) of that byte. */
+static void locate_offset(const char *data, gsize length, gsize offset, int *line, int *column)
+{
+    *line = 1;
+    *column = 1;
+    for (gsize i = 0; i < offset && i < length; i++) {
+        if (data[i] == '\n') {
+            ++*line;
+            *column = 1;
+        } else if (((guchar)data[i] & 0xC0) != 0x80) {
+            ++*column; /* continuation bytes of UTF-8 do not start a character */
+        }
+    }
+}
+
+/* TRUE when the stream ends after the first document; else the error: the second
+ * document's syntax error, or its place. */
+static gboolean no_second_document(yaml_parser_t *parser, const char *data, gsize length,
+                                   const char *label, GError **error)
+{
+    yaml_document_t doc;
+    if (!yaml_parser_load(parser, &doc)) {
+        int line = (int)parser->problem_mark.line + 1,
+            column = (int)parser->problem_mark.column + 1;
+        if (parser->error == YAML_READER_ERROR)
+            locate_offset(data, length, parser->problem_offset, &line, &column);
+        paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, label, line, column,
+                              "%s (in a second document: parosim reads one a file)",
+                              parser->problem ? parser->problem : "invalid YAML");
+        return FALSE;
+    }
+    yaml_node_t *top = yaml_document_get_root_node(&doc);
+    gboolean ok = top == NULL;
+    if (!ok)
+        paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, label, (int)doc.start_mark.line + 1,
+                              (int)doc.start_mark.column + 1,
+                              "a second YAML document: parosim reads one document a file");
+    yaml_document_delete(&doc);
     return ok;
 }
 
@@ -280,6 +323,8 @@ ParoNode *paro_yaml_load_data(const char *data, gsize length, const char *label,
     yaml_parser_set_input_string(&parser, (const unsigned char *)data, length);
     if (!yaml_parser_load(&parser, &doc)) {
         int line = (int)parser.problem_mark.line + 1, column = (int)parser.problem_mark.column + 1;
+        if (parser.error == YAML_READER_ERROR)
+            locate_offset(data, length, parser.problem_offset, &line, &column);
         if (parser.context != NULL)
             paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, label, line, column,
                                   "%s (%s at %d:%d)", parser.problem, parser.context,
@@ -300,6 +345,9 @@ ParoNode *paro_yaml_load_data(const char *data, gsize length, const char *label,
         root = build(&b, top, 0, error);
     }
     yaml_document_delete(&doc);
+    /* A second document (even a malformed one) was silently ignored (issue #16 W10). */
+    if (root != NULL && !no_second_document(&parser, data, length, label, error))
+        g_clear_pointer(&root, paro_node_free);
     yaml_parser_delete(&parser);
     return root;
 }
@@ -309,7 +357,7 @@ ParoNode *paro_yaml_load_file(const char *path, GError **error)
     g_autofree char *contents = NULL;
     gsize length = 0;
     g_autoptr(GError) local = NULL;
-    if (!g_file_get_contents(path, &contents, &length, &local)) {
+    if (!paro_file_read(path, &paro_limit_input_bytes, &contents, &length, &local)) {
         g_set_error(error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_REFERENCE, "%s", local->message);
         return NULL;
     }

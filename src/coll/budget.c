@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* The estimate mirrors simulate.c's shape of a run: its stages (one ring phase, or two or
+ * three for hierarchical and ho-ring), the members of each ring, the ring steps merged
+ * into at most max_steps macro-steps, the members tracked (a node's in the aggregated
+ * mode) and the chunks; tree.c's transfers are four per GPU and piece. */
+#include "coll/budget.h"
+
+#include "core/limits.h"
+
+/* Seconds per weighted send, measured (see budget.h). */
+#define SECONDS_PER_SEND 0.8e-6
+
+static gint64 ring_steps(ParoCollKind op, gint64 k, gint64 max_steps)
+{
+    if (k <= 1)
+        return 0;
+    gint64 steps = op == PARO_COLL_ALLREDUCE ? 2 * (k - 1) : op == PARO_COLL_SENDRECV ? 1 : k - 1;
+    return MAX(1, MIN(steps, max_steps));
+}
+
+ParoCollWork paro_coll_estimate(const ParoGraph *g, const ParoCollSpec *spec)
+{
+    ParoCollWork w = {0};
+    gint64 gpn = paro_graph_gpus_per_node(g), n = MAX(1, spec->n), m = MAX(1, spec->m);
+    w.tracked = MIN(n, paro_graph_instantiated_gpus(g));
+    w.channels = MAX(1, spec->channels);
+    w.chunks = 1;
+    gint64 pieces = MAX(1, spec->chunks), max_steps = MAX(1, spec->max_steps);
+    if (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL &&
+        spec->op == PARO_COLL_ALLREDUCE) {
+        w.tracked = n;
+        w.steps = pieces;
+        w.sends = 4.0 * (double)n * (double)pieces;
+    } else if (spec->op == PARO_COLL_BROADCAST) {
+        w.steps = pieces;
+        w.sends = (double)w.tracked * (double)w.channels * (double)pieces;
+    } else {
+        gint64 k_global = n, k_intra = m, k_inter = n / m;
+        gboolean staged = spec->scope == PARO_SCOPE_GLOBAL && spec->algorithm != PARO_ALGO_RING;
+        if (!staged) {
+            gint64 k = spec->scope == PARO_SCOPE_INTRA   ? k_intra
+                       : spec->scope == PARO_SCOPE_INTER ? k_inter
+                                                         : k_global;
+            w.steps = ring_steps(spec->op, k, max_steps);
+        } else {
+            /* intra ReduceScatter/AllGather around an inter phase of the same op */
+            gboolean allreduce = spec->op == PARO_COLL_ALLREDUCE;
+            w.steps =
+                ring_steps(allreduce ? PARO_COLL_REDUCESCATTER : spec->op, k_intra, max_steps) +
+                ring_steps(spec->op, k_inter, max_steps) +
+                (allreduce ? ring_steps(PARO_COLL_ALLGATHER, k_intra, max_steps) : 0);
+            if (spec->algorithm == PARO_ALGO_HO_RING)
+                w.chunks = pieces;
+        }
+        w.sends = (double)w.tracked * (double)w.channels * (double)w.steps * (double)w.chunks;
+    }
+    /* The GPUs of a node share its links: the more of them, the more flows each solve of
+     * the max-min network visits. */
+    w.weight = 1.0 + (double)MIN(w.tracked, gpn) / 100.0;
+    w.seconds = w.sends * w.weight * SECONDS_PER_SEND;
+    return w;
+}
+
+char *paro_coll_work_describe(const ParoCollWork *w)
+{
+    g_autofree char *tracked = paro_format_count((double)w->tracked);
+    g_autofree char *steps = paro_format_count((double)w->steps);
+    g_autofree char *chunks = paro_format_count((double)w->chunks);
+    g_autofree char *sends = paro_format_count(w->sends);
+    return g_strdup_printf("%s GPUs simulated x %" G_GINT64_FORMAT " channel%s x %s steps x %s "
+                           "chunk%s = %s sends",
+                           tracked, w->channels, w->channels == 1 ? "" : "s", steps, chunks,
+                           w->chunks == 1 ? "" : "s", sends);
+}
