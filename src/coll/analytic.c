@@ -80,12 +80,12 @@ static double scope_ring_s(const ParoCommModel *cm, ParoCollKind op, ParoScope s
 
 /* Time of a phase carried in @chunks pieces back to back on one link class: the
  * bandwidth term is unchanged, the latency term is paid once per chunk. */
-static double chunked_s(const ParoCommModel *cm, ParoCollKind op, ParoScope scope,
+static double chunked_s(ParoPhaseTime phase, gpointer data, ParoCollKind op, ParoScope scope,
                         double size_bytes, gint64 chunks)
 {
     if (chunks <= 1)
-        return scope_ring_s(cm, op, scope, size_bytes);
-    return (double)chunks * scope_ring_s(cm, op, scope, size_bytes / (double)chunks);
+        return phase(op, scope, size_bytes, data);
+    return (double)chunks * phase(op, scope, size_bytes / (double)chunks, data);
 }
 
 /* Stages of total times a, b, c (c = 0 for two stages) over C chunks: the first chunk
@@ -95,6 +95,46 @@ static double pipeline_s(double a, double b, double c, gint64 chunks)
 {
     double n = (double)MAX(chunks, 1);
     return (a + b + c) / n + (n - 1) / n * fmax(a, fmax(b, c));
+}
+
+double paro_coll_two_level_s(ParoCollKind op, gboolean overlap, gint64 m, gint64 chunks,
+                             double size_bytes, ParoPhaseTime phase, gpointer data)
+{
+    double s_inter = size_bytes / (double)m;
+    gint64 c = overlap ? MAX(chunks, 1) : 1;
+    switch (op) {
+    case PARO_COLL_ALLGATHER: {
+        double inter = chunked_s(phase, data, op, PARO_SCOPE_INTER, s_inter, c);
+        double intra = chunked_s(phase, data, op, PARO_SCOPE_INTRA, size_bytes, c);
+        return overlap ? pipeline_s(inter, intra, 0, c) : inter + intra;
+    }
+    case PARO_COLL_REDUCESCATTER: {
+        double intra = chunked_s(phase, data, op, PARO_SCOPE_INTRA, size_bytes, c);
+        double inter = chunked_s(phase, data, op, PARO_SCOPE_INTER, s_inter, c);
+        return overlap ? pipeline_s(intra, inter, 0, c) : intra + inter;
+    }
+    case PARO_COLL_ALLREDUCE: {
+        double rs =
+            chunked_s(phase, data, PARO_COLL_REDUCESCATTER, PARO_SCOPE_INTRA, size_bytes, c);
+        double ar = chunked_s(phase, data, PARO_COLL_ALLREDUCE, PARO_SCOPE_INTER, s_inter, c);
+        double ag = chunked_s(phase, data, PARO_COLL_ALLGATHER, PARO_SCOPE_INTRA, size_bytes, c);
+        return overlap ? pipeline_s(rs, ar, ag, c) : rs + ar + ag;
+    }
+    case PARO_COLL_SENDRECV:
+        return phase(op, PARO_SCOPE_GLOBAL, size_bytes, data);
+    case PARO_COLL_BROADCAST: {
+        /* Inter-group broadcast of the whole message, then intra-group. */
+        double inter = chunked_s(phase, data, op, PARO_SCOPE_INTER, size_bytes, c);
+        double intra = chunked_s(phase, data, op, PARO_SCOPE_INTRA, size_bytes, c);
+        return overlap ? pipeline_s(inter, intra, 0, c) : inter + intra;
+    }
+    }
+    g_assert_not_reached();
+}
+
+static double ring_phase(ParoCollKind op, ParoScope scope, double size_bytes, gpointer data)
+{
+    return scope_ring_s(data, op, scope, size_bytes);
 }
 
 /* Double binary tree AllReduce (NCCL): each of two trees over the nodes carries half the
@@ -114,8 +154,6 @@ static double tree_allreduce_s(const ParoCommModel *cm, double size_bytes)
 
 static double global_s(const ParoCommModel *cm, ParoCollKind op, double size_bytes)
 {
-    double s_inter = size_bytes / (double)cm->m;
-    gint64 c = cm->algorithm == PARO_ALGO_HO_RING ? MAX(cm->chunks, 1) : 1;
     switch (cm->algorithm) {
     case PARO_ALGO_TREE:
         if (op == PARO_COLL_ALLREDUCE)
@@ -123,38 +161,17 @@ static double global_s(const ParoCommModel *cm, ParoCollKind op, double size_byt
         /* NCCL runs the other collectives on rings. */
         return scope_ring_s(cm, op, PARO_SCOPE_GLOBAL, size_bytes);
     case PARO_ALGO_RING:
+    case PARO_ALGO_AUTO: /* the closed form has NCCL's ring; its choice is coll/nccl.c's */
+    case PARO_ALGO_NVLS:
+    case PARO_ALGO_NVLS_TREE:
         return scope_ring_s(cm, op, PARO_SCOPE_GLOBAL, size_bytes);
     case PARO_ALGO_HIERARCHICAL:
     case PARO_ALGO_HO_RING:
         break;
     }
-    double ag_intra = chunked_s(cm, PARO_COLL_ALLGATHER, PARO_SCOPE_INTRA, size_bytes, c);
-    double ag_inter = chunked_s(cm, PARO_COLL_ALLGATHER, PARO_SCOPE_INTER, s_inter, c);
-    double rs_intra = chunked_s(cm, PARO_COLL_REDUCESCATTER, PARO_SCOPE_INTRA, size_bytes, c);
-    double rs_inter = chunked_s(cm, PARO_COLL_REDUCESCATTER, PARO_SCOPE_INTER, s_inter, c);
-    gboolean overlap = cm->algorithm == PARO_ALGO_HO_RING;
-    switch (op) {
-    case PARO_COLL_ALLGATHER:
-        return overlap ? pipeline_s(ag_inter, ag_intra, 0, c) : ag_inter + ag_intra;
-    case PARO_COLL_REDUCESCATTER:
-        return overlap ? pipeline_s(rs_intra, rs_inter, 0, c) : rs_intra + rs_inter;
-    case PARO_COLL_ALLREDUCE:
-        if (overlap)
-            return pipeline_s(rs_intra,
-                              chunked_s(cm, PARO_COLL_ALLREDUCE, PARO_SCOPE_INTER, s_inter, c),
-                              ag_intra, c);
-        return rs_intra + scope_ring_s(cm, PARO_COLL_ALLREDUCE, PARO_SCOPE_INTER, s_inter) +
-               ag_intra;
-    case PARO_COLL_SENDRECV:
-        return scope_ring_s(cm, op, PARO_SCOPE_GLOBAL, size_bytes);
-    case PARO_COLL_BROADCAST:
-        /* Inter-group broadcast of the whole message, then intra-group. */
-        return overlap ? pipeline_s(chunked_s(cm, op, PARO_SCOPE_INTER, size_bytes, c),
-                                    chunked_s(cm, op, PARO_SCOPE_INTRA, size_bytes, c), 0, c)
-                       : scope_ring_s(cm, op, PARO_SCOPE_INTER, size_bytes) +
-                             scope_ring_s(cm, op, PARO_SCOPE_INTRA, size_bytes);
-    }
-    g_assert_not_reached();
+    /* ring phases of the scope; a broadcast's of the whole message */
+    return paro_coll_two_level_s(op, cm->algorithm == PARO_ALGO_HO_RING, cm->m, cm->chunks,
+                                 size_bytes, ring_phase, (gpointer)cm);
 }
 
 double paro_coll_closed_form_s(const ParoCommModel *cm, ParoCollKind op, ParoScope scope,

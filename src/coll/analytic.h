@@ -35,6 +35,23 @@ double paro_coll_closed_form_s(const ParoCommModel *cm, ParoCollKind op, ParoSco
 void paro_coll_traffic(const ParoCommModel *cm, ParoCollKind op, ParoScope scope, double size_bytes,
                        double *out_intra, double *out_inter);
 
+/* The time of a collective over a scope, for the phases of the two-level algorithms. */
+typedef double (*ParoPhaseTime)(ParoCollKind op, ParoScope scope, double size_bytes,
+                                gpointer user_data);
+
+/**
+ * paro_coll_two_level_s:
+ * A global collective as PaRO's two-level algorithms run it from the times of its phases
+ * (over the m GPUs of a group, and over the n/m groups): AllGather = inter AllGather(S/m)
+ * then intra AllGather(S); ReduceScatter = intra then inter; AllReduce = intra
+ * ReduceScatter, inter AllReduce(S/m), intra AllGather. In sequence (hierarchical: the
+ * sum), or with @overlap (ho-ring) cut into @chunks pieces that pipeline, each phase
+ * paying its latency once a chunk: max + min/C for two stages, (sum)/C + (C-1)/C max for
+ * three. The closed form (ring phases) and NCCL's model (coll/nccl.c) both compose this way.
+ */
+double paro_coll_two_level_s(ParoCollKind op, gboolean overlap, gint64 m, gint64 chunks,
+                             double size_bytes, ParoPhaseTime phase, gpointer user_data);
+
 /** paro_coll_ring_s: a ring over @k GPUs, @per_node of them on each node; exposed for tests. */
 double paro_coll_ring_s(const ParoCommModel *cm, ParoCollKind op, gint64 k, gint64 per_node,
                         double size_bytes);

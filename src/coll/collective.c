@@ -5,7 +5,9 @@
 const char *const paro_coll_kind_names[] = {"allreduce", "allgather", "reducescatter",
                                             "broadcast", "sendrecv",  NULL};
 const char *const paro_scope_names[] = {"global", "intra", "inter", NULL};
-const char *const paro_algorithm_names[] = {"ring", "hierarchical", "ho-ring", "tree", NULL};
+const char *const paro_algorithm_names[] = {"ring", "hierarchical", "ho-ring",  "tree",
+                                            "auto", "nvls",         "nvlstree", NULL};
+const char *const paro_coll_model_names[] = {"nccl", "flow", NULL};
 
 double paro_coll_bus_factor(ParoCollKind kind, gint64 nranks)
 {

@@ -23,13 +23,22 @@ typedef enum {
     PARO_SCOPE_INTER,
 } ParoScope;
 
-/* How a global collective is carried out (see analytic.c for the closed forms). */
+/* How a global collective is carried out: NCCL's algorithms (auto: what NCCL's tuner
+ * picks; coll/nccl.c) and PaRO's two-level ones (coll/analytic.c, coll/simulate.c). */
 typedef enum {
     PARO_ALGO_RING,
-    PARO_ALGO_HIERARCHICAL,
-    PARO_ALGO_HO_RING,
-    PARO_ALGO_TREE, /* NCCL's double binary tree across nodes (AllReduce; others: ring) */
+    PARO_ALGO_HIERARCHICAL, /* intra, inter, intra phases in sequence */
+    PARO_ALGO_HO_RING,      /* the same phases pipelined over chunks (PaRO-CC) */
+    PARO_ALGO_TREE,         /* NCCL's double binary tree across nodes (AllReduce; others: ring) */
+    PARO_ALGO_AUTO,         /* NCCL's choice by size (ring with the flow model) */
+    PARO_ALGO_NVLS,         /* NVLink SHARP inside one node (Hopper NVSwitch) */
+    PARO_ALGO_NVLS_TREE,    /* NVLS inside nodes, trees between them */
 } ParoAlgorithm;
+
+/* What times a collective: NCCL's own cost model from the cluster's figures (coll/nccl.c),
+ * or the flow-level simulation of its transfers on the cluster's links (coll/simulate.c). */
+typedef enum { PARO_COLL_MODEL_NCCL, PARO_COLL_MODEL_FLOW } ParoCollModel;
+extern const char *const paro_coll_model_names[]; /* "nccl", "flow", NULL */
 
 extern const char *const paro_coll_kind_names[]; /* "allreduce", ..., "sendrecv", NULL */
 extern const char *const paro_scope_names[];     /* "global", "intra", "inter", NULL */
