@@ -53,14 +53,24 @@ golden strategies-default.csv strategies "$scenario" --format csv
 golden strategies-65b-partial.txt strategies "$scenario" --set model=models/llama-65b.yaml \
     --set training.trainable.fraction=1/16 --set training.recompute=full \
     --set collectives.algorithm=ho-ring
-golden collective-allreduce-ring.txt collective --topology topologies/a100x8-200g.yaml \
+golden collective-allreduce-ring.txt collective --topology topologies/a100x8-200g.yaml --model flow \
     --op allreduce --algo ring -b 1K -e 1G -f 32
-golden collective-allgather-ho-ring.csv collective --topology topologies/dgx-h100x8.yaml \
+golden collective-allgather-ho-ring.csv collective --topology topologies/dgx-h100x8.yaml --model flow \
     --op allgather --algo ho-ring -b 1M -e 1G -f 8 --format csv
 golden collective-reducescatter-explicit.json collective --topology topologies/lassen-v100x4.yaml \
-    --op reducescatter --algo hierarchical --gpus 32 -b 64M -e 64M --explicit --format json
+    --model flow --op reducescatter --algo hierarchical --gpus 32 -b 64M -e 64M --explicit --format json
 golden collective-allreduce-tree.txt collective --topology topologies/a100x8-100g.yaml \
-    --op allreduce --algo tree -b 8 -e 64M -f 64
+    --model flow --op allreduce --algo tree -b 8 -e 64M -f 64
+# NCCL's model (the default): its choice of algorithm and protocol by size, on one H100 node
+# (NVLS) and on 16 (rings and trees over 8 rails), and PaRO's ho-ring composed of its phases
+golden collective-nccl-h100-1node.txt collective --topology topologies/dgx-h100x8.yaml \
+    --op allreduce --gpus 8 -b 8 -e 8G -f 16
+golden collective-nccl-h100-16nodes.csv collective --topology topologies/dgx-h100x8.yaml \
+    --op allreduce --gpus 128 -b 1K -e 4G -f 8 --format csv
+golden collective-nccl-ho-ring.json collective --topology topologies/a100x8-100g.yaml \
+    --op allgather --algo ho-ring -b 1M -e 256M -f 16 --format json
+golden collective-nccl-ring-simple.txt collective --topology topologies/a100x8-200g.yaml \
+    --op reducescatter --algo ring --proto simple -b 1K -e 1G -f 32
 golden pipeline-compare-bv6.txt pipeline --stages 8 --micro 8 --virtual 8 --forward 8ms --compare
 golden pipeline-1f1b-p2p.txt pipeline --stages 4 --micro 8 --schedule 1f1b --forward '10 ms' \
     --p2p '20 us' --p2p-bytes 32MiB --p2p-bandwidth '50 GB/s'

@@ -66,15 +66,16 @@ expect "W10 collective -b 1.5" 2 "bad -b/-e: whole byte counts" \
 expect "collective -e 2^61" 2 "'-e' is 2.30584e+18 B, above the limit of 1.15292e+18 B" \
     collective --topology $T --op allreduce -e 2097152T
 
-# ---- H3, H1: collective work estimated before simulating ----
+# ---- H3, H1: collective work estimated before simulating (the link-level model; NCCL's
+# model, the default, is closed form) ----
 expect "H3 --explicit --gpus 16384" 1 \
     "simulating this collective would take about 14 s (16,384 GPUs simulated x 1 channel x 1,024 steps" \
-    collective --topology $T --op allreduce --explicit --gpus 16384 -b 1G -e 1G
+    collective --topology $T --model flow --op allreduce --explicit --gpus 16384 -b 1G -e 1G
 expect "H3 --explicit --gpus 131072" 1 "lower --gpus (with --explicit" \
-    collective --topology $T --op allreduce --explicit --gpus 131072 -b 1G -e 1G
+    collective --topology $T --model flow --op allreduce --explicit --gpus 131072 -b 1G -e 1G
 sed 's/gpus: 8/gpus: 1024/' $T >"$work/t1024.yaml"
 expect "H1 a node of 1,024 GPUs" 1 "lower the GPUs per node (node.gpus" \
-    collective --topology "$work/t1024.yaml" --op allreduce
+    collective --topology "$work/t1024.yaml" --model flow --op allreduce
 
 # ---- C1-C3, C7: counts bounded where they are written ----
 expect "C1 prefetch 2^31-1" 1 "--set[1]:1:19: 'prefetch' is 2,147,483,647, above the limit of 4,096" \
@@ -105,7 +106,7 @@ expect "C3 HuggingFace num_hidden_layers 2^31" 1 \
     strategies $S --set "model=$work/hf.json"
 expect "plan on 257 nodes (simulated GPU by GPU)" 1 \
     "--set[1]:1:16: planning would simulate 47 configurations of 29 strategies, about 1035 s" \
-    plan $S --set topology.nodes=257
+    plan $S --set topology.nodes=257 --set collectives.model=flow
 expect "plan --batch-tokens 1e15" 1 "needs up to 6.1e+10 micro-steps a step, above the limit of 1,048,576" \
     plan $S --batch-tokens 1e15
 expect "C7 NICs 2^31" 1 "'count' is 2,147,483,648, above the limit of 64" \
@@ -126,14 +127,14 @@ expect "W6 an axis varied twice" 1 "--vary[2]:1:1: 'training.accumulation' is va
     sweep $S --vary training.accumulation=1,2 --vary training.accumulation=3,4
 expect "a sweep point beyond the work limit names its values" 1 \
     "--vary[1]:1:18: at topology.nodes=257: simulating 29 strategies would take about 22 s" \
-    sweep $S --vary topology.nodes=2,257
+    sweep $S --set collectives.model=flow --vary topology.nodes=2,257
 
 # ---- H1, H2, C9: the step's work estimated before simulating ----
 expect "H1 a node of 1,024 GPUs (run)" 1 \
     "simulating 29 strategies would take about 151 s (a step of 320 layer-steps: 0.00064 s each; about 24 collectives of up to 1,024 GPUs" \
-    run $S --set topology.node.gpus=1024 --set parallelism.group=1024
+    run $S --set topology.node.gpus=1024 --set parallelism.group=1024 --set collectives.model=flow
 expect "H2 257 nodes" 1 "(257 nodes do not fill leaf switches of 32, so every GPU is simulated): 22 s), beyond the limit of 10 s; lower topology.nodes" \
-    run $S --set topology.nodes=257
+    run $S --set topology.nodes=257 --set collectives.model=flow
 expect "C9 a trace of 300 micro-steps and 29 strategies" 1 \
     "the trace of 29 strategies would be about 919 MB (9,600 layer-steps each), beyond the limit of 268 MB" \
     run $S --set training.accumulation=300 --trace "$work/t.json"
@@ -199,7 +200,7 @@ expect "W7 memory_overhead 1e300 B" 1 "'memory_overhead' is 1e300 B (1e+300 B), 
 expect "W7 plan --tokens 1e300" 2 "'--tokens' is 1e+300, above the limit of 1e+18" plan $S --tokens 1e300
 expect "W7 sizes beyond 15 digits in scientific notation" 0 \
     " 1.12590e+15  281474976710656     float     sum      -1  174514486118.61    6.45   12.50    N/A   1.2216e+17   1.7451e+16" \
-    collective --topology $T --op allreduce -b 1T -e 1024T -f 1024
+    collective --topology $T --model flow --op allreduce -b 1T -e 1024T -f 1024  # widest columns
 if [ "$(awk '!/^#/ { if (length($0) > m) m = length($0) } END { print m }' "$work/out")" -le 160 ]; then
     ok "W7 no row of the collective table is longer than 160 characters"
 else

@@ -304,24 +304,28 @@ START_TEST(collective_cache_is_keyed_by_value)
     ParoCollSpec spec;
     paro_coll_spec_init(&spec, first, PARO_COLL_ALLREDUCE, PARO_ALGO_RING, 32, 8, S);
     ParoTime cached = 0, again = 0, other = 0, later = 0;
-    ck_assert(paro_coll_cache_time(cache, first, &spec, PARO_NET_MAXMIN, &cached, &error));
+    ck_assert(paro_coll_cache_time(cache, first, &spec, PARO_COLL_MODEL_FLOW, PARO_NET_MAXMIN,
+                                   &cached, &error));
     ParoCollResult fresh =
         run(first, TRUE, PARO_COLL_ALLREDUCE, PARO_ALGO_RING, 8, S, 1, first->nccl.chunks);
     ck_assert_int_eq(cached, fresh.time);
     paro_topology_free(first);
 
     g_autoptr(ParoTopology) same = cluster(4, 8, 300, 1, 100, 4, 1);
-    ck_assert(paro_coll_cache_time(cache, same, &spec, PARO_NET_MAXMIN, &again, &error));
+    ck_assert(paro_coll_cache_time(cache, same, &spec, PARO_COLL_MODEL_FLOW, PARO_NET_MAXMIN,
+                                   &again, &error));
     ck_assert_int_eq(again, cached);
     ck_assert_uint_eq(paro_coll_cache_n_entries(cache), 1);
 
     g_autoptr(ParoTopology) slower = cluster(4, 8, 300, 1, 50, 4, 1);
-    ck_assert(paro_coll_cache_time(cache, slower, &spec, PARO_NET_MAXMIN, &other, &error));
+    ck_assert(paro_coll_cache_time(cache, slower, &spec, PARO_COLL_MODEL_FLOW, PARO_NET_MAXMIN,
+                                   &other, &error));
     ck_assert_int_gt(other, cached);
     ck_assert_uint_eq(paro_coll_cache_n_entries(cache), 2);
 
     spec.size_bytes = 2 * S;
-    ck_assert(paro_coll_cache_time(cache, same, &spec, PARO_NET_MAXMIN, &later, &error));
+    ck_assert(paro_coll_cache_time(cache, same, &spec, PARO_COLL_MODEL_FLOW, PARO_NET_MAXMIN,
+                                   &later, &error));
     ck_assert_int_gt(later, cached);
     ck_assert_uint_eq(paro_coll_cache_n_entries(cache), 3);
 }

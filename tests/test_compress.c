@@ -212,8 +212,8 @@ END_TEST
 
 START_TEST(compress_step_without_overlap_equals_closed_form)
 {
-    /* As test_step's oracle, with compression: overlap off, no latencies, A = 3, codecs in
-     * series (chunk 0; the ZeRO++ presets are already): the step is the sum of its tasks,
+    /* As test_step's oracle (flow model), with compression: overlap off, no latencies, A = 3,
+     * codecs in series (chunk 0; the ZeRO++ presets are already): the step is the sum of its tasks,
      * each per-layer collective at its wire size plus a codec time linear in S, so it adds
      * up to the guideline's t_comp + t_comm, for every strategy, under each preset.
      * Tolerance 1e-6 (each task rounds up to the picosecond). */
@@ -221,9 +221,9 @@ START_TEST(compress_step_without_overlap_equals_closed_form)
     for (guint p = 0; p < G_N_ELEMENTS(presets); p++) {
         g_autofree char *preset = g_strdup_printf("compression.preset=%s", presets[p]);
         gboolean mvapich = p < 2;
-        const char *sets[] = {"training.overlap=false", "topology.node.fabric.latency=0",
-                              "topology.node.nics.latency=0", "topology.network.latency=0",
-                              "training.accumulation=3", preset,
+        const char *sets[] = {"collectives.model=flow", "training.overlap=false",
+                              "topology.node.fabric.latency=0", "topology.node.nics.latency=0",
+                              "topology.network.latency=0", "training.accumulation=3", preset,
                               /* NULL ends the list for the (serial) ZeRO++ presets */
                               mvapich ? "compression.parameters.chunk=0" : NULL,
                               "compression.gradients.chunk=0", "compression.optimizer.chunk=0",

@@ -18,23 +18,30 @@
 #include "yaml/loaders.h"
 
 static const char collective_help[] =
-    "Simulates one collective on a cluster's links (flow-level max-min network) over a\n"
-    "range of sizes and prints nccl-tests' table: size (B, the whole array), count and\n"
-    "type (float), redop, root, time (us), algbw = size/time and busbw = algbw x the\n"
-    "nccl-tests factor (AllReduce 2(n-1)/n, AllGather and ReduceScatter (n-1)/n,\n"
-    "Broadcast 1), then the bytes carried by intra-node and inter-node links.\n"
+    "Times one collective on a cluster over a range of sizes and prints nccl-tests' table:\n"
+    "size (B, the whole array), count and type (float), redop, root, time (us), algbw =\n"
+    "size/time and busbw = algbw x the nccl-tests factor (AllReduce 2(n-1)/n, AllGather\n"
+    "and ReduceScatter (n-1)/n, Broadcast 1).\n"
     "\n"
-    "Algorithms: ring (NCCL rings, C channels over the NIC rails), hierarchical (intra,\n"
-    "then m parallel inter-group rings, then intra, in sequence), ho-ring (the same,\n"
-    "cut into chunks that pipeline so intra and inter phases overlap), tree (NCCL's\n"
-    "double binary tree across nodes, AllReduce only; always explicit).\n"
-    "sendrecv: every GPU sends S to the next rank (busbw factor 1).\n"
+    "Models (--model): nccl (default), NCCL's own cost model from the topology's figures:\n"
+    "the channels its topology search finds, the latency and bandwidth of each algorithm\n"
+    "and protocol (LL, LL128, Simple), and the choice its tuner makes, printed per size;\n"
+    "flow, the collective's transfers simulated on the cluster's links (flow-level\n"
+    "max-min network), with the bytes carried by intra- and inter-node links.\n"
+    "\n"
+    "Algorithms: auto (default: NCCL's choice; ring with the flow model), ring, tree\n"
+    "(AllReduce), nvls (NVLink SHARP, one Hopper NVSwitch node), nvlstree (NVLS inside\n"
+    "nodes, trees between), and PaRO's hierarchical (intra, then m parallel inter-group\n"
+    "rings, then intra, in sequence) and ho-ring (the same cut into chunks that\n"
+    "pipeline). --proto forces NCCL's protocol (NCCL_PROTO). sendrecv (the flow model\n"
+    "only): every GPU sends S to the next rank (busbw factor 1).\n"
     "\n"
     "Examples:\n"
+    "  parosim collective --topology topologies/dgx-h100x8.yaml --op allreduce\n"
     "  parosim collective --topology topologies/a100x8-200g.yaml --op allreduce \\\n"
     "      --algo ring --gpus 64 -b 1M -e 1G -f 4\n"
     "  parosim collective --topology topologies/dgx-h100x8.yaml --op allgather \\\n"
-    "      --algo ho-ring --gpus 16384 -b 1G -e 1G --format json";
+    "      --model flow --algo ho-ring --gpus 16384 -b 1G -e 1G --format json";
 
 /* nccl-tests sizes: a whole number of bytes with an optional binary K, M, G or T suffix. */
 static gboolean parse_size(const char *text, double *out)
@@ -97,117 +104,12 @@ static int lookup(const char *const *names, const char *name)
     return -1;
 }
 
-typedef struct {
-    double size;
-    ParoCollResult r;
-} Row;
-
-static void render(GString *out, int format, const ParoTopology *t, const ParoCollSpec *spec,
-                   gboolean explicit_mode, int fidelity, GArray *rows)
-{
-    const char *op = paro_coll_kind_names[spec->op];
-    const char *redop =
-        spec->op == PARO_COLL_ALLREDUCE || spec->op == PARO_COLL_REDUCESCATTER ? "sum" : "none";
-    int root = spec->op == PARO_COLL_BROADCAST ? 0 : -1;
-    double factor = paro_coll_bus_factor(spec->op, spec->n);
-    if (format == PARO_FORMAT_JSON) {
-        g_string_append(out, "{\n  \"parosim\": ");
-        paro_report_json_string(out, PARO_VERSION);
-        g_string_append(out, ",\n  \"topology\": ");
-        paro_report_json_string(out, t->name);
-        g_string_append_printf(
-            out,
-            ",\n  \"op\": \"%s\",\n  \"algorithm\": \"%s\",\n  \"gpus\": %" G_GINT64_FORMAT
-            ",\n  \"group\": %" G_GINT64_FORMAT ",\n  \"channels\": %" G_GINT64_FORMAT
-            ",\n  \"chunks\": %" G_GINT64_FORMAT ",\n  \"mode\": \"%s\",\n  \"network\": \"%s\","
-            "\n  \"results\": [\n",
-            op, paro_algorithm_names[spec->algorithm], spec->n, spec->m, spec->channels,
-            spec->chunks, explicit_mode ? "explicit" : "aggregated",
-            paro_net_fidelity_names[fidelity]);
-        for (guint i = 0; i < rows->len; i++) {
-            const Row *row = &g_array_index(rows, Row, i);
-            double s = paro_time_to_s(row->r.time);
-            double algbw = s > 0 ? row->size / s : 0;
-            g_string_append(out, "    {\"size\": ");
-            paro_report_number(out, row->size);
-            g_string_append(out, ", \"time\": ");
-            paro_report_number(out, s);
-            g_string_append(out, ", \"algbw\": ");
-            paro_report_number(out, algbw);
-            g_string_append(out, ", \"busbw\": ");
-            paro_report_number(out, algbw * factor);
-            g_string_append(out, ", \"intra_bytes\": ");
-            paro_report_number(out, round(row->r.intra_bytes));
-            g_string_append(out, ", \"inter_bytes\": ");
-            paro_report_number(out, round(row->r.inter_bytes));
-            g_string_append_printf(out, "}%s\n", i + 1 < rows->len ? "," : "");
-        }
-        g_string_append(out, "  ]\n}\n");
-        return;
-    }
-    if (format == PARO_FORMAT_CSV) {
-        g_string_append(out, "size,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,"
-                             "intra_bytes,inter_bytes\n");
-    } else {
-        g_string_append_printf(out, "# parosim %s collective: %s, algorithm %s\n", PARO_VERSION, op,
-                               paro_algorithm_names[spec->algorithm]);
-        g_autofree char *name = paro_format_escape(t->name);
-        g_string_append_printf(out,
-                               "# topology: %s  gpus: %" G_GINT64_FORMAT
-                               "  gpus per node: %" G_GINT64_FORMAT "  group m: %" G_GINT64_FORMAT
-                               "  channels: %" G_GINT64_FORMAT "  chunks: %" G_GINT64_FORMAT "\n",
-                               name, spec->n, t->gpus_per_node, spec->m, spec->channels,
-                               spec->chunks);
-        g_string_append_printf(out, "# network: %s  mode: %s\n#\n",
-                               paro_net_fidelity_names[fidelity],
-                               explicit_mode ? "explicit" : "aggregated (symmetric)");
-        g_string_append(out, "#                                                        out-of-place"
-                             "                       link bytes\n");
-        g_string_append(out, "#       size         count      type   redop    root     time   algbw"
-                             "   busbw #wrong        intra        inter\n");
-        g_string_append(out, "#        (B)    (elements)                               (us)  (GB/s)"
-                             "  (GB/s)                 (B)          (B)\n");
-    }
-    double busbw_sum = 0;
-    for (guint i = 0; i < rows->len; i++) {
-        const Row *row = &g_array_index(rows, Row, i);
-        double s = paro_time_to_s(row->r.time);
-        double algbw = s > 0 ? row->size / s / 1e9 : 0;
-        busbw_sum += algbw * factor;
-        char t_us[G_ASCII_DTOSTR_BUF_SIZE], a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
-        paro_format_fixed(t_us, sizeof t_us, s * 1e6, 2, format == PARO_FORMAT_CSV ? 64 : 7);
-        paro_format_fixed(a, sizeof a, algbw, 2, format == PARO_FORMAT_CSV ? 64 : 6);
-        paro_format_fixed(b, sizeof b, algbw * factor, 2, format == PARO_FORMAT_CSV ? 64 : 6);
-        gint64 count = (gint64)(row->size / 4);
-        if (format == PARO_FORMAT_CSV)
-            g_string_append_printf(
-                out, "%.0f,%" G_GINT64_FORMAT ",float,%s,%d,%s,%s,%s,%.0f,%.0f\n", row->size, count,
-                redop, root, t_us, a, b, row->r.intra_bytes, row->r.inter_bytes);
-        else {
-            char sz[G_ASCII_DTOSTR_BUF_SIZE], in[G_ASCII_DTOSTR_BUF_SIZE],
-                ex[G_ASCII_DTOSTR_BUF_SIZE];
-            g_string_append_printf(out,
-                                   "%12s  %12" G_GINT64_FORMAT "  %8s  %6s  %6d  %7s  %6s  %6s"
-                                   "    N/A  %11s  %11s\n",
-                                   paro_format_fixed(sz, sizeof sz, row->size, 0, 12), count,
-                                   "float", redop, root, t_us, a, b,
-                                   paro_format_fixed(in, sizeof in, row->r.intra_bytes, 0, 11),
-                                   paro_format_fixed(ex, sizeof ex, row->r.inter_bytes, 0, 11));
-        }
-    }
-    if (format == PARO_FORMAT_TABLE) {
-        char avg[G_ASCII_DTOSTR_BUF_SIZE];
-        g_ascii_formatd(avg, sizeof avg, "%.2f", rows->len ? busbw_sum / rows->len : 0);
-        g_string_append_printf(
-            out, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : %s\n#\n", avg);
-    }
-}
-
 int paro_cmd_collective(int argc, char **argv)
 {
     g_autofree char *topology_path = NULL, *op_name = NULL, *algo_name = NULL;
     g_autofree char *calibration_path = NULL;
     g_autofree char *min_text = NULL, *max_text = NULL, *format_name = NULL, *net_name = NULL;
+    g_autofree char *model_name = NULL, *proto_name = NULL;
     gint64 gpus = -1, group = -1, channels = -1, chunks = -1; /* -1: not given */
     double factor = 2;
     gboolean explicit_mode = FALSE;
@@ -217,7 +119,10 @@ int paro_cmd_collective(int argc, char **argv)
         {"op", 'o', 0, G_OPTION_ARG_STRING, &op_name,
          "allreduce, allgather, reducescatter, broadcast or sendrecv", "OP"},
         {"algo", 'a', 0, G_OPTION_ARG_STRING, &algo_name,
-         "ring (default), hierarchical, ho-ring or tree (allreduce)", "ALGO"},
+         "auto (default), ring, tree, nvls, nvlstree, hierarchical or ho-ring", "ALGO"},
+        {"model", 0, 0, G_OPTION_ARG_STRING, &model_name, "nccl (default) or flow", "MODEL"},
+        {"proto", 0, 0, G_OPTION_ARG_STRING, &proto_name,
+         "NCCL's protocol: auto (default), LL, LL128 or Simple", "PROTO"},
         {"gpus", 'n', 0, G_OPTION_ARG_INT64, &gpus,
          "GPUs taking part (default: the whole topology)", "N"},
         {"group", 'm', 0, G_OPTION_ARG_INT64, &group, "Group size m (default: GPUs per node)", "M"},
@@ -232,7 +137,9 @@ int paro_cmd_collective(int argc, char **argv)
         {"explicit", 0, 0, G_OPTION_ARG_NONE, &explicit_mode,
          "Instantiate every GPU and flow instead of folding symmetric ones", NULL},
         {"network", 0, 0, G_OPTION_ARG_STRING, &net_name,
-         "maxmin (default, contention) or analytic (latency + size/bandwidth)", "MODEL"},
+         "the flow model's links: maxmin (default, contention) or analytic (latency + "
+         "size/bandwidth)",
+         "NET"},
         {"calibration", 0, 0, G_OPTION_ARG_FILENAME, &calibration_path,
          "Calibration file whose network section replaces the fabric and NIC bandwidth and "
          "latency and the per-step overhead (as in a scenario)",
@@ -250,7 +157,12 @@ int paro_cmd_collective(int argc, char **argv)
         return PARO_EXIT_USAGE;
     }
     int op = op_name ? lookup(paro_coll_kind_names, op_name) : -1;
-    int algo = lookup(paro_algorithm_names, algo_name ? algo_name : "ring");
+    int algo = lookup(paro_algorithm_names, algo_name ? algo_name : "auto");
+    int model = lookup(paro_coll_model_names, model_name ? model_name : "nccl");
+    int proto = proto_name && g_ascii_strcasecmp(proto_name, "auto") != 0 ? -2 : -1;
+    for (int i = 0; proto == -2 && paro_nccl_proto_names[i]; i++)
+        if (g_ascii_strcasecmp(proto_name, paro_nccl_proto_names[i]) == 0)
+            proto = i;
     int fidelity = lookup(paro_net_fidelity_names, net_name ? net_name : "maxmin");
     int format = paro_cli_parse_format(format_name ? format_name : "table");
     double min_bytes = 8, max_bytes = 1073741824.0;
@@ -262,7 +174,16 @@ int paro_cmd_collective(int argc, char **argv)
     else if (op < 0)
         usage = "--op must be allreduce, allgather, reducescatter, broadcast or sendrecv";
     else if (algo < 0)
-        usage = "--algo must be ring, hierarchical, ho-ring or tree";
+        usage = "--algo must be auto, ring, tree, nvls, nvlstree, hierarchical or ho-ring";
+    else if (model < 0)
+        usage = "--model must be nccl or flow";
+    else if (proto == -2)
+        usage = "--proto must be auto, LL, LL128 or Simple";
+    else if (model == PARO_COLL_MODEL_FLOW &&
+             (algo == PARO_ALGO_NVLS || algo == PARO_ALGO_NVLS_TREE))
+        usage = "the flow model has no NVLS (in-switch reduction): use --model nccl";
+    else if (model == PARO_COLL_MODEL_NCCL && op == PARO_COLL_SENDRECV)
+        usage = "NCCL's cost model has no send/receive: use --model flow";
     else if (fidelity < 0)
         usage = "--network must be maxmin or analytic";
     else if (format < 0)
@@ -318,9 +239,34 @@ int paro_cmd_collective(int argc, char **argv)
         spec.channels = channels;
     if (chunks > 0)
         spec.chunks = chunks;
+    ParoCollReport head = {topology, &spec, (ParoCollModel)model, (ParoNetFidelity)fidelity, FALSE};
+    g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(ParoCollRow));
+    if (model == PARO_COLL_MODEL_NCCL) {
+        guint protos = proto >= 0 ? 1u << proto : 0;
+        for (double size = min_bytes; size <= max_bytes * (1 + 1e-12); size *= factor) {
+            ParoCollRow row = {floor(size / 4) * 4, 0, NAN, NAN, PARO_NCCL_RING, PARO_NCCL_SIMPLE};
+            spec.size_bytes = row.size;
+            double s;
+            if (!paro_nccl_collective_s(topology, &spec, protos, &s, &row.algo, &row.proto,
+                                        &error)) {
+                g_printerr("parosim collective: %s\n", error->message);
+                return PARO_EXIT_ERROR;
+            }
+            row.time = paro_time_from_s(s);
+            g_array_append_val(rows, row);
+            if (min_bytes == max_bytes)
+                break;
+        }
+        g_autoptr(GString) out = g_string_new(NULL);
+        paro_report_collective(&head, rows, (ParoFormat)format, out);
+        return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
+    }
+    if (spec.algorithm == PARO_ALGO_AUTO) /* the flow model runs NCCL's rings */
+        spec.algorithm = PARO_ALGO_RING;
     gint64 nodes = (spec.n + gpn - 1) / gpn;
     if (paro_coll_spec_has_root(&spec, gpn))
         explicit_mode = TRUE;
+    head.explicit_mode = explicit_mode;
     g_autoptr(ParoGraph) graph =
         paro_graph_new(topology, nodes, !explicit_mode && nodes > 1, &error);
     if (graph == NULL) {
@@ -340,19 +286,22 @@ int paro_cmd_collective(int argc, char **argv)
                    paro_limit_work_budget_s(), driver(&work, explicit_mode, n_sizes, gpn));
         return PARO_EXIT_ERROR;
     }
-    g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(Row));
     for (double size = min_bytes; size <= max_bytes * (1 + 1e-12); size *= factor) {
-        Row row = {floor(size / 4) * 4, {0}};
+        ParoCollRow row = {floor(size / 4) * 4, 0, 0, 0, PARO_NCCL_RING, PARO_NCCL_SIMPLE};
         spec.size_bytes = row.size;
-        if (!paro_coll_simulate(graph, (ParoNetFidelity)fidelity, &spec, &row.r, &error)) {
+        ParoCollResult r;
+        if (!paro_coll_simulate(graph, (ParoNetFidelity)fidelity, &spec, &r, &error)) {
             g_printerr("parosim collective: %s\n", error->message);
             return PARO_EXIT_ERROR;
         }
+        row.time = r.time;
+        row.intra_bytes = r.intra_bytes;
+        row.inter_bytes = r.inter_bytes;
         g_array_append_val(rows, row);
         if (min_bytes == max_bytes)
             break;
     }
     g_autoptr(GString) out = g_string_new(NULL);
-    render(out, format, topology, &spec, explicit_mode, fidelity, rows);
+    paro_report_collective(&head, rows, (ParoFormat)format, out);
     return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
 }

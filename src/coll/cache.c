@@ -90,10 +90,14 @@ static void cluster_init(ParoTopology *out, const ParoTopology *t)
     out->nccl.channels = t->nccl.channels;
     out->nccl.chunks = t->nccl.chunks;
     out->nccl.step_overhead_s = t->nccl.step_overhead_s;
+    out->nccl.net_latency_s = t->nccl.net_latency_s;
+    out->nccl.nvls = t->nccl.nvls;
+    out->cpu_amd = t->cpu_amd;
+    out->gpu.arch = paro_nccl_gpu_arch(t); /* resolved: the key has no GPU name */
 }
 
 void paro_coll_key_init(ParoCollKey *key, const ParoTopology *cluster, const ParoCollSpec *spec,
-                        ParoNetFidelity fidelity)
+                        ParoCollModel model, ParoNetFidelity fidelity)
 {
     memset(key, 0, sizeof *key);
     cluster_init(&key->cluster, cluster);
@@ -107,7 +111,8 @@ void paro_coll_key_init(ParoCollKey *key, const ParoTopology *cluster, const Par
     key->spec.max_steps = spec->max_steps;
     key->spec.step_overhead = spec->step_overhead;
     key->spec.scope = spec->scope;
-    key->fidelity = fidelity;
+    key->model = model;
+    key->fidelity = model == PARO_COLL_MODEL_FLOW ? fidelity : PARO_NET_MAXMIN;
 }
 
 ParoCollCache *paro_coll_cache_new(void)
@@ -168,12 +173,22 @@ static const ParoGraph *graph_for(ParoCollCache *c, const ParoCollKey *key, GErr
     return cl->explicit_graph;
 }
 
+/* NCCL's model of the key's collective, on the key's own cluster. */
+static gboolean nccl_time(const ParoCollKey *key, ParoTime *out, GError **error)
+{
+    double s;
+    if (!paro_nccl_collective_s(&key->cluster, &key->spec, 0, &s, NULL, NULL, error))
+        return FALSE;
+    *out = paro_time_from_s(s);
+    return TRUE;
+}
+
 gboolean paro_coll_cache_time(ParoCollCache *c, const ParoTopology *cluster,
-                              const ParoCollSpec *spec, ParoNetFidelity fidelity, ParoTime *out,
-                              GError **error)
+                              const ParoCollSpec *spec, ParoCollModel model,
+                              ParoNetFidelity fidelity, ParoTime *out, GError **error)
 {
     Entry *entry = g_new(Entry, 1);
-    paro_coll_key_init(&entry->key, cluster, spec, fidelity);
+    paro_coll_key_init(&entry->key, cluster, spec, model, fidelity);
     g_mutex_lock(&c->lock);
     const Entry *hit = g_hash_table_lookup(c->times, &entry->key);
     if (hit != NULL) {
@@ -182,20 +197,30 @@ gboolean paro_coll_cache_time(ParoCollCache *c, const ParoTopology *cluster,
         g_free(entry);
         return TRUE;
     }
-    const ParoGraph *g = graph_for(c, &entry->key, error);
-    g_mutex_unlock(&c->lock);
-    ParoCollResult r;
-    if (g == NULL || !paro_coll_simulate(g, fidelity, &entry->key.spec, &r, error)) {
-        g_free(entry);
-        return FALSE;
+    ParoTime time = 0;
+    if (model == PARO_COLL_MODEL_NCCL) {
+        g_mutex_unlock(&c->lock);
+        if (!nccl_time(&entry->key, &time, error)) {
+            g_free(entry);
+            return FALSE;
+        }
+    } else {
+        const ParoGraph *g = graph_for(c, &entry->key, error);
+        g_mutex_unlock(&c->lock);
+        ParoCollResult r;
+        if (g == NULL || !paro_coll_simulate(g, fidelity, &entry->key.spec, &r, error)) {
+            g_free(entry);
+            return FALSE;
+        }
+        time = r.time;
     }
-    entry->time = r.time;
+    entry->time = time;
     g_mutex_lock(&c->lock);
     if (!g_hash_table_contains(c->times, &entry->key))
         g_hash_table_add(c->times, entry);
     else
         g_free(entry); /* another thread simulated it meanwhile: the same value */
     g_mutex_unlock(&c->lock);
-    *out = r.time;
+    *out = time;
     return TRUE;
 }

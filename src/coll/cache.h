@@ -8,6 +8,7 @@
  * simulations run outside it, so two threads may compute the same entry once each. */
 #pragma once
 
+#include "coll/nccl.h"
 #include "coll/simulate.h"
 
 G_BEGIN_DECLS
@@ -16,9 +17,10 @@ G_BEGIN_DECLS
  * node, fabric, NICs, network and NCCL figures (names and GPU figures left out). Build it
  * with paro_coll_key_init so that padding bytes are zero: keys are compared as bytes. */
 typedef struct {
-    ParoTopology cluster; /* name, source_path and gpu zeroed */
+    ParoTopology cluster; /* name, source_path and gpu zeroed but its generation */
     ParoCollSpec spec;
-    ParoNetFidelity fidelity;
+    ParoCollModel model;
+    ParoNetFidelity fidelity; /* of the flow model */
 } ParoCollKey;
 
 /**
@@ -26,7 +28,7 @@ typedef struct {
  * Fills @key (all of it, padding included) from @cluster's link figures, @spec and @fidelity.
  */
 void paro_coll_key_init(ParoCollKey *key, const ParoTopology *cluster, const ParoCollSpec *spec,
-                        ParoNetFidelity fidelity);
+                        ParoCollModel model, ParoNetFidelity fidelity);
 
 typedef struct _ParoCollCache ParoCollCache;
 
@@ -37,14 +39,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoCollCache, paro_coll_cache_unref)
 
 /**
  * paro_coll_cache_time:
- * The simulated duration of @spec on @cluster: from the cache, or simulated on the
+ * The duration of @spec on @cluster: from the cache, or computed and stored: with @model
+ * NCCL, NCCL's cost model (coll/nccl.c); with FLOW, simulated with @fidelity on the
  * cluster's folded graph (its explicit graph when the collective has a root or the nodes do
- * not fill leaf switches, paro_coll_spec_needs_explicit) and stored. Errors: those of
- * paro_graph_new and paro_coll_simulate.
+ * not fill leaf switches). Errors: those of paro_nccl_collective_s, paro_graph_new and
+ * paro_coll_simulate.
  */
 gboolean paro_coll_cache_time(ParoCollCache *cache, const ParoTopology *cluster,
-                              const ParoCollSpec *spec, ParoNetFidelity fidelity, ParoTime *out,
-                              GError **error);
+                              const ParoCollSpec *spec, ParoCollModel model,
+                              ParoNetFidelity fidelity, ParoTime *out, GError **error);
 
 /** paro_coll_cache_n_entries: durations held (for tests and benchmarks). */
 guint paro_coll_cache_n_entries(ParoCollCache *cache);

@@ -30,6 +30,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/error.h"
+
 const char *const paro_nccl_algo_names[] = {"tree", "ring", "nvls", "nvlstree", NULL};
 const char *const paro_nccl_proto_names[] = {"LL", "LL128", "Simple", NULL};
 
@@ -155,24 +157,31 @@ static void search_tree_and_nvls(ParoNcclSystem *s)
     s->graphs[PARO_NCCL_NVLS_TREE] = s->graphs[PARO_NCCL_NVLS];
 }
 
-/* The GPU generation: the topology's own, else from the GPU's name. */
-static int arch_of(const ParoTopology *t)
+ParoGpuArch paro_nccl_gpu_arch(const ParoTopology *t)
 {
-    static const int cc[] = {0, 70, 80, 90, 100};
     if (t->gpu.arch != PARO_ARCH_AUTO)
-        return cc[t->gpu.arch];
+        return t->gpu.arch;
     const char *name = t->gpu.name ? t->gpu.name : "";
     static const struct {
         const char *part;
-        int arch;
-    } known[] = {{"GB200", 100}, {"B200", 100}, {"B300", 100}, {"B100", 100},
-                 {"H100", 90},   {"H200", 90},  {"H800", 90},  {"H20", 90},
-                 {"GH200", 90},  {"A100", 80},  {"A800", 80},  {"A30", 80},
-                 {"A40", 80},    {"A10", 80},   {"L40", 80},   {"V100", 70}};
+        ParoGpuArch arch;
+    } known[] = {{"GB200", PARO_ARCH_SM100}, {"B200", PARO_ARCH_SM100}, {"B300", PARO_ARCH_SM100},
+                 {"B100", PARO_ARCH_SM100},  {"H100", PARO_ARCH_SM90},  {"H200", PARO_ARCH_SM90},
+                 {"H800", PARO_ARCH_SM90},   {"H20", PARO_ARCH_SM90},   {"GH200", PARO_ARCH_SM90},
+                 {"A100", PARO_ARCH_SM80},   {"A800", PARO_ARCH_SM80},  {"A30", PARO_ARCH_SM80},
+                 {"A40", PARO_ARCH_SM80},    {"A10", PARO_ARCH_SM80},   {"L40", PARO_ARCH_SM80},
+                 {"V100", PARO_ARCH_SM70}};
     for (guint i = 0; i < G_N_ELEMENTS(known); i++)
         if (strstr(name, known[i].part))
             return known[i].arch;
-    return 80;
+    return PARO_ARCH_SM80; /* an unknown GPU: Ampere's tables */
+}
+
+/* The GPU generation as compute capability x 10. */
+static int arch_of(const ParoTopology *t)
+{
+    static const int cc[] = {80, 70, 80, 90, 100};
+    return cc[paro_nccl_gpu_arch(t)];
 }
 
 void paro_nccl_system_init(ParoNcclSystem *s, const ParoTopology *t, gint64 ranks, gint64 per_node)
@@ -401,5 +410,111 @@ gboolean paro_nccl_choose(const ParoNcclSystem *s, ParoCollKind op, double bytes
     if (!isfinite(best))
         return FALSE;
     *out_s = best;
+    return TRUE;
+}
+
+/* ---- a collective of a spec ---- */
+
+typedef struct {
+    const ParoTopology *cluster;
+    const ParoCollSpec *spec;
+    guint algos, protos;
+    double largest_s;
+    ParoNcclAlgo algo;
+    ParoNcclProto proto;
+    gboolean failed;
+} Phase;
+
+/* The communicator of @scope: its ranks and how many share a node. */
+static void scope_shape(const ParoCollSpec *spec, gint64 gpn, ParoScope scope, gint64 *out_k,
+                        gint64 *out_per_node)
+{
+    switch (scope) {
+    case PARO_SCOPE_INTRA:
+        *out_k = spec->m;
+        *out_per_node = MIN(spec->m, gpn);
+        return;
+    case PARO_SCOPE_INTER:
+        *out_k = spec->n / spec->m;
+        *out_per_node = spec->m <= gpn ? MIN(gpn / spec->m, *out_k) : 1;
+        return;
+    case PARO_SCOPE_GLOBAL:
+        *out_k = spec->n;
+        *out_per_node = MIN(spec->n, gpn);
+        return;
+    }
+    g_assert_not_reached();
+}
+
+static double phase_s(ParoCollKind op, ParoScope scope, double bytes, gpointer data)
+{
+    Phase *p = data;
+    gint64 k, per_node;
+    scope_shape(p->spec, p->cluster->gpus_per_node, scope, &k, &per_node);
+    if (k <= 1 || bytes <= 0)
+        return 0;
+    ParoNcclSystem sys;
+    paro_nccl_system_init(&sys, p->cluster, k, per_node);
+    guint algos = op == PARO_COLL_ALLREDUCE ? p->algos : p->algos & ~(1u << PARO_NCCL_TREE);
+    if (algos == 0 && p->algos != 0) /* NCCL's trees do AllReduce only: rings for the rest */
+        algos = 1u << PARO_NCCL_RING;
+    ParoNcclAlgo a;
+    ParoNcclProto pr;
+    double t;
+    if (!paro_nccl_choose(&sys, op, bytes, algos, p->protos, &a, &pr, &t)) {
+        p->failed = TRUE;
+        return 0;
+    }
+    if (t > p->largest_s) {
+        p->largest_s = t;
+        p->algo = a;
+        p->proto = pr;
+    }
+    return t;
+}
+
+gboolean paro_nccl_collective_s(const ParoTopology *cluster, const ParoCollSpec *spec, guint protos,
+                                double *out_s, ParoNcclAlgo *out_algo, ParoNcclProto *out_proto,
+                                GError **error)
+{
+    static const guint masks[] = {
+        [PARO_ALGO_RING] = 1u << PARO_NCCL_RING,
+        [PARO_ALGO_HIERARCHICAL] = 0,
+        [PARO_ALGO_HO_RING] = 0,
+        [PARO_ALGO_TREE] = 1u << PARO_NCCL_TREE,
+        [PARO_ALGO_AUTO] = 0,
+        [PARO_ALGO_NVLS] = 1u << PARO_NCCL_NVLS,
+        [PARO_ALGO_NVLS_TREE] = 1u << PARO_NCCL_NVLS_TREE,
+    };
+    Phase p = {
+        cluster,          spec, spec->scope == PARO_SCOPE_GLOBAL ? masks[spec->algorithm] : 0,
+        protos,           0,    PARO_NCCL_RING,
+        PARO_NCCL_SIMPLE, FALSE};
+    if (spec->op == PARO_COLL_SENDRECV) {
+        g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE,
+                    "NCCL's cost model has no send/receive: use the flow model");
+        return FALSE;
+    }
+    if (!paro_coll_spec_check_shape(spec, cluster->gpus_per_node, error))
+        return FALSE;
+    gboolean two_level =
+        spec->scope == PARO_SCOPE_GLOBAL &&
+        (spec->algorithm == PARO_ALGO_HIERARCHICAL || spec->algorithm == PARO_ALGO_HO_RING);
+    double t = two_level
+                   ? paro_coll_two_level_s(spec->op, spec->algorithm == PARO_ALGO_HO_RING, spec->m,
+                                           spec->chunks, spec->size_bytes, phase_s, &p)
+                   : phase_s(spec->op, spec->scope, spec->size_bytes, &p);
+    if (p.failed) {
+        g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE,
+                    "%s %s over %" G_GINT64_FORMAT " GPUs: NCCL has no such algorithm here "
+                    "(NVLS needs NVLink SHARP on one node, NVLS trees several nodes)",
+                    paro_algorithm_names[spec->algorithm], paro_coll_kind_names[spec->op], spec->n);
+        return FALSE;
+    }
+    *out_s = t;
+    if (out_algo)
+        *out_algo = p.algo;
+    if (out_proto)
+        *out_proto = p.proto;
     return TRUE;
 }

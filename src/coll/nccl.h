@@ -17,7 +17,8 @@
 
 #include <glib.h>
 
-#include "coll/collective.h"
+#include "coll/analytic.h"
+#include "coll/simulate.h"
 #include "topo/topology.h"
 
 G_BEGIN_DECLS
@@ -65,6 +66,10 @@ typedef struct {
     int compute_channels; /* the ring's channels the kernels run on ("coll channels") */
 } ParoNcclSystem;
 
+/** paro_nccl_gpu_arch: @topology's GPU generation, from its name unless it names one
+ * (Ampere's tables for a GPU the table does not know). */
+ParoGpuArch paro_nccl_gpu_arch(const ParoTopology *topology);
+
 /**
  * paro_nccl_system_init:
  * NCCL's view of a communicator of @ranks GPUs of @topology, @per_node of them on each
@@ -101,5 +106,20 @@ double paro_nccl_time_s(const ParoNcclSystem *sys, ParoCollKind op, ParoNcclAlgo
 gboolean paro_nccl_choose(const ParoNcclSystem *sys, ParoCollKind op, double bytes, guint algos,
                           guint protos, ParoNcclAlgo *out_algo, ParoNcclProto *out_proto,
                           double *out_s);
+
+/**
+ * paro_nccl_collective_s:
+ * @spec's collective on @cluster with NCCL's model: over its scope's communicator (the m
+ * GPUs of a group, the n/m of one local rank across groups, or all n), with the algorithm
+ * @spec names (auto: the tuner's choice; tree on AllReduce only, others on rings), or for
+ * PaRO's hierarchical and ho-ring their phases each on NCCL's model
+ * (paro_coll_two_level_s). @protos: allowed protocols (0: all). @out_algo and @out_proto
+ * (nullable): the choice (of the largest phase for two-level algorithms). Errors:
+ * PARO_SIM_ERROR_INFEASIBLE when NCCL has no such algorithm here (NVLS across nodes, or
+ * without NVLink SHARP) or for send/receive, which NCCL's model does not cost.
+ */
+gboolean paro_nccl_collective_s(const ParoTopology *cluster, const ParoCollSpec *spec, guint protos,
+                                double *out_s, ParoNcclAlgo *out_algo, ParoNcclProto *out_proto,
+                                GError **error);
 
 G_END_DECLS

@@ -334,19 +334,42 @@ static void build_stages(Sim *s)
 #undef STAGE
 }
 
-static gboolean check_spec(const ParoGraph *g, const ParoCollSpec *spec, GError **error)
+static gboolean refuse_spec(const ParoCollSpec *spec, const char *why, GError **error)
 {
-    gint64 gpn = paro_graph_gpus_per_node(g);
+    g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE,
+                "%s %s over %" G_GINT64_FORMAT " GPUs (m = %" G_GINT64_FORMAT "): %s",
+                paro_algorithm_names[spec->algorithm], paro_coll_kind_names[spec->op], spec->n,
+                spec->m, why);
+    return FALSE;
+}
+
+gboolean paro_coll_spec_check_shape(const ParoCollSpec *spec, gint64 gpn, GError **error)
+{
+    /* NCCL's own algorithms (ring, tree, NVLS) take any GPUs; PaRO's two-level ones and the
+     * scoped phases need groups aligned with nodes. */
+    gboolean one_level = spec->scope == PARO_SCOPE_GLOBAL &&
+                         spec->algorithm != PARO_ALGO_HIERARCHICAL &&
+                         spec->algorithm != PARO_ALGO_HO_RING;
     const char *why = NULL;
     if (spec->n < 1 || spec->m < 1 || spec->n % spec->m != 0)
         why = "the GPUs cannot be divided into groups of m";
     else if (spec->n > gpn && spec->n % gpn != 0)
         why = "GPUs beyond one node must fill whole nodes";
-    else if ((spec->algorithm != PARO_ALGO_RING || spec->scope != PARO_SCOPE_GLOBAL) &&
-             !(gpn % spec->m == 0 || spec->m % gpn == 0))
+    else if (!one_level && !(gpn % spec->m == 0 || spec->m % gpn == 0))
         why = "the group size must divide, or be a multiple of, the GPUs of a node";
-    else if ((spec->op == PARO_COLL_BROADCAST || spec->op == PARO_COLL_SENDRECV) &&
-             spec->algorithm != PARO_ALGO_RING)
+    else if (!(spec->size_bytes >= 0) || !isfinite(spec->size_bytes))
+        why = "the size must be finite and not negative";
+    return why == NULL || refuse_spec(spec, why, error);
+}
+
+static gboolean check_spec(const ParoGraph *g, const ParoCollSpec *spec, GError **error)
+{
+    gint64 gpn = paro_graph_gpus_per_node(g);
+    if (!paro_coll_spec_check_shape(spec, gpn, error))
+        return FALSE;
+    const char *why = NULL;
+    if ((spec->op == PARO_COLL_BROADCAST || spec->op == PARO_COLL_SENDRECV) &&
+        spec->algorithm != PARO_ALGO_RING)
         why = "broadcast and sendrecv are simulated with the ring (chain) algorithm only";
     else if (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL &&
              spec->op != PARO_COLL_ALLREDUCE)
@@ -358,16 +381,7 @@ static gboolean check_spec(const ParoGraph *g, const ParoCollSpec *spec, GError 
         why = "a broadcast has a root, so it is not symmetric: use --explicit";
     else if (spec->channels < 1 || spec->chunks < 1 || spec->max_steps < 1)
         why = "channels, chunks and max_steps must be positive";
-    else if (!(spec->size_bytes >= 0) || !isfinite(spec->size_bytes))
-        why = "the size must be finite and not negative";
-    if (why != NULL) {
-        g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE,
-                    "%s %s over %" G_GINT64_FORMAT " GPUs (m = %" G_GINT64_FORMAT "): %s",
-                    paro_algorithm_names[spec->algorithm], paro_coll_kind_names[spec->op], spec->n,
-                    spec->m, why);
-        return FALSE;
-    }
-    return TRUE;
+    return why == NULL || refuse_spec(spec, why, error);
 }
 
 void paro_coll_spec_init(ParoCollSpec *spec, const ParoTopology *t, ParoCollKind op,
@@ -420,8 +434,23 @@ void paro_coll_result_fill(ParoCollResult *out, const ParoGraph *graph, const Pa
 }
 
 gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
-                            const ParoCollSpec *spec, ParoCollResult *out, GError **error)
+                            const ParoCollSpec *given, ParoCollResult *out, GError **error)
 {
+    /* NCCL's choice is its cost model's (coll/nccl.c); its transfers here are rings. NVLS
+     * reduces inside the switch, which a flow on links does not describe. */
+    ParoCollSpec ring = *given;
+    const ParoCollSpec *spec = given;
+    if (given->algorithm == PARO_ALGO_AUTO) {
+        ring.algorithm = PARO_ALGO_RING;
+        spec = &ring;
+    }
+    if (spec->algorithm == PARO_ALGO_NVLS || spec->algorithm == PARO_ALGO_NVLS_TREE) {
+        g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE,
+                    "%s has no flow model (the NVSwitch reduces in the switch): use the nccl "
+                    "model",
+                    paro_algorithm_names[spec->algorithm]);
+        return FALSE;
+    }
     if (!check_spec(graph, spec, error))
         return FALSE;
     if (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL)

@@ -59,6 +59,15 @@ void paro_coll_spec_init(ParoCollSpec *spec, const ParoTopology *cluster, ParoCo
 gboolean paro_coll_spec_has_root(const ParoCollSpec *spec, gint64 gpus_per_node);
 
 /**
+ * paro_coll_spec_check_shape:
+ * Why @spec's GPUs cannot run it on nodes of @gpus_per_node (groups of m that do not divide
+ * them, a partial node beyond the first, a two-level group across node boundaries, a size
+ * that is not a finite count), as PARO_SIM_ERROR_INFEASIBLE; TRUE when they can. Both
+ * models check it: a shape one refuses, the other does not time.
+ */
+gboolean paro_coll_spec_check_shape(const ParoCollSpec *spec, gint64 gpus_per_node, GError **error);
+
+/**
  * paro_coll_algorithm_for:
  * The algorithm NCCL runs @op with when @algorithm is asked of a training step: its trees do
  * AllReduce only, and other operations go on rings.

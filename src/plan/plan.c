@@ -239,7 +239,7 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
             }
         }
     const gint64 micro_batches[] = {1, 2, 4, 8, 16};
-    const int algorithms[] = {PARO_ALGO_RING, PARO_ALGO_HO_RING};
+    const int algorithms[] = {PARO_ALGO_AUTO, PARO_ALGO_HO_RING};
     g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
     /* one cache for the whole search: keyed by value, it serves every configuration */
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();

@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "coll/nccl.h"
 #include "scenario/guideline.h"
 #include "step/step.h"
 
@@ -27,6 +28,28 @@ void paro_report_run(const ParoScenarioDerived *d, const ParoStepResult *rows, g
 /** paro_report_trace: tasks and memory of the results that kept a trace; TSV, or Chrome
  * trace JSON when @chrome. */
 void paro_report_trace(const ParoStepResult *rows, guint n, gboolean chrome, GString *out);
+
+/* One size of a collective: its time, and what the model says beside it. */
+typedef struct {
+    double size;
+    ParoTime time;
+    double intra_bytes, inter_bytes; /* flow model: bytes on intra- and inter-node links */
+    ParoNcclAlgo algo;               /* NCCL's model: its choice */
+    ParoNcclProto proto;
+} ParoCollRow;
+
+typedef struct {
+    const ParoTopology *topology;
+    const ParoCollSpec *spec;
+    ParoCollModel model;
+    ParoNetFidelity fidelity; /* flow model */
+    gboolean explicit_mode;   /* flow model: every GPU simulated */
+} ParoCollReport;
+
+/** paro_report_collective: `parosim collective`'s table (nccl-tests' columns), JSON or CSV of
+ * @rows (ParoCollRow). */
+void paro_report_collective(const ParoCollReport *head, const GArray *rows, ParoFormat format,
+                            GString *out);
 
 /** paro_report_json_string: appends @text as a JSON string literal. */
 void paro_report_json_string(GString *out, const char *text);

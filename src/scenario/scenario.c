@@ -140,6 +140,7 @@ G_STATIC_ASSERT(sizeof(ParoPrecision) == sizeof(int));
 G_STATIC_ASSERT(sizeof(ParoRecompute) == sizeof(int));
 G_STATIC_ASSERT(sizeof(ParoAlgorithm) == sizeof(int));
 G_STATIC_ASSERT(sizeof(ParoNetFidelity) == sizeof(int));
+G_STATIC_ASSERT(sizeof(ParoCollModel) == sizeof(int));
 
 static const ParoField pipeline_fields[] = {
     {"schedule", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, pipeline_schedule), 0,
@@ -221,11 +222,18 @@ static gboolean parse_parallelism(const ParoNode *node, gpointer ptr, gpointer r
 
 static const ParoField collectives_fields[] = {
     {"algorithm", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoScenario, algorithm), 0,
-     paro_algorithm_names, NULL, "global collectives: ring, hierarchical, ho-ring or tree"},
+     paro_algorithm_names, NULL,
+     "global collectives: auto (default: NCCL's choice), ring, tree, nvls, nvlstree, or "
+     "PaRO's hierarchical and ho-ring"},
+    {"model", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoScenario, coll_model), 0,
+     paro_coll_model_names, NULL,
+     "what times a collective: nccl (default: NCCL's cost model) or flow (its transfers "
+     "simulated on the links)"},
     {"chunks", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, chunks), 0, NULL,
      NULL, "ho-ring pipeline chunks", &paro_limit_chunks},
     {"network", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoScenario, network), 0,
-     paro_net_fidelity_names, NULL, "maxmin (link sharing) or analytic (alpha-beta)"},
+     paro_net_fidelity_names, NULL,
+     "the flow model's links: maxmin (link sharing) or analytic (alpha-beta)"},
 };
 
 static gboolean parse_collectives(const ParoNode *node, gpointer ptr, gpointer record,
@@ -510,7 +518,8 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
         .prefetch = 1,
         .bucket_bytes = 25.0 * 1048576.0,
     };
-    s->algorithm = PARO_ALGO_RING;
+    s->algorithm = PARO_ALGO_AUTO;
+    s->coll_model = PARO_COLL_MODEL_NCCL;
     s->chunks = 8;
     s->tp = 1;
     s->pp = 1;

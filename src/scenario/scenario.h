@@ -72,7 +72,8 @@ typedef struct {
     gboolean sequence_parallel; /* Megatron sequence parallelism on the TP dimension */
     ParoAlgorithm algorithm;    /* for global collectives */
     gint64 chunks;              /* ho-ring chunks */
-    ParoNetFidelity network;    /* of the training-step simulation */
+    ParoCollModel coll_model;   /* what times a collective (nccl, flow) */
+    ParoNetFidelity network;    /* the flow model's links */
     ParoCalibration calibration;
     ParoCompression compression; /* of the data-parallel collectives; preset none by default */
     ParoSourceSite sites[PARO_SITE_N];

@@ -9,10 +9,11 @@
  *   with tensor or pipeline parallelism the same graph (step/step-build.c) takes a
  *     layer-step per stage's layer and micro-batch, twice with its TP collectives;
  *   trace: 1.34 KB (TSV) and 3.2 KB (Chrome JSON) per layer-step of one strategy;
- *   collectives: coll/budget.h; the cache simulates about 20 collectives for the 29
- *     strategies (forward and backward gathers, bucket reduce-scatters, syncs), split
- *     between the group's, the inter-group and the global scope.
- * The estimates err on the high side, by up to two. */
+ *   collectives, with the link-level model (collectives.model: flow): coll/budget.h (NCCL's
+ *     model costs microseconds and is not counted); the cache simulates about 20 collectives for
+ * the 29 strategies (forward and backward gathers, bucket reduce-scatters, syncs), split between
+ * the group's, the inter-group and the global scope. The estimates err on the high side, by up to
+ * two. */
 #include "scenario/workload.h"
 
 #include <string.h>
@@ -113,6 +114,9 @@ gboolean paro_workload_estimate(const ParoScenario *s, guint n_strategies, ParoW
     if (paro_compression_is_active(&s->compression))
         out->step_s *= 2; /* the step again without compression: the time it saves */
 
+    /* NCCL's model times a collective in closed form: microseconds, nothing to budget. */
+    if (s->coll_model == PARO_COLL_MODEL_NCCL)
+        return TRUE;
     gint64 n, m;
     ParoTopology t = dp_view(s, &n, &m);
     /* Folded when the nodes fill the leaf switches (coll-cache.c), else explicit. */
@@ -139,7 +143,7 @@ gboolean paro_workload_estimate(const ParoScenario *s, guint n_strategies, ParoW
     }
     ParoCollSpec spec = {
         .op = PARO_COLL_ALLREDUCE,
-        .algorithm = (ParoAlgorithm)s->algorithm,
+        .algorithm = s->algorithm == PARO_ALGO_AUTO ? PARO_ALGO_RING : s->algorithm,
         .n = n,
         .m = m,
         .channels = t.nccl.channels ? t.nccl.channels : MAX(1, t.nics.count),

@@ -4,12 +4,14 @@
  * described by the share of its GPU's links it takes, which is how concurrent tasks slow
  * each other in the step's graph (sched/taskgraph.h).
  *
- * With tp*pp > 1 the DP collectives of one (TP rank, stage) run over dp ranks, gpn/tp of
+ * With tp*pp > 1 the DP collectives of one (TP rank, stage) run over dp ranks, q = gpn/tp of
  * them per node (Megatron's layout), while the node's tp such rings share its NICs: they are
- * simulated on a view of the cluster with dp/(gpn/tp) nodes of gpn/tp GPUs, each GPU keeping
- * its own share of the NICs (NIC bandwidth x (gpn/tp)/gpn) and its own fabric links. The pp
- * stages sit on disjoint nodes and sync at once: with an oversubscribed leaf their uplink
- * sharing is not modelled.
+ * timed on a view of the cluster with dp/q nodes of q GPUs that keep their share of the NICs,
+ * R q/gpn of them at full speed (one at a fraction of its speed when the share is less than a
+ * NIC), and their own fabric links. (Until issue #14 the view kept all R NICs, each scaled
+ * down by q/gpn, while each GPU used one rail: the DP collectives ran tp times too slowly.)
+ * The pp stages sit on disjoint nodes and sync at once: with an oversubscribed leaf their
+ * uplink sharing is not modelled.
  *
  * TP collectives take the closed-form ring over the node's fabric (coll/analytic.c:
  * 2(t-1)(alpha' + S/(t B')) per AllReduce), not a simulation on the node's link graph: that
@@ -21,6 +23,8 @@
  * collective takes no bandwidth, so a small collective beside a large one slows neither. */
 #include "step/step-private.h"
 
+#include <math.h>
+
 static gboolean is_dp_only(const ParoScenario *s)
 {
     return s->tp == 1 && s->pp == 1;
@@ -30,11 +34,15 @@ void paro_step_dp_cluster(const ParoScenario *s, ParoTopology *out)
 {
     *out = *s->topology; /* shallow: the strings stay the scenario's */
     if (!is_dp_only(s)) {
+        /* the q GPUs keep their share of the node's NICs, on as many rails as that share
+         * fills (at least one): a GPU's ring leaves through its own rail */
         const ParoTopology *t = s->topology;
-        gint64 q = paro_scenario_dp_per_node(s);
+        gint64 q = paro_scenario_dp_per_node(s), gpn = t->gpus_per_node;
+        double share = (double)t->nics.count * (double)q / (double)gpn;
         out->nodes = s->dp / q;
         out->gpus_per_node = q;
-        out->nics.bandwidth_Bps = t->nics.bandwidth_Bps * (double)q / (double)t->gpus_per_node;
+        out->nics.count = MAX(1, (gint64)floor(share + 1e-9));
+        out->nics.bandwidth_Bps = t->nics.bandwidth_Bps * share / (double)out->nics.count;
     }
 }
 
@@ -60,7 +68,7 @@ gboolean paro_step_dp_coll_time(const ParoScenario *s, ParoCollCache *cache, Par
                         paro_scenario_n_gpus(s), s->group, size_bytes);
     spec.chunks = s->chunks;
     spec.scope = scope;
-    return paro_coll_cache_time(cache, &view, &spec, s->network, out, error);
+    return paro_coll_cache_time(cache, &view, &spec, s->coll_model, s->network, out, error);
 }
 
 static double share(double bytes, double seconds, double bandwidth_Bps)
