@@ -159,12 +159,53 @@ START_TEST(nccl_tuning_model_worked_by_hand)
 }
 END_TEST
 
+START_TEST(nccl_small_calls_launch_on_fewer_channels)
+{
+    /* Expected (enqueue.cc, topoGetAlgoInfo; docs/nccl.md, section "launch"): one node of 8
+     * H100, 24 compute channels on 12 search rings of 30 GB/s.
+     * - Ring/LL, 8 ranks: 8 x 8 = 64 B a thread, 512 threads: 32 KiB a channel. 100 KiB ->
+     *   3 channels (100 < 4 x 32); 1 KiB -> 1 channel, then threads halve while 1 KiB < 1 x
+     *   nt x 64 and nt is a multiple of 128: 512, 256, 128 -> 64 (4 KiB, still above,
+     *   but 64 is no multiple of 128).
+     * - Ring/Simple: 64 B a thread, 512 threads (12 x 30 > PCIe Gen3's 12 GB/s): 32 KiB a
+     *   channel; 1 MiB -> 24 channels (1 MiB = 32 x 32 KiB: no cut).
+     * - Ring/LL128: 8 B x 640 threads = 5 KiB a channel: 64 KiB -> 12 channels (64 < 13 x 5).
+     * - NVLS keeps its 8 heads.
+     * The time at 100 KiB on Ring/LL: 15.0 us + 102,400 B / (80.571 GB/s x 3/12). */
+    g_autoptr(ParoTopology) h1 = machine("H100-SXM5-80GB", 1, 450, 8, 400);
+    ParoNcclSystem s;
+    paro_nccl_system_init(&s, h1, 8, 8);
+    ParoNcclLaunch l = paro_nccl_launch(&s, PARO_NCCL_RING, PARO_NCCL_LL, 100 * 1024);
+    ck_assert_int_eq(l.channels, 3);
+    ck_assert_int_eq(l.threads, 512);
+    l = paro_nccl_launch(&s, PARO_NCCL_RING, PARO_NCCL_LL, 1024);
+    ck_assert_int_eq(l.channels, 1);
+    ck_assert_int_eq(l.threads, 64);
+    l = paro_nccl_launch(&s, PARO_NCCL_RING, PARO_NCCL_SIMPLE, 1 << 20);
+    ck_assert_int_eq(l.channels, 24);
+    ck_assert_int_eq(l.threads, 512);
+    l = paro_nccl_launch(&s, PARO_NCCL_RING, PARO_NCCL_LL128, 64 * 1024);
+    ck_assert_int_eq(l.channels, 12);
+    l = paro_nccl_launch(&s, PARO_NCCL_NVLS, PARO_NCCL_SIMPLE, 1024);
+    ck_assert_int_eq(l.channels, 8);
+    double t =
+        paro_nccl_predict_s(&s, PARO_COLL_ALLREDUCE, PARO_NCCL_RING, PARO_NCCL_LL, 100 * 1024);
+    ck_assert_double_eq_tol(t * 1e6, 15.0 + 102400.0 / (1000 * (141.0 * 8 / 14) * 3 / 12), 1e-6);
+    /* a call large enough for every channel costs what NCCL's estimate says */
+    ck_assert_double_eq_tol(
+        paro_nccl_predict_s(&s, PARO_COLL_ALLREDUCE, PARO_NCCL_RING, PARO_NCCL_SIMPLE, 1 << 30),
+        paro_nccl_time_s(&s, PARO_COLL_ALLREDUCE, PARO_NCCL_RING, PARO_NCCL_SIMPLE, 1 << 30),
+        1e-15);
+}
+END_TEST
+
 static Suite *nccl_suite(void)
 {
     Suite *s = suite_create("nccl");
     TCase *tc = tcase_create("model");
     tcase_add_test(tc, nccl_search_on_datasheet_machines);
     tcase_add_test(tc, nccl_tuning_model_worked_by_hand);
+    tcase_add_test(tc, nccl_small_calls_launch_on_fewer_channels);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -33,7 +33,7 @@ GArray *paro_calib_predict_log(const ParoCalibLog *log, const ParoTopology *t, g
                                 pt->bytes,      pt->time_us,      NAN,
                                 PARO_NCCL_RING, PARO_NCCL_SIMPLE, pt->line};
             double s;
-            if (paro_nccl_choose(&sys, table->op, pt->bytes, algos, protos, &r.algo, &r.proto, &s))
+            if (paro_nccl_run(&sys, table->op, pt->bytes, algos, protos, &r.algo, &r.proto, &s))
                 r.predicted_us = s * 1e6;
             g_array_append_val(rows, r);
         }

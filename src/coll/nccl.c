@@ -117,6 +117,7 @@ static void search_ring(ParoNcclSystem *s)
     s->compute_channels = 2 * best_ch;
     if (s->arch >= 90 && inter && best_speed > 45.0 && s->compute_channels < 16)
         s->compute_channels *= 2;
+    s->simple_threads = best_speed * best_ch <= 12.0 ? 256 : 512; /* PCI_BW */
 }
 
 static void search_tree_and_nvls(ParoNcclSystem *s)
@@ -388,6 +389,47 @@ double paro_nccl_time_s(const ParoNcclSystem *s, ParoCollKind op, ParoNcclAlgo a
     return (c.latency_us + bytes / (1000.0 * c.algbw_GBps)) * 1e-6;
 }
 
+ParoNcclLaunch paro_nccl_launch(const ParoNcclSystem *s, ParoNcclAlgo a, ParoNcclProto p,
+                                double bytes)
+{
+    if (a == PARO_NCCL_NVLS || a == PARO_NCCL_NVLS_TREE) /* NVLS keeps its channels */
+        return (ParoNcclLaunch){s->graphs[a].channels, 640};
+    static const double per_thread[PARO_NCCL_N_PROTOS] = {8, 8, 64};
+    static const int max_threads[PARO_NCCL_N_PROTOS] = {512, 640, 512};
+    double threshold = per_thread[p] * (a == PARO_NCCL_RING && p == PARO_NCCL_LL ? s->ranks : 1);
+    int nc = MAX(1, s->compute_channels);
+    int nt = p == PARO_NCCL_SIMPLE && a == PARO_NCCL_RING ? s->simple_threads : max_threads[p];
+    while (nc >= 2 && bytes < nc * (double)nt * threshold)
+        nc--;
+    while (nt % 128 == 0 && bytes < nc * (double)nt * threshold)
+        nt /= 2;
+    return (ParoNcclLaunch){nc, nt};
+}
+
+double paro_nccl_predict_s(const ParoNcclSystem *s, ParoCollKind op, ParoNcclAlgo a,
+                           ParoNcclProto p, double bytes)
+{
+    ParoNcclCost c = paro_nccl_cost(s, op, a, p, bytes);
+    if (c.algbw_GBps <= 0)
+        return INFINITY;
+    double share = 1;
+    if (a == PARO_NCCL_RING || a == PARO_NCCL_TREE)
+        share = MIN(1.0, (double)paro_nccl_launch(s, a, p, bytes).channels /
+                             (double)MAX(1, s->graphs[a].channels));
+    return (c.latency_us + bytes / (1000.0 * c.algbw_GBps * share)) * 1e-6;
+}
+
+gboolean paro_nccl_run(const ParoNcclSystem *s, ParoCollKind op, double bytes, guint algos,
+                       guint protos, ParoNcclAlgo *out_algo, ParoNcclProto *out_proto,
+                       double *out_s)
+{
+    double estimate;
+    if (!paro_nccl_choose(s, op, bytes, algos, protos, out_algo, out_proto, &estimate))
+        return FALSE;
+    *out_s = paro_nccl_predict_s(s, op, *out_algo, *out_proto, bytes);
+    return TRUE;
+}
+
 gboolean paro_nccl_choose(const ParoNcclSystem *s, ParoCollKind op, double bytes, guint algos,
                           guint protos, ParoNcclAlgo *out_algo, ParoNcclProto *out_proto,
                           double *out_s)
@@ -461,7 +503,7 @@ static double phase_s(ParoCollKind op, ParoScope scope, double bytes, gpointer d
     ParoNcclAlgo a;
     ParoNcclProto pr;
     double t;
-    if (!paro_nccl_choose(&sys, op, bytes, algos, p->protos, &a, &pr, &t)) {
+    if (!paro_nccl_run(&sys, op, bytes, algos, p->protos, &a, &pr, &t)) {
         p->failed = TRUE;
         return 0;
     }

@@ -64,6 +64,7 @@ typedef struct {
     gboolean nvls;         /* NVLink SHARP: NVSwitch on Hopper or later, not disabled */
     ParoNcclGraph graphs[PARO_NCCL_N_ALGOS];
     int compute_channels; /* the ring's channels the kernels run on ("coll channels") */
+    int simple_threads;   /* ring Simple's threads a channel: 256 below PCIe Gen3's 12 GB/s */
 } ParoNcclSystem;
 
 /** paro_nccl_gpu_arch: @topology's GPU generation, from its name unless it names one
@@ -106,6 +107,37 @@ double paro_nccl_time_s(const ParoNcclSystem *sys, ParoCollKind op, ParoNcclAlgo
 gboolean paro_nccl_choose(const ParoNcclSystem *sys, ParoCollKind op, double bytes, guint algos,
                           guint protos, ParoNcclAlgo *out_algo, ParoNcclProto *out_proto,
                           double *out_s);
+
+/* What NCCL launches for one call (enqueue.cc, topoGetAlgoInfo): fewer channels and threads
+ * than the communicator has when the call is small. */
+typedef struct {
+    int channels; /* of the communicator's compute_channels (NVLS: its own) */
+    int threads;  /* a channel's, before the sync warps */
+} ParoNcclLaunch;
+
+/** paro_nccl_launch: the channels and threads NCCL gives a call of @bytes with @algo and
+ * @proto: channels drop one by one, then threads halve, while @bytes is below channels x
+ * threads x the protocol's per-thread threshold (LL 8, times the ranks on rings; LL128 8;
+ * Simple 64). */
+ParoNcclLaunch paro_nccl_launch(const ParoNcclSystem *sys, ParoNcclAlgo algo, ParoNcclProto proto,
+                                double bytes);
+
+/**
+ * paro_nccl_predict_s:
+ * The time of @op with @algo and @proto for @bytes as it runs: NCCL's latency, and its
+ * bandwidth scaled by the share of the communicator's channels the call launches on
+ * (paro_nccl_launch), which NCCL's own estimate leaves out. INFINITY when not available.
+ */
+double paro_nccl_predict_s(const ParoNcclSystem *sys, ParoCollKind op, ParoNcclAlgo algo,
+                           ParoNcclProto proto, double bytes);
+
+/**
+ * paro_nccl_run:
+ * paro_nccl_choose's choice, timed by paro_nccl_predict_s into @out_s.
+ */
+gboolean paro_nccl_run(const ParoNcclSystem *sys, ParoCollKind op, double bytes, guint algos,
+                       guint protos, ParoNcclAlgo *out_algo, ParoNcclProto *out_proto,
+                       double *out_s);
 
 /**
  * paro_nccl_collective_s:
