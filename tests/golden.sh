@@ -92,6 +92,11 @@ golden validate-h100-llama13b.txt validate validation/fits/h100-2026-11-23.yaml 
 golden validate-nccl-tests.txt validate tests/golden/calibrate-nccl-tests.yaml \
     tests/data/calib/nccl-tests-a100-8-allreduce.txt tests/data/calib/nccl-tests-h100-2x8-allreduce.txt
 golden error-bad-log.txt calibrate tests/data/calib/bad-log-time-not-number.txt
+# The NCCL corpus: every log predicted from its datasheet topology (validation/README.md);
+# its check (the meson test nccl-corpus) fails against a tighter record.
+golden validate-corpus.txt validate --corpus validation/nccl-corpus
+exit_code "validate --corpus --check a tighter record" 1 validate --corpus validation/nccl-corpus \
+    --check tests/data/calib/corpus-tighter.tsv
 golden error-gemm-dimension.txt calibrate tests/data/calib/bad-log-gemm-dimension.txt
 golden plan-default.txt plan "$scenario" --top 8
 golden plan-65b.csv plan scenarios/paro-llama-65b-full_n32.yaml --tokens 1e11 --top 5 --format csv --dp-only
