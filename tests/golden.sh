@@ -94,7 +94,15 @@ golden validate-nccl-tests.txt validate tests/golden/calibrate-nccl-tests.yaml \
 golden error-bad-log.txt calibrate tests/data/calib/bad-log-time-not-number.txt
 # The NCCL corpus: every log predicted from its datasheet topology (validation/README.md);
 # its check (the meson test nccl-corpus) fails against a tighter record.
-golden validate-corpus.txt validate --corpus validation/nccl-corpus
+golden validate-corpus.txt validate --corpus validation/nccl-corpus --transfer
+# NCCL's model calibrated on H100 AllReduce logs (one node, two nodes), then an AllGather log
+# of the same machine predicted with it
+golden calibrate-nccl-h100.yaml calibrate --topology topologies/dgx-h100x8.yaml \
+    validation/nccl-corpus/hgx-h100/h100-1n8-allreduce-nccl2.29.2.txt \
+    validation/nccl-corpus/nebius-h100-ib/nebius-2n16-allreduce.txt
+golden validate-calibrated-allgather.txt validate --predict topologies/dgx-h100x8.yaml \
+    validation/nccl-corpus/hgx-h100/h100-1n8-allgather-nccl2.29.2.txt \
+    --calibration tests/golden/calibrate-nccl-h100.yaml
 exit_code "validate --corpus --check a tighter record" 1 validate --corpus validation/nccl-corpus \
     --check tests/data/calib/corpus-tighter.tsv
 golden error-gemm-dimension.txt calibrate tests/data/calib/bad-log-gemm-dimension.txt

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "calib/calib-fit.h"
+#include "calib/calib-predict.h"
 #include "calib/calib-validate.h"
 #include "check-main.h"
 #include "coll/analytic.h"
@@ -246,6 +247,104 @@ START_TEST(calib_network_applies_to_topology)
 }
 END_TEST
 
+/* An nccl-tests log of @op on @ranks GPUs over @nodes nodes of @t, sizes from @min_bytes to
+ * 1 GiB by 4, whose times are NCCL's model with its latency x @a and its bandwidth x @b: what a
+ * machine that runs NCCL's algorithms that much slower or faster would print. */
+static char *synthetic_log(const ParoTopology *t, ParoCollKind op, gint64 ranks, gint64 nodes,
+                           double a, double b, double min_bytes)
+{
+    ParoNcclSystem sys;
+    paro_nccl_system_init(&sys, t, ranks, ranks / nodes);
+    GString *text = g_string_new(NULL);
+    g_string_append_printf(text,
+                           "# corpus: ranks: %" G_GINT64_FORMAT " nodes: %" G_GINT64_FORMAT
+                           "\n# corpus: op: %s\n"
+                           "#       size         count      type   redop    root     time   algbw"
+                           "   busbw #wrong\n",
+                           ranks, nodes, paro_coll_kind_names[op]);
+    for (double bytes = min_bytes; bytes <= 1 << 30; bytes *= 4) {
+        ParoNcclAlgo algo;
+        ParoNcclProto proto;
+        double estimate, latency, transfer;
+        ck_assert(paro_nccl_choose(&sys, op, bytes, 0, 0, &algo, &proto, &estimate));
+        ck_assert(paro_nccl_terms(&sys, op, algo, proto, bytes, &latency, &transfer));
+        double us = a * latency + transfer / b;
+        g_string_append_printf(text, "%12.0f %13.0f %9s %7s %7d %14.6f %7.2f %7.2f %6d\n", bytes,
+                               bytes / 4, "float", op == PARO_COLL_ALLGATHER ? "none" : "sum", -1,
+                               us, bytes / us / 1e3, 0.0, 0);
+    }
+    return g_string_free(text, FALSE);
+}
+
+static ParoCalibLog *log_from_text(const char *text)
+{
+    g_autofree char *path = g_build_filename(g_get_tmp_dir(), "paro-nccl-XXXXXX.txt", NULL);
+    int fd = g_mkstemp(path);
+    ck_assert(fd >= 0);
+    close(fd);
+    ck_assert(g_file_set_contents(path, text, -1, NULL));
+    g_autoptr(GError) error = NULL;
+    ParoCalibLog *log = paro_calib_log_load(path, &error);
+    g_unlink(path);
+    ck_assert_msg(log != NULL, "%s", error ? error->message : "");
+    return log;
+}
+
+START_TEST(calib_nccl_scales_are_recovered_and_carry_to_other_ops)
+{
+    /* Oracle by construction: AllReduce logs of a DGX H100 whose NCCL runs 1.7x slower in
+     * latency and at 0.8x the bandwidth on one node, 2.5x and 0.65x across two, printed to
+     * a microsecond's millionth; the fit must give back those four figures, and the
+     * calibrated model must then time an AllGather log made the same way as it was made. */
+    g_autofree char *tpath = paro_test_path("topologies/dgx-h100x8.yaml");
+    g_autoptr(ParoTopology) t = paro_topology_load(tpath, NULL);
+    ck_assert(t != NULL);
+    g_autofree char *one = synthetic_log(t, PARO_COLL_ALLREDUCE, 8, 1, 1.7, 0.8, 1024);
+    g_autofree char *two = synthetic_log(t, PARO_COLL_ALLREDUCE, 16, 2, 2.5, 0.65, 1024);
+    g_autoptr(GPtrArray) logs = g_ptr_array_new_with_free_func((GDestroyNotify)paro_calib_log_free);
+    g_ptr_array_add(logs, log_from_text(one));
+    g_ptr_array_add(logs, log_from_text(two));
+    ParoNcclScale sc[PARO_NCCL_N_CLASSES] = {{0}};
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(paro_calib_fit_nccl(logs, t, sc, &error), "%s", error ? error->message : "");
+    ck_assert(sc[0].present && sc[1].present);
+    ck_assert_double_eq_tol(sc[0].latency_scale, 1.7, 1e-6);
+    ck_assert_double_eq_tol(sc[0].bandwidth_scale, 0.8, 1e-6);
+    ck_assert_double_eq_tol(sc[1].latency_scale, 2.5, 1e-6);
+    ck_assert_double_eq_tol(sc[1].bandwidth_scale, 0.65, 1e-6);
+    ck_assert_int_eq(sc[0].points, 11);
+    ck_assert(sc[1].max_error < 1e-6);
+
+    /* the calibrated topology predicts an AllGather across two nodes as the machine runs it */
+    ParoTopology calibrated = *t;
+    paro_calib_apply_nccl(sc, &calibrated);
+    g_autofree char *ag = synthetic_log(t, PARO_COLL_ALLGATHER, 16, 2, 2.5, 0.65, 1024);
+    g_autoptr(ParoCalibLog) ag_log = log_from_text(ag);
+    g_autoptr(GArray) rows = paro_calib_predict_log(ag_log, &calibrated, 0, 0);
+    ck_assert_int_eq(rows->len, 11);
+    for (guint i = 0; i < rows->len; i++) {
+        const ParoPredictRow *r = &g_array_index(rows, ParoPredictRow, i);
+        ck_assert_msg(fabs(r->predicted_us - r->measured_us) < 1e-5 * r->measured_us,
+                      "%.0f B: %.6f us, made %.6f", r->bytes, r->predicted_us, r->measured_us);
+    }
+    /* A log of 64 MiB and more says nothing of latency (no row is latency-bound): it keeps
+     * NCCL's figure, and the bandwidth takes up the 1.7x latency left in, within 3%. */
+    g_autofree char *large = synthetic_log(t, PARO_COLL_ALLREDUCE, 8, 1, 1.7, 0.8, 64 << 20);
+    g_autoptr(GPtrArray) large_logs =
+        g_ptr_array_new_with_free_func((GDestroyNotify)paro_calib_log_free);
+    g_ptr_array_add(large_logs, log_from_text(large));
+    ParoNcclScale lsc[PARO_NCCL_N_CLASSES] = {{0}};
+    ck_assert(paro_calib_fit_nccl(large_logs, t, lsc, &error));
+    ck_assert(lsc[0].present && !lsc[1].present);
+    ck_assert_double_eq(lsc[0].latency_scale, 1);
+    ck_assert_double_eq_tol(lsc[0].bandwidth_scale, 0.8, 0.024);
+    for (int i = 0; i < PARO_NCCL_N_CLASSES; i++) {
+        paro_nccl_scale_clear(&sc[i]);
+        paro_nccl_scale_clear(&lsc[i]);
+    }
+}
+END_TEST
+
 static Suite *calib_suite(void)
 {
     Suite *s = suite_create("calib");
@@ -258,6 +357,7 @@ static Suite *calib_suite(void)
     tcase_add_test(tc, calib_fit_real_log_within_reported_error);
     tcase_add_test(tc, calib_yaml_loads_back);
     tcase_add_test(tc, calib_network_applies_to_topology);
+    tcase_add_test(tc, calib_nccl_scales_are_recovered_and_carry_to_other_ops);
     suite_add_tcase(s, tc);
     return s;
 }

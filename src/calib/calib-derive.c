@@ -27,6 +27,9 @@ void paro_calib_fit_free(ParoCalibFit *fit)
     g_array_unref(fit->shapes);
     g_free(fit->intra.source);
     g_free(fit->inter.source);
+    g_free(fit->nccl_topology);
+    for (int i = 0; i < PARO_NCCL_N_CLASSES; i++)
+        paro_nccl_scale_clear(&fit->nccl[i]);
     g_free(fit);
 }
 
@@ -182,16 +185,17 @@ ParoCalibFit *paro_calib_fit_logs(GPtrArray *logs, const char *dtype, GError **e
             points += t->points->len;
         }
         fit_compute(fit, log, &flops, &gemm_us, hbm);
-        if (log->tool == NULL) {
+        if (log->tool == NULL && points == 0) {
             g_ptr_array_add(fit->sources, g_strdup_printf("%s: no table, skipped", log->source));
             continue;
         }
         with_tables++;
+        /* a corpus log may hold the table without nccl-tests' own header lines */
         g_ptr_array_add(fit->sources,
                         g_strdup_printf("%s: %s, %u collective points, %u GEMM rows, %u "
                                         "memory rows",
-                                        log->source, log->tool, points, log->gemm->len,
-                                        log->mem->len));
+                                        log->source, log->tool ? log->tool : "nccl-tests table",
+                                        points, log->gemm->len, log->mem->len));
         if (fit->device == NULL && log->device)
             fit->device = g_strdup(log->device);
         add_distinct(fit->versions, log->versions);

@@ -31,6 +31,8 @@ void paro_calib_clear(ParoCalibration *c)
 {
     g_free(c->device);
     g_free(c->path);
+    for (int i = 0; i < PARO_NCCL_N_CLASSES; i++)
+        paro_nccl_scale_clear(&c->nccl[i]);
     if (c->collectives) {
         for (guint i = 0; i < c->collectives->len; i++)
             g_free(g_array_index(c->collectives, ParoCalibCollective, i).reason);
@@ -88,6 +90,40 @@ static gboolean parse_network(const ParoNode *node, gpointer ptr, gpointer recor
 {
     return paro_schema_apply(node, "network", network_fields, G_N_ELEMENTS(network_fields), record,
                              NULL, NULL, error);
+}
+
+static const ParoField nccl_scale_fields[] = {
+    {"latency_scale", PARO_FIELD_DOUBLE, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoNcclScale, latency_scale), 0, NULL, NULL, "NCCL's latency x this"},
+    {"bandwidth_scale", PARO_FIELD_DOUBLE, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoNcclScale, bandwidth_scale), 0, NULL, NULL, "its bandwidth x this"},
+    {"points", PARO_FIELD_INT, PARO_FIELD_NONNEG, G_STRUCT_OFFSET(ParoNcclScale, points), 0, NULL,
+     NULL, "rows fitted"},
+    {"fit", PARO_FIELD_HEADER, 0, 0, 0, NULL, NULL, "median_error, max_error"},
+    {"source", PARO_FIELD_STRING, 0, G_STRUCT_OFFSET(ParoNcclScale, source), 0, NULL, NULL,
+     "the first table fitted"},
+};
+
+static gboolean parse_nccl_scale(const ParoNode *node, gpointer ptr, gpointer record,
+                                 GError **error)
+{
+    ParoNcclScale *sc = ptr;
+    sc->present = TRUE;
+    return paro_schema_apply(node, "nccl scale", nccl_scale_fields, G_N_ELEMENTS(nccl_scale_fields),
+                             sc, NULL, NULL, error);
+}
+
+static const ParoField nccl_fields[] = {
+    {"single_node", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoCalibration, nccl[0]), 0, NULL,
+     parse_nccl_scale, "communicators on one node"},
+    {"multi_node", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoCalibration, nccl[1]), 0, NULL,
+     parse_nccl_scale, "communicators across nodes"},
+};
+
+static gboolean parse_nccl(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
+{
+    return paro_schema_apply(node, "nccl", nccl_fields, G_N_ELEMENTS(nccl_fields), record, NULL,
+                             NULL, error);
 }
 
 static const ParoField line_fields[] = {
@@ -203,6 +239,8 @@ static const ParoField calibration_fields[] = {
     {"compute", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_compute, "measured compute figures"},
     {"network", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_network,
      "link figures derived from collective fits"},
+    {"nccl", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_nccl,
+     "scales of NCCL's model (parosim calibrate --topology)"},
     {"collectives", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_collectives,
      "alpha-beta fit per (op, scope, ranks)"},
 };
@@ -244,4 +282,14 @@ gboolean paro_calib_apply_network(const ParoCalibration *c, ParoTopology *t)
             MAX(0.0, c->inter.step_s - t->nccl.step_overhead_s - t->network.latency_s);
     }
     return TRUE;
+}
+
+void paro_calib_apply(const ParoCalibration *c, ParoCollModel model, ParoTopology *t)
+{
+    if (!c->present)
+        return;
+    if (model == PARO_COLL_MODEL_NCCL)
+        paro_calib_apply_nccl(c->nccl, t);
+    else
+        paro_calib_apply_network(c, t);
 }

@@ -7,6 +7,7 @@
 
 #include <glib.h>
 
+#include "calib/calib-nccl.h"
 #include "coll/collective.h"
 #include "topo/topology.h"
 #include "yaml/yaml.h"
@@ -46,7 +47,8 @@ typedef struct {
     int matmul_dtype;    /* index in paro_calib_dtype_names */
     double hbm_Bps;      /* achieved HBM bandwidth of an optimizer-like kernel */
     ParoCalibLink intra, inter;
-    GArray *collectives; /* ParoCalibCollective; empty when the file has none */
+    ParoNcclScale nccl[PARO_NCCL_N_CLASSES]; /* NCCL's model's scales (calib-nccl.h) */
+    GArray *collectives;                     /* ParoCalibCollective; empty when the file has none */
 } ParoCalibration;
 
 extern const char *const paro_calib_dtype_names[]; /* "bf16", "fp16", "tf32", NULL */
@@ -74,5 +76,13 @@ gboolean paro_calib_load(const char *path, ParoCalibration *c, GError **error);
  * inter step latency. Returns TRUE when something was replaced.
  */
 gboolean paro_calib_apply_network(const ParoCalibration *c, ParoTopology *t);
+
+/**
+ * paro_calib_apply:
+ * What @c says of the network, for the collective model @model: NCCL's scales (its nccl
+ * section) for PARO_COLL_MODEL_NCCL, the link figures (paro_calib_apply_network) for the
+ * flow model. Each model keeps its datasheet figures where @c has nothing for it.
+ */
+void paro_calib_apply(const ParoCalibration *c, ParoCollModel model, ParoTopology *t);
 
 G_END_DECLS

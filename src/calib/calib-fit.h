@@ -9,6 +9,7 @@
 
 #include "calib/calib-file.h"
 #include "calib/calib-log.h"
+#include "calib/calib-nccl.h"
 
 G_BEGIN_DECLS
 
@@ -65,6 +66,8 @@ typedef struct {
     double hbm_Bps;      /* 0: no adam rows of 256 MiB or more */
     guint hbm_rows;
     ParoNetFit intra, inter;
+    char *nccl_topology;                     /* the topology the scales were fitted on */
+    ParoNcclScale nccl[PARO_NCCL_N_CLASSES]; /* absent unless calibrate --topology */
 } ParoCalibFit;
 
 void paro_calib_fit_free(ParoCalibFit *fit);

@@ -29,12 +29,23 @@ GArray *paro_calib_predict_log(const ParoCalibLog *log, const ParoTopology *t, g
         paro_nccl_system_init(&sys, t, table->ranks, MAX(1, table->ranks / nodes));
         for (guint k = 0; k < table->points->len; k++) {
             const ParoCollPoint *pt = &g_array_index(table->points, ParoCollPoint, k);
-            ParoPredictRow r = {table->op,      table->ranks,     nodes,
-                                pt->bytes,      pt->time_us,      NAN,
-                                PARO_NCCL_RING, PARO_NCCL_SIMPLE, pt->line};
+            ParoPredictRow r = {.op = table->op,
+                                .ranks = table->ranks,
+                                .nodes = nodes,
+                                .bytes = pt->bytes,
+                                .measured_us = pt->time_us,
+                                .predicted_us = NAN,
+                                .latency_us = NAN,
+                                .transfer_us = NAN,
+                                .algo = PARO_NCCL_RING,
+                                .proto = PARO_NCCL_SIMPLE,
+                                .line = pt->line};
             double s;
-            if (paro_nccl_run(&sys, table->op, pt->bytes, algos, protos, &r.algo, &r.proto, &s))
+            if (paro_nccl_run(&sys, table->op, pt->bytes, algos, protos, &r.algo, &r.proto, &s)) {
                 r.predicted_us = s * 1e6;
+                paro_nccl_terms(&sys, table->op, r.algo, r.proto, pt->bytes, &r.latency_us,
+                                &r.transfer_us);
+            }
             g_array_append_val(rows, r);
         }
     }

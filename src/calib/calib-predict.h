@@ -25,7 +25,9 @@ typedef struct {
     double bytes;
     double measured_us;  /* out of place */
     double predicted_us; /* NAN when NCCL's model has no algorithm for it */
-    ParoNcclAlgo algo;   /* what the model picks */
+    double latency_us;   /* its two terms before any calibration (paro_nccl_terms) */
+    double transfer_us;
+    ParoNcclAlgo algo; /* what the model picks */
     ParoNcclProto proto;
     int line;
 } ParoPredictRow;

@@ -62,7 +62,18 @@ static void comments(GString *out, const ParoCalibFit *fit)
              "#   fit: weighted r2, median and worst relative error; piecewise: two segments\n"
              "#   when the residuals depend on size (worst error > 5% and F-test p < 0.01).\n"
              "# network: step_latency = latency / ring steps (2(n-1) allreduce, n-1 others);\n"
-             "#   inter bus_bandwidth is per GPU (its share of the node's NICs).\n");
+             "#   inter bus_bandwidth is per GPU (its share of the node's NICs); the flow\n"
+             "#   model (collectives.model: flow) uses it.\n");
+    if (fit->nccl[0].present || fit->nccl[1].present) {
+        g_string_append(out, "# nccl: NCCL's model (the default) on ");
+        g_string_append(out, fit->nccl_topology);
+        g_string_append(
+            out, ", t = latency_scale x its latency\n"
+                 "#   + transfer / bandwidth_scale for communicators on one node (single_node)\n"
+                 "#   or several (multi_node), weighted least squares over every row.\n");
+    } else {
+        g_string_append(out, "# nccl: left out (parosim calibrate --topology fits it)\n");
+    }
     if (fit->matmul_flops > 0) {
         g_string_append_printf(out,
                                "# matmul_rate: total FLOPs (2MNK) / total time of the %u %s GEMM "
@@ -124,6 +135,24 @@ char *paro_calib_fit_to_yaml(const ParoCalibFit *fit)
     } else {
         g_string_append(out, "# network: left out, no multi-rank AllReduce, ReduceScatter or "
                              "AllGather fit\n");
+    }
+    if (fit->nccl[0].present || fit->nccl[1].present) {
+        g_string_append(out, "nccl:\n");
+        for (int i = 0; i < PARO_NCCL_N_CLASSES; i++) {
+            const ParoNcclScale *sc = &fit->nccl[i];
+            if (!sc->present)
+                continue;
+            char c[G_ASCII_DTOSTR_BUF_SIZE], d[G_ASCII_DTOSTR_BUF_SIZE];
+            g_string_append_printf(out,
+                                   "  %s:\n    latency_scale: %s\n    bandwidth_scale: %s\n    "
+                                   "points: %" G_GINT64_FORMAT
+                                   "\n    fit: {median_error: %s, max_error: %s}\n    source: ",
+                                   paro_nccl_class_names[i], num(a, "%.4f", sc->latency_scale),
+                                   num(b, "%.4f", sc->bandwidth_scale), sc->points,
+                                   num(c, "%.4f", sc->median_error), num(d, "%.4f", sc->max_error));
+            quoted(out, sc->source);
+            g_string_append_c(out, '\n');
+        }
     }
     if (fit->colls->len)
         g_string_append(out, "collectives:\n");

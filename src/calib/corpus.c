@@ -87,9 +87,17 @@ GArray *paro_calib_predict_log_flow(const ParoCalibLog *log, const ParoTopology 
             return NULL;
         for (guint k = 0; k < table->points->len; k++) {
             const ParoCollPoint *pt = &g_array_index(table->points, ParoCollPoint, k);
-            ParoPredictRow r = {table->op,      table->ranks,     nodes,
-                                pt->bytes,      pt->time_us,      NAN,
-                                PARO_NCCL_RING, PARO_NCCL_SIMPLE, pt->line};
+            ParoPredictRow r = {.op = table->op,
+                                .ranks = table->ranks,
+                                .nodes = nodes,
+                                .bytes = pt->bytes,
+                                .measured_us = pt->time_us,
+                                .predicted_us = NAN,
+                                .latency_us = NAN,
+                                .transfer_us = NAN,
+                                .algo = PARO_NCCL_RING,
+                                .proto = PARO_NCCL_SIMPLE,
+                                .line = pt->line};
             ParoCollSpec spec;
             paro_coll_spec_init(&spec, &view, table->op, PARO_ALGO_RING, table->ranks,
                                 view.gpus_per_node, pt->bytes);
@@ -148,4 +156,121 @@ void paro_corpus_class_errors(const GArray *results, const char *klass,
             g_array_append_vals(all, r->rows->data, r->rows->len);
     }
     paro_calib_band_errors(all, out);
+}
+
+/* ---- calibration transfer ---- */
+
+/* The op of every table of @log, or -1 when they differ or there are none. */
+static int log_op(const ParoCalibLog *log)
+{
+    int op = -1;
+    for (guint i = 0; log->colls && i < log->colls->len; i++) {
+        const ParoCollTable *t = g_ptr_array_index(log->colls, i);
+        if (op >= 0 && op != (int)t->op)
+            return -1;
+        op = (int)t->op;
+    }
+    return op;
+}
+
+typedef struct {
+    const ParoCorpusEntry *entry;
+    ParoCalibLog *log;
+    int op;
+} Loaded;
+
+static void loaded_clear(gpointer p)
+{
+    g_clear_pointer(&((Loaded *)p)->log, paro_calib_log_free);
+}
+
+static gboolean transfer_class(const char *repo, GArray *loaded, const char *klass, GArray *out,
+                               GError **error)
+{
+    g_autoptr(GPtrArray) fit_logs = g_ptr_array_new();
+    const char *topology = NULL;
+    for (guint i = 0; i < loaded->len; i++) {
+        const Loaded *l = &g_array_index(loaded, Loaded, i);
+        if (strcmp(l->entry->klass, klass) == 0 && l->op == PARO_COLL_ALLREDUCE) {
+            g_ptr_array_add(fit_logs, l->log);
+            topology = topology ? topology : l->entry->topology;
+        }
+    }
+    if (fit_logs->len == 0)
+        return TRUE;
+    g_autofree char *topo_path = g_build_filename(repo, topology, NULL);
+    g_autoptr(ParoTopology) sheet = paro_topology_load(topo_path, error);
+    if (sheet == NULL)
+        return FALSE;
+    ParoCorpusTransfer tr = {klass, -1, {{0}}, {{0}}, {{0}}};
+    if (!paro_calib_fit_nccl(fit_logs, sheet, tr.scales, error))
+        return FALSE;
+    ParoTopology calibrated = *sheet;
+    paro_calib_apply_nccl(tr.scales, &calibrated);
+    for (int op = 0; op <= PARO_COLL_SENDRECV; op++) {
+        if (op == PARO_COLL_ALLREDUCE)
+            continue;
+        g_autoptr(GArray) before = g_array_new(FALSE, FALSE, sizeof(ParoPredictRow));
+        g_autoptr(GArray) after = g_array_new(FALSE, FALSE, sizeof(ParoPredictRow));
+        for (guint i = 0; i < loaded->len; i++) {
+            const Loaded *l = &g_array_index(loaded, Loaded, i);
+            if (strcmp(l->entry->klass, klass) != 0 || l->op != op ||
+                strcmp(l->entry->topology, topology) != 0)
+                continue;
+            guint algos = l->entry->ring_forced ? 1u << PARO_NCCL_RING : 0;
+            g_autoptr(GArray) b = paro_calib_predict_log(l->log, sheet, algos, 0);
+            g_autoptr(GArray) a = paro_calib_predict_log(l->log, &calibrated, algos, 0);
+            g_array_append_vals(before, b->data, b->len);
+            g_array_append_vals(after, a->data, a->len);
+        }
+        if (before->len == 0)
+            continue;
+        ParoCorpusTransfer row = tr;
+        row.op = op;
+        paro_calib_band_errors(before, row.before);
+        paro_calib_band_errors(after, row.after);
+        for (int k = 0; k < PARO_NCCL_N_CLASSES; k++)
+            row.scales[k].source = g_strdup(tr.scales[k].source);
+        g_array_append_val(out, row);
+    }
+    for (int k = 0; k < PARO_NCCL_N_CLASSES; k++)
+        paro_nccl_scale_clear(&tr.scales[k]);
+    return TRUE;
+}
+
+GArray *paro_corpus_transfer(const ParoCorpus *c, GError **error)
+{
+    g_autofree char *root = g_path_get_dirname(c->folder);
+    g_autofree char *repo = g_path_get_dirname(root);
+    g_autoptr(GArray) loaded = g_array_new(FALSE, TRUE, sizeof(Loaded));
+    g_array_set_clear_func(loaded, loaded_clear);
+    for (guint i = 0; i < c->entries->len; i++) {
+        const ParoCorpusEntry *e = &g_array_index(c->entries, ParoCorpusEntry, i);
+        g_autofree char *path = g_build_filename(c->folder, e->file, NULL);
+        Loaded l = {e, paro_calib_log_load(path, error), -1};
+        if (l.log == NULL)
+            return NULL;
+        l.op = log_op(l.log);
+        g_array_append_val(loaded, l);
+    }
+    GArray *out = g_array_new(FALSE, TRUE, sizeof(ParoCorpusTransfer));
+    g_array_set_clear_func(out, paro_corpus_transfer_clear);
+    for (guint i = 0; i < loaded->len; i++) {
+        const char *klass = g_array_index(loaded, Loaded, i).entry->klass;
+        gboolean seen = FALSE; /* each class once, in corpus order */
+        for (guint k = 0; k < i && !seen; k++)
+            seen = strcmp(g_array_index(loaded, Loaded, k).entry->klass, klass) == 0;
+        if (!seen && !transfer_class(repo, loaded, klass, out, error)) {
+            g_array_unref(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+void paro_corpus_transfer_clear(gpointer p)
+{
+    ParoCorpusTransfer *t = p;
+    for (int k = 0; k < PARO_NCCL_N_CLASSES; k++)
+        paro_nccl_scale_clear(&t->scales[k]);
 }

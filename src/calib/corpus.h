@@ -6,6 +6,7 @@
  * to (tests/corpus.sh against validation/nccl-corpus/recorded.tsv). */
 #pragma once
 
+#include "calib/calib-nccl.h"
 #include "calib/calib-predict.h"
 
 G_BEGIN_DECLS
@@ -56,6 +57,26 @@ void paro_corpus_results_free(GArray *results);
 /** paro_corpus_class_errors: the band errors of every row of @klass's logs together. */
 void paro_corpus_class_errors(const GArray *results, const char *klass,
                               ParoBandError out[PARO_N_BANDS]);
+
+/* Calibrating NCCL's model on a class's AllReduce logs and predicting its other ops. */
+typedef struct {
+    const char *klass;                  /* borrowed from the corpus */
+    int op;                             /* ParoCollKind of the logs predicted */
+    ParoBandError before[PARO_N_BANDS]; /* from the datasheet topology */
+    ParoBandError after[PARO_N_BANDS];  /* with the scales fitted on the AllReduce logs */
+    ParoNcclScale scales[PARO_NCCL_N_CLASSES];
+} ParoCorpusTransfer;
+
+/**
+ * paro_corpus_transfer:
+ * For every class with AllReduce logs: NCCL's model calibrated on them (paro_calib_fit_nccl
+ * on the class's topology), and each other op's logs of the class on that topology
+ * predicted before and after. Returns: (transfer full) (nullable): ParoCorpusTransfer rows
+ * (freed with g_array_unref), by class in corpus order, then op. Errors: a log or topology
+ * that does not load, a class with nothing to fit.
+ */
+GArray *paro_corpus_transfer(const ParoCorpus *corpus, GError **error);
+void paro_corpus_transfer_clear(gpointer row);
 
 /** paro_calib_predict_log_flow: as paro_calib_predict_log with the ring simulation on the
  * folded graph of @topology (the model of `parosim collective --algo ring`). */

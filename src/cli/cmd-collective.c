@@ -227,7 +227,7 @@ int paro_cmd_collective(int argc, char **argv)
             paro_cli_report_error(error, NULL, NULL);
             return PARO_EXIT_ERROR;
         }
-        paro_calib_apply_network(&cal, topology);
+        paro_calib_apply(&cal, (ParoCollModel)model, topology);
         paro_calib_clear(&cal);
     }
     gint64 gpn = topology->gpus_per_node;

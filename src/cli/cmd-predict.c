@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calib/calib-file.h"
 #include "calib/corpus.h"
 #include "yaml/loaders.h"
 
@@ -26,6 +27,10 @@ static const char predict_help[] =
     "  --check RECORDED           with --corpus: exit 1 if a class's median or worst error\n"
     "                             in a band exceeds the recorded one (by more than 0.5 point)\n"
     "  --record FILE              with --corpus: write the figures --check reads\n"
+    "  --transfer                 with --corpus: calibrate NCCL's model on each class's\n"
+    "                             AllReduce logs (parosim calibrate --topology) and predict\n"
+    "                             the class's other ops, before and after\n"
+    "  --calibration FILE         with --predict: NCCL's model with FILE's nccl scales\n"
     "\n"
     "Examples:\n"
     "  parosim validate --corpus validation/nccl-corpus\n"
@@ -147,8 +152,45 @@ static GString *record(const GArray *results, GPtrArray *classes)
     return out;
 }
 
+/* Calibrated on a class's AllReduce logs, its other ops predicted: before and after. */
+static gboolean transfer(const ParoCorpus *c, GString *out)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GArray) rows = paro_corpus_transfer(c, &error);
+    if (rows == NULL) {
+        paro_cli_report_error(error, NULL, NULL);
+        return FALSE;
+    }
+    g_string_append(out, "#\n# calibrated on the class's AllReduce logs (latency x a, bandwidth x "
+                         "b), its other ops predicted\n");
+    for (guint i = 0; i < rows->len; i++) {
+        const ParoCorpusTransfer *t = &g_array_index(rows, ParoCorpusTransfer, i);
+        for (int k = 0; k < PARO_NCCL_N_CLASSES; k++) {
+            const ParoNcclScale *sc = &t->scales[k];
+            if (!sc->present)
+                continue;
+            g_autofree char *m = pct(sc->median_error);
+            g_string_append_printf(out,
+                                   "# %s %s: a %.3f b %.3f (%" G_GINT64_FORMAT
+                                   " AllReduce rows, median error %s)\n",
+                                   t->klass, paro_nccl_class_names[k], sc->latency_scale,
+                                   sc->bandwidth_scale, sc->points, m);
+        }
+        g_string_append_printf(out, "#%s", band_head);
+        g_autofree char *before =
+            g_strdup_printf("%s %s datasheet", t->klass, paro_coll_kind_names[t->op]);
+        g_autofree char *after =
+            g_strdup_printf("%s %s calibrated", t->klass, paro_coll_kind_names[t->op]);
+        g_string_append_printf(out, "%-62s", before);
+        bands(out, t->before);
+        g_string_append_printf(out, "%-62s", after);
+        bands(out, t->after);
+    }
+    return TRUE;
+}
+
 static int corpus(const char *folder, ParoPredictModel model, const char *check_path,
-                  const char *record_path)
+                  const char *record_path, gboolean with_transfer)
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(ParoCorpus) c = paro_corpus_load(folder, &error);
@@ -177,6 +219,10 @@ static int corpus(const char *folder, ParoPredictModel model, const char *check_
         bands(out, b);
     }
     gboolean ok = TRUE;
+    if (with_transfer && !transfer(c, out)) {
+        paro_corpus_results_free(results);
+        return PARO_EXIT_ERROR;
+    }
     if (check_path)
         ok = check(results, classes, check_path, out);
     if (record_path) {
@@ -192,13 +238,29 @@ static int corpus(const char *folder, ParoPredictModel model, const char *check_
     return ok ? PARO_EXIT_OK : PARO_EXIT_ERROR;
 }
 
-static int predict(char **paths, int n, const char *algo)
+static int predict(char **paths, int n, const char *algo, const char *calibration)
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(ParoTopology) t = paro_topology_load(paths[0], &error);
     if (t == NULL) {
         paro_cli_report_error(error, NULL, NULL);
         return PARO_EXIT_ERROR;
+    }
+    if (calibration) {
+        ParoCalibration cal = {0};
+        if (!paro_calib_load(calibration, &cal, &error)) {
+            paro_cli_report_error(error, NULL, NULL);
+            return PARO_EXIT_ERROR;
+        }
+        gboolean any = cal.nccl[0].present || cal.nccl[1].present;
+        paro_calib_apply_nccl(cal.nccl, t);
+        paro_calib_clear(&cal);
+        if (!any) {
+            g_printerr("parosim validate: %s has no nccl section (parosim calibrate --topology "
+                       "writes one)\n",
+                       calibration);
+            return PARO_EXIT_ERROR;
+        }
     }
     g_autoptr(GString) out = g_string_new(NULL);
     g_string_append_printf(out, "# parosim %s validate --predict: %s\n", PARO_VERSION, paths[0]);
@@ -222,8 +284,8 @@ static int predict(char **paths, int n, const char *algo)
 int paro_cmd_validate_predict(int argc, char **argv)
 {
     g_autofree char *corpus_dir = NULL, *model_name = NULL, *check_path = NULL;
-    g_autofree char *record_path = NULL, *algo = NULL;
-    gboolean predict_mode = FALSE;
+    g_autofree char *record_path = NULL, *algo = NULL, *calibration = NULL;
+    gboolean predict_mode = FALSE, with_transfer = FALSE;
     GOptionEntry entries[] = {
         {"predict", 0, 0, G_OPTION_ARG_NONE, &predict_mode,
          "Predict the logs that follow from the topology that comes first", NULL},
@@ -235,6 +297,10 @@ int paro_cmd_validate_predict(int argc, char **argv)
         {"check", 0, 0, G_OPTION_ARG_FILENAME, &check_path, "Fail on a regression", "RECORDED"},
         {"record", 0, 0, G_OPTION_ARG_FILENAME, &record_path, "Write the figures --check reads",
          "FILE"},
+        {"transfer", 0, 0, G_OPTION_ARG_NONE, &with_transfer,
+         "Calibrate each class on its AllReduce logs and predict its other ops", NULL},
+        {"calibration", 0, 0, G_OPTION_ARG_FILENAME, &calibration,
+         "With --predict: NCCL's model calibrated by FILE's nccl section", "FILE"},
         {NULL},
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("[TOPOLOGY LOG...]");
@@ -257,13 +323,17 @@ int paro_cmd_validate_predict(int argc, char **argv)
         usage = "--corpus takes no other files";
     else if (!corpus_dir && (!predict_mode || argc < 3))
         usage = "--predict needs a topology and at least one log";
-    else if (!corpus_dir && (check_path || record_path))
-        usage = "--check and --record go with --corpus";
+    else if (!corpus_dir && (check_path || record_path || with_transfer))
+        usage = "--check, --record and --transfer go with --corpus";
+    else if (corpus_dir && calibration)
+        usage = "--calibration goes with --predict";
+    else if (model != PARO_PREDICT_NCCL && (with_transfer || calibration))
+        usage = "--transfer and --calibration calibrate NCCL's model (--model nccl)";
     if (usage) {
         g_printerr("parosim validate: %s\nTry 'parosim validate --help'.\n", usage);
         return PARO_EXIT_USAGE;
     }
     if (corpus_dir)
-        return corpus(corpus_dir, (ParoPredictModel)model, check_path, record_path);
-    return predict(argv + 1, argc - 1, algo);
+        return corpus(corpus_dir, (ParoPredictModel)model, check_path, record_path, with_transfer);
+    return predict(argv + 1, argc - 1, algo, calibration);
 }

@@ -92,6 +92,10 @@ static void cluster_init(ParoTopology *out, const ParoTopology *t)
     out->nccl.step_overhead_s = t->nccl.step_overhead_s;
     out->nccl.net_latency_s = t->nccl.net_latency_s;
     out->nccl.nvls = t->nccl.nvls;
+    for (int i = 0; i < 2; i++) {
+        out->nccl.latency_scale[i] = t->nccl.latency_scale[i];
+        out->nccl.bandwidth_scale[i] = t->nccl.bandwidth_scale[i];
+    }
     out->cpu_amd = t->cpu_amd;
     out->gpu.arch = paro_nccl_gpu_arch(t); /* resolved: the key has no GPU name */
 }

@@ -220,6 +220,9 @@ void paro_nccl_system_init(ParoNcclSystem *s, const ParoTopology *t, gint64 rank
     s->amd_cpu = t->cpu_amd;
     s->net_latency_us = t->nccl.net_latency_s * 1e6;
     s->nvls = t->fabric.kind == PARO_FABRIC_NVSWITCH && s->arch >= 90 && t->nccl.nvls;
+    int across = s->nodes > 1;
+    s->latency_scale = t->nccl.latency_scale[across] > 0 ? t->nccl.latency_scale[across] : 1;
+    s->bandwidth_scale = t->nccl.bandwidth_scale[across] > 0 ? t->nccl.bandwidth_scale[across] : 1;
     search_ring(s);
     search_tree_and_nvls(s);
 }
@@ -406,17 +409,28 @@ ParoNcclLaunch paro_nccl_launch(const ParoNcclSystem *s, ParoNcclAlgo a, ParoNcc
     return (ParoNcclLaunch){nc, nt};
 }
 
-double paro_nccl_predict_s(const ParoNcclSystem *s, ParoCollKind op, ParoNcclAlgo a,
-                           ParoNcclProto p, double bytes)
+gboolean paro_nccl_terms(const ParoNcclSystem *s, ParoCollKind op, ParoNcclAlgo a, ParoNcclProto p,
+                         double bytes, double *out_latency_us, double *out_transfer_us)
 {
     ParoNcclCost c = paro_nccl_cost(s, op, a, p, bytes);
     if (c.algbw_GBps <= 0)
-        return INFINITY;
+        return FALSE;
     double share = 1;
     if (a == PARO_NCCL_RING || a == PARO_NCCL_TREE)
         share = MIN(1.0, (double)paro_nccl_launch(s, a, p, bytes).channels /
                              (double)MAX(1, s->graphs[a].channels));
-    return (c.latency_us + bytes / (1000.0 * c.algbw_GBps * share)) * 1e-6;
+    *out_latency_us = c.latency_us;
+    *out_transfer_us = bytes / (1000.0 * c.algbw_GBps * share);
+    return TRUE;
+}
+
+double paro_nccl_predict_s(const ParoNcclSystem *s, ParoCollKind op, ParoNcclAlgo a,
+                           ParoNcclProto p, double bytes)
+{
+    double latency_us, transfer_us;
+    if (!paro_nccl_terms(s, op, a, p, bytes, &latency_us, &transfer_us))
+        return INFINITY;
+    return (latency_us * s->latency_scale + transfer_us / s->bandwidth_scale) * 1e-6;
 }
 
 gboolean paro_nccl_run(const ParoNcclSystem *s, ParoCollKind op, double bytes, guint algos,

@@ -65,6 +65,7 @@ typedef struct {
     ParoNcclGraph graphs[PARO_NCCL_N_ALGOS];
     int compute_channels; /* the ring's channels the kernels run on ("coll channels") */
     int simple_threads;   /* ring Simple's threads a channel: 256 below PCIe Gen3's 12 GB/s */
+    double latency_scale, bandwidth_scale; /* a calibration's, for this many nodes; else 1 */
 } ParoNcclSystem;
 
 /** paro_nccl_gpu_arch: @topology's GPU generation, from its name unless it names one
@@ -123,10 +124,21 @@ ParoNcclLaunch paro_nccl_launch(const ParoNcclSystem *sys, ParoNcclAlgo algo, Pa
                                 double bytes);
 
 /**
+ * paro_nccl_terms:
+ * The two terms of a call's time as it runs, before any calibration: NCCL's latency
+ * (@out_latency_us) and the transfer at its bandwidth, scaled by the share of the search's
+ * rings the call launches on (paro_nccl_launch; @out_transfer_us). FALSE when NCCL's model
+ * has no such call.
+ */
+gboolean paro_nccl_terms(const ParoNcclSystem *sys, ParoCollKind op, ParoNcclAlgo algo,
+                         ParoNcclProto proto, double bytes, double *out_latency_us,
+                         double *out_transfer_us);
+
+/**
  * paro_nccl_predict_s:
- * The time of @op with @algo and @proto for @bytes as it runs: NCCL's latency, and its
- * bandwidth scaled by the share of the communicator's channels the call launches on
- * (paro_nccl_launch), which NCCL's own estimate leaves out. INFINITY when not available.
+ * The time of @op with @algo and @proto for @bytes as it runs: paro_nccl_terms, each times
+ * the calibration's scale (latency x latency_scale + transfer / bandwidth_scale). NCCL's
+ * own estimate leaves out the launch share. INFINITY when not available.
  */
 double paro_nccl_predict_s(const ParoNcclSystem *sys, ParoCollKind op, ParoNcclAlgo algo,
                            ParoNcclProto proto, double bytes);

@@ -530,7 +530,7 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
     if (!paro_schema_apply(root, "scenario", scenario_fields, G_N_ELEMENTS(scenario_fields), s, s,
                            NULL, error))
         return NULL;
-    paro_calib_apply_network(&s->calibration, s->topology);
+    paro_calib_apply(&s->calibration, s->coll_model, s->topology);
     if (!check_scenario(s, root, error))
         return NULL;
     paro_workload_record_sites(s, root);

@@ -56,6 +56,10 @@ typedef struct {
         double step_overhead_s; /* fixed cost of each ring step or tree hop */
         double net_latency_s;   /* what the network plugin reports to NCCL (0 for IB) */
         gboolean nvls;          /* NVLink SHARP where the NVSwitch has it (default TRUE) */
+        /* Set by a calibration, not by topology files (calib/calib-nccl.c): NCCL's latency
+         * and bandwidth times these for communicators on one node [0] and across nodes [1];
+         * 1 from datasheets. */
+        double latency_scale[2], bandwidth_scale[2];
     } nccl;
 } ParoTopology;
 

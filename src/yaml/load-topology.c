@@ -157,6 +157,8 @@ ParoTopology *paro_topology_from_node(const ParoNode *root, GError **error)
     t->network.oversubscription = 1;
     t->nccl.chunks = 8;
     t->nccl.nvls = TRUE;
+    for (int i = 0; i < 2; i++)
+        t->nccl.latency_scale[i] = t->nccl.bandwidth_scale[i] = 1;
     if (!paro_schema_apply(root, "topology", topology_fields, G_N_ELEMENTS(topology_fields), t, t,
                            NULL, error))
         return NULL;
