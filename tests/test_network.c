@@ -89,19 +89,27 @@ START_TEST(network_weights_count_identical_flows)
 }
 END_TEST
 
-START_TEST(network_analytic_ignores_contention)
+START_TEST(network_analytic_shares_at_the_start)
 {
-    /* The alpha-beta fidelity: latency + size/bandwidth for each flow, whatever else runs. */
+    /* The analytic fidelity: each flow pays its latency, then moves at its slowest link's
+     * capacity shared by weight with the flows on it when it begins, and never re-solves.
+     * Two flows of 1 GB that begin together on a 1 GB/s link: 0.5 GB/s each, 2 s + 7 ps
+     * (issue #14: m rings entering one NIC together each had all of it). A flow of weight 2
+     * alone on another link: two instances at 0.5 GB/s, 2 s. */
     g_autoptr(ParoEngine) e = paro_engine_new();
-    double cap[] = {1e9};
-    g_autoptr(ParoNetwork) net = paro_network_new(e, PARO_NET_ANALYTIC, cap, 1);
-    Ends a = {0}, b = {0};
-    guint l0[] = {0};
+    double cap[] = {1e9, 1e9};
+    g_autoptr(ParoNetwork) net = paro_network_new(e, PARO_NET_ANALYTIC, cap, 2);
+    Ends a = {0}, b = {0}, c = {0};
+    guint l0[] = {0}, l1[] = {1};
+    double two[] = {2};
     paro_network_start(net, l0, one, 1, 1e9, 7, ended, &a);
     paro_network_start(net, l0, one, 1, 1e9, 7, ended, &b);
+    paro_network_start(net, l1, two, 1, 1e9, 0, ended, &c);
     paro_engine_run(e, PARO_TIME_MAX);
-    ck_assert_int_eq(a.at[0], 1000000000007);
-    ck_assert_int_eq(b.at[0], 1000000000007);
+    ck_assert_int_eq(a.at[0], 2000000000007);
+    ck_assert_int_eq(b.at[0], 2000000000007);
+    ck_assert_int_eq(c.at[0], 2000000000000);
+    ck_assert_double_eq(paro_network_carried(net, 0), 2e9);
 }
 END_TEST
 
@@ -113,7 +121,7 @@ static Suite *network_suite(void)
     tcase_add_test(tc, network_shared_bottleneck);
     tcase_add_test(tc, network_latency_then_bandwidth);
     tcase_add_test(tc, network_weights_count_identical_flows);
-    tcase_add_test(tc, network_analytic_ignores_contention);
+    tcase_add_test(tc, network_analytic_shares_at_the_start);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -37,6 +37,10 @@ struct _ParoNetwork {
     double *residual;   /* solver scratch */
     double *weight_sum; /* solver scratch */
     GPtrArray *active;  /* Flow*, in start order */
+    /* analytic fidelity: the weights of the flows moving on each link, and the flows whose
+     * latency ended at the current instant, timed together once they have all joined */
+    double *analytic_load;
+    GPtrArray *joining;
     gboolean dirty;
     double max_utilisation;
     guint64 n_solves;
@@ -67,6 +71,8 @@ ParoNetwork *paro_network_new(ParoEngine *engine, ParoNetFidelity fidelity,
     net->residual = g_new0(double, n_links);
     net->weight_sum = g_new0(double, n_links);
     net->active = g_ptr_array_new_with_free_func((GDestroyNotify)flow_free);
+    net->analytic_load = g_new0(double, n_links);
+    net->joining = g_ptr_array_new_with_free_func((GDestroyNotify)flow_free);
     net->hooks.next_event = next_event;
     net->hooks.advance = advance;
     for (guint i = 0; i < n_links; i++)
@@ -84,6 +90,8 @@ void paro_network_free(ParoNetwork *net)
     g_free(net->residual);
     g_free(net->weight_sum);
     g_ptr_array_unref(net->active);
+    g_free(net->analytic_load);
+    g_ptr_array_unref(net->joining);
     g_free(net);
 }
 
@@ -276,11 +284,50 @@ static void join(ParoEngine *engine, gpointer data)
 static void analytic_done(ParoEngine *engine, gpointer data)
 {
     Flow *f = data;
-    for (guint k = 0; k < f->n_links; k++)
+    for (guint k = 0; k < f->n_links; k++) {
         f->net->carried[f->links[k]] += f->remaining * f->weights[k];
+        f->net->analytic_load[f->links[k]] -= f->weights[k];
+    }
     if (f->done)
         f->done(f->net, f->user_data);
     flow_free(f);
+}
+
+/* The flows that joined at this instant, after every other event of it: each moves at the
+ * rate of its slowest link shared by weight with the flows on it now (those joining and
+ * those still moving), and keeps that rate to its end. So m rings that enter a NIC
+ * together share it (issue #14: each had the whole NIC), while no rate is ever re-solved. */
+static void analytic_flush(ParoEngine *engine, gpointer data)
+{
+    ParoNetwork *net = data;
+    g_autoptr(GPtrArray) joining = net->joining;
+    net->joining = g_ptr_array_new_with_free_func((GDestroyNotify)flow_free);
+    for (guint i = 0; i < joining->len; i++) {
+        const Flow *f = g_ptr_array_index(joining, i);
+        for (guint k = 0; k < f->n_links; k++)
+            net->analytic_load[f->links[k]] += f->weights[k];
+    }
+    ParoTime now = paro_engine_now(engine);
+    for (guint i = 0; i < joining->len; i++) {
+        Flow *f = g_ptr_array_index(joining, i);
+        double slowest = INFINITY;
+        for (guint k = 0; k < f->n_links; k++)
+            slowest = fmin(slowest, net->capacity[f->links[k]] / net->analytic_load[f->links[k]]);
+        /* saturating: a time past the clock's range is flagged by the engine, not wrapped
+         * into the past (issue #16 W2: "CRITICAL assertion 'time >= e->now' failed") */
+        ParoTime d = f->n_links ? duration_ps(f->remaining, slowest) : 0;
+        joining->pdata[i] = NULL;
+        paro_engine_schedule(engine, paro_time_add(now, d), 0, analytic_done, f);
+    }
+}
+
+static void analytic_join(ParoEngine *engine, gpointer data)
+{
+    Flow *f = data;
+    ParoNetwork *net = f->net;
+    if (net->joining->len == 0)
+        paro_engine_schedule(engine, paro_engine_now(engine), G_MININT, analytic_flush, net);
+    g_ptr_array_add(net->joining, f);
 }
 
 void paro_network_start(ParoNetwork *net, const guint *links, const double *weights, guint n_links,
@@ -298,13 +345,7 @@ void paro_network_start(ParoNetwork *net, const guint *links, const double *weig
         g_return_if_fail(links[k] < net->n_links && weights[k] > 0);
     ParoTime now = paro_engine_now(net->engine);
     if (net->fidelity == PARO_NET_ANALYTIC) {
-        double slowest = INFINITY;
-        for (guint k = 0; k < n_links; k++)
-            slowest = fmin(slowest, net->capacity[links[k]] / weights[k]);
-        /* saturating: a time past the clock's range is flagged by the engine, not wrapped
-         * into the past (issue #16 W2: "CRITICAL assertion 'time >= e->now' failed") */
-        ParoTime d = paro_time_add(latency, n_links ? duration_ps(bytes, slowest) : 0);
-        paro_engine_schedule(net->engine, paro_time_add(now, d), 0, analytic_done, f);
+        paro_engine_schedule(net->engine, paro_time_add(now, latency), 0, analytic_join, f);
         return;
     }
     if (latency > 0)

@@ -4,7 +4,9 @@
  * flow starts or ends (progressive filling). A flow may stand for several identical
  * flows: its weight on a link is how many of them cross one instance of that link, which
  * is how the aggregated (symmetric) mode keeps one representative of each flow class.
- * The analytic fidelity ignores contention: latency + bytes / slowest link. */
+ * The analytic fidelity never re-solves: a transfer pays its latency, then moves at the rate
+ * of its slowest link shared by weight with the flows on it when it begins (those beginning
+ * at the same instant included), and keeps that rate to its end. */
 #pragma once
 
 #include <glib.h>
