@@ -59,17 +59,20 @@ END_TEST
 START_TEST(collective_ring_multi_node_closed_form)
 {
     /* System: 4 nodes x 8 GPUs, one 100 Gb/s NIC per node, one channel; AllGather 256 MiB.
-     * Expectation: the ring's 31 steps each wait for the slowest hop, the NIC:
-     * 31 * (alpha + S/(32 * 12.5 GB/s)), alpha = 9 us (NIC + switch), which is the
-     * closed form of coll/analytic.c for a ring that leaves its nodes. */
+     * Expectation: the NIC is the ring's slowest link, and with NCCL's slots it carries the
+     * ring's 31 steps back to back (the NVLink hops deliver each step's data before the
+     * NIC is free), so only the last step's hop latency shows:
+     * 31 * S/(32 * 12.5 GB/s) + alpha, alpha = 9 us (NIC + switch). The closed form of
+     * coll/analytic.c, 31 * (alpha + S/(32 B)), pays the latency at every step (one send
+     * at a time), an upper bound by 30 alpha. */
     g_autoptr(ParoTopology) t = cluster(4, 8, 300, 1, 100, 32, 1);
     double S = 268435456.0;
     ParoCollResult r = run(t, FALSE, PARO_COLL_ALLGATHER, PARO_ALGO_RING, 8, S, 1, 1);
-    double want = 31 * (9e-6 + S / 32 / 12.5e9);
+    double want = 31 * S / 32 / 12.5e9 + 9e-6;
     ck_assert_double_eq_tol(paro_time_to_s(r.time), want, want * 1e-6);
     ParoCommModel cm = {32, 8, 8, 300e9, 3e-6, 12.5e9 / 8, 9e-6, PARO_ALGO_RING, 1};
     ck_assert_double_eq_tol(paro_coll_closed_form_s(&cm, PARO_COLL_ALLGATHER, PARO_SCOPE_GLOBAL, S),
-                            want, want * 1e-9);
+                            want + 30 * 9e-6, want * 1e-9);
 }
 END_TEST
 
@@ -186,7 +189,9 @@ START_TEST(collective_ho_ring_margin_grows_with_link_ratio)
     /* System: 16 nodes x 8 GPUs (128), NVSwitch 300 GB/s, one NIC per node at 800, 200
      * and 50 Gb/s (intra/inter-node ratio 3, 12 and 48); AllGather of 1 GiB, 8 chunks.
      * Expectation: HO-Ring's gain over the flat ring grows with the ratio. Measured with
-     * this model: flat/ho-ring = 1.021, 1.048 and 1.056 (parosim collective, 2026-11-23).
+     * this model: flat/ho-ring = 0.922, 1.021 and 1.049 (2026-11-23; 1.021, 1.048, 1.056
+     * before NCCL's slots let the flat ring hide its 127 hop latencies, 1.1 ms, behind its
+     * transfers: at ratio 3 the flat ring now wins, HO-Ring paying its stage boundaries).
      * The bound is ((n-1)/n) / ((g-1)/g) = (127/128)/(15/16) = 1.058: an NCCL flat ring
      * already drives all of a node's NIC bandwidth, so HO-Ring saves only the share of
      * the message that the ring sends across nodes needlessly, plus the intra part it
@@ -203,7 +208,7 @@ START_TEST(collective_ho_ring_margin_grows_with_link_ratio)
         ck_assert_msg(gain > previous, "NIC %g Gb/s: gain %g not above %g", nic[i], gain, previous);
         previous = gain;
     }
-    ck_assert(previous > 1.05 && previous < 1.0585);
+    ck_assert(previous > 1.045 && previous < 1.0585);
 }
 END_TEST
 
@@ -230,20 +235,22 @@ END_TEST
 START_TEST(collective_broadcast_chain)
 {
     /* System: one node of 8, 100 GB/s ports, alpha' = 3 us; Broadcast of 80 MB in 8
-     * pieces on one channel. Expectation (pipelined chain):
-     * (k-1 + P-1) * (alpha' + S/(P*B')) = 14 * (3 us + 100 us). */
+     * pieces on one channel. Expectation (pipelined chain, the pieces following one
+     * another on each connection within its 8 slots, so each hop's latency is paid once):
+     * (k-1 + P-1) * S/(P*B') + (k-1) * alpha' = 14 x 100 us + 7 x 3 us. */
     g_autoptr(ParoTopology) t = cluster(1, 8, 100, 1, 100, 1, 1);
     ParoCollResult r = run(t, FALSE, PARO_COLL_BROADCAST, PARO_ALGO_RING, 8, 80e6, 1, 8);
-    ck_assert_double_eq_tol(paro_time_to_s(r.time), 14 * 103e-6, 1e-9);
+    ck_assert_double_eq_tol(paro_time_to_s(r.time), 14 * 100e-6 + 7 * 3e-6, 1e-9);
 }
 END_TEST
 
 START_TEST(collective_tree_latency_and_traffic)
 {
     /* System: 8 nodes x 8 GPUs, 100 Gb/s NIC each, alpha = 9 us, alpha' = 3 us.
-     * Expectation: an 8-byte AllReduce is latency-bound: the ring pays 2(n-1) = 126 hops
-     * of 9 us (1.13 ms) while the tree pays about 2*(log2(8)*9 + 7*3) = 96 us plus its
-     * P-1 = 7 pipeline chunks: the tree must be at least 5x faster. For 64 MB each tree
+     * Expectation: an 8-byte AllReduce is latency-bound: the ring's 2(n-1) = 126 steps
+     * each pay its average hop, (56 x 3 + 8 x 9)/64 = 3.75 us (472.5 us, and at most a
+     * hop more as the ring drains), while the tree pays about 2*(log2(8)*9 + 7*3) = 96 us
+     * plus its P-1 = 7 pipeline chunks: the tree must be at least 2.5x faster. For 64 MB each tree
      * edge carries its half up and down once: inter-node payload 2 trees x 2 x (N-1) x
      * S/2 = 2(N-1)S, counted on the NIC's transmit and receive links: 4(N-1)S. */
     g_autoptr(ParoTopology) t = cluster(8, 8, 300, 1, 100, 32, 1);
@@ -253,8 +260,10 @@ START_TEST(collective_tree_latency_and_traffic)
     ParoCollResult rt, rr;
     ck_assert(paro_coll_simulate(g, PARO_NET_MAXMIN, &tree, &rt, NULL));
     ck_assert(paro_coll_simulate(g, PARO_NET_MAXMIN, &ring, &rr, NULL));
-    ck_assert_msg(paro_time_to_s(rr.time) > 5 * paro_time_to_s(rt.time), "ring %g tree %g",
+    ck_assert_msg(paro_time_to_s(rr.time) > 2.5 * paro_time_to_s(rt.time), "ring %g tree %g",
                   paro_time_to_s(rr.time), paro_time_to_s(rt.time));
+    ck_assert(paro_time_to_s(rr.time) >= 126 * 3.75e-6 &&
+              paro_time_to_s(rr.time) <= 126 * 3.75e-6 + 9e-6);
     tree.size_bytes = 64e6;
     ck_assert(paro_coll_simulate(g, PARO_NET_MAXMIN, &tree, &rt, NULL));
     ck_assert_double_eq_tol(rt.inter_bytes, 4 * 7 * 64e6, 1);

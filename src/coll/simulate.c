@@ -3,14 +3,21 @@
  *
  * Ring (NCCL-style; nccl-tests PERFORMANCE.md): over k members, AllGather and
  * ReduceScatter take k-1 steps and AllReduce 2(k-1); in each step every member sends
- * S/(k*C) bytes per channel to its successor. A member sends step s+1 once it has
- * received step s and finished sending step s, so a slow link delays everyone behind
- * it. On a uniform ring of bandwidth B and per-hop latency alpha this gives exactly
- *   T = steps * (alpha + S/(k*B))  =  2(k-1)*alpha + 2(k-1)/k * S/B  for AllReduce.
+ * S/(k*C) bytes per channel to its successor. Each (member, channel) is a connection as
+ * NCCL runs it: its sends leave one after the other (a send's bytes go once the one
+ * before has left), and each arrives a hop latency after its last byte left; up to
+ * NCCL_STEPS (8) sends may be on their way, not yet arrived (NCCL's slots, issue #14:
+ * with one, every step paid the slowest hop of the ring). A member sends step s+1 once
+ * it has received step s. On a uniform ring of bandwidth B and per-hop latency alpha this
+ * gives exactly
+ *   T = steps * (alpha + S/(k*B))  =  2(k-1)*alpha + 2(k-1)/k * S/B  for AllReduce,
+ * and on a ring whose hops differ the latencies average along the ring instead of the
+ * slowest one setting every step.
  * Channels: C rings over the same members; inside each node the members of a ring are
  * rotated by the channel number, so the C rings leave a node through different GPUs and
  * hence different NIC rails. Broadcast: a chain from member 0, the message cut into
- * `chunks` pieces forwarded as they arrive: T = (k-1 + P-1) * (alpha + S/(P*B)).
+ * `chunks` pieces forwarded as they arrive: T = (k-1 + P-1) * S/(P*B) + (k-1) * alpha, each
+ * hop's latency paid once, as the pieces follow one another (P <= 8 slots).
  *
  * Hierarchical and ho-ring (PaRO-CC): stages of ring phases over the group scopes,
  *   AllGather      inter AllGather(S/m), then intra AllGather(S)
@@ -42,10 +49,14 @@ typedef struct {
 typedef struct _Sim Sim;
 typedef struct _Task Task;
 
+/* Sends a connection may have on their way (NCCL_STEPS in NCCL's src/include/device.h). */
+#define SLOTS 8
+
 typedef struct {
     Task *task;
     gint64 member, channel, dst;
     double bytes;
+    ParoTime latency; /* from the last byte leaving to its arrival */
 } Send;
 
 struct _Task {
@@ -53,12 +64,14 @@ struct _Task {
     int stage, chunk;
     ParoCollKind op;
     gint64 k, seg, stride, ring_len_steps, macro_steps;
-    double bytes; /* this task's array per ring */
-    gint64 *sends, *recvs;
-    gboolean *sending;
-    Send *in_flight; /* per (member, channel): at most one send is in flight, so its record
-                      * lives here, freed with the task even when a run stops early */
-    gint64 pending;  /* (member, channel) pairs not finished */
+    double bytes;          /* this task's array per ring */
+    gint64 *sends, *recvs; /* per (member, channel): sends arrived, receives arrived */
+    gint64 *begun;         /* sends begun */
+    guint8 *leaving;       /* a send's bytes are leaving (the connection is busy) */
+    guint8 *on_the_way;    /* sends begun and not arrived, at most SLOTS */
+    Send *in_flight;       /* SLOTS records per (member, channel), by send number: freed with the
+                            * task even when a run stops early */
+    gint64 pending;        /* (member, channel) pairs not finished */
     gboolean started, done;
 };
 
@@ -146,7 +159,7 @@ static void check_finished(Sim *s, Task *t, gint64 member, gint64 channel)
     gint64 start = ring_start(s, t, member);
     gint64 pos = position(t, start, channel, member);
     if (t->sends[i] == total_sends(s, t, pos) && t->recvs[i] == total_recvs(s, t, pos) &&
-        !t->sending[i]) {
+        t->on_the_way[i] == 0) {
         t->sends[i]++; /* past the total: counted once */
         t->recvs[i]++;
         if (--t->pending == 0)
@@ -154,13 +167,13 @@ static void check_finished(Sim *s, Task *t, gint64 member, gint64 channel)
     }
 }
 
-static void on_sent(ParoNetwork *net, gpointer data)
+static void arrived(ParoEngine *engine, gpointer data)
 {
     Send *send = data;
     Task *t = send->task;
     Sim *s = t->sim;
     gint64 i = send->member * s->channels + send->channel;
-    t->sending[i] = FALSE;
+    t->on_the_way[i]--;
     t->sends[i]++;
     gint64 receiver = fold(s, send->dst);
     t->recvs[receiver * s->channels + send->channel]++;
@@ -173,6 +186,19 @@ static void on_sent(ParoNetwork *net, gpointer data)
     try_send(s, t, member, channel);
 }
 
+/* The last byte has left: the connection takes the next send; this one arrives a hop
+ * latency later. */
+static void left(ParoNetwork *net, gpointer data)
+{
+    Send *send = data;
+    Task *t = send->task;
+    Sim *s = t->sim;
+    t->leaving[send->member * s->channels + send->channel] = FALSE;
+    ParoTime now = paro_engine_now(s->engine);
+    paro_engine_schedule(s->engine, paro_time_add(now, send->latency), 0, arrived, send);
+    try_send(s, t, send->member, send->channel);
+}
+
 static void try_send(Sim *s, Task *t, gint64 member, gint64 channel)
 {
     if (t->done)
@@ -180,8 +206,8 @@ static void try_send(Sim *s, Task *t, gint64 member, gint64 channel)
     gint64 i = member * s->channels + channel;
     gint64 start = ring_start(s, t, member);
     gint64 pos = position(t, start, channel, member);
-    gint64 step = t->sends[i];
-    if (t->sending[i] || step >= total_sends(s, t, pos))
+    gint64 step = t->begun[i];
+    if (t->leaving[i] || t->on_the_way[i] >= SLOTS || step >= total_sends(s, t, pos))
         return;
     gboolean ready = t->op == PARO_COLL_BROADCAST ? (pos == 0 || t->recvs[i] >= step + 1)
                                                   : (step == 0 || t->recvs[i] >= step);
@@ -196,17 +222,19 @@ static void try_send(Sim *s, Task *t, gint64 member, gint64 channel)
     g_array_set_size(s->weights, 0);
     ParoTime latency = paro_time_add(paro_graph_route(s->graph, member, dst, s->links, s->weights),
                                      s->spec->step_overhead);
-    Send *send = &t->in_flight[i];
-    *send = (Send){t, member, channel, dst, bytes};
-    s->sent += bytes;
-    t->sending[i] = TRUE;
     /* q merged steps pay q latencies; saturated, not wrapped, past the clock's range (a
      * latency of 107 days or more was dropped from the step: issue #16 W2) */
     double q_latency = q * (double)latency;
+    Send *send = &t->in_flight[i * SLOTS + step % SLOTS];
+    *send = (Send){
+        t,   member, channel,
+        dst, bytes,  q_latency >= (double)PARO_TIME_MAX ? PARO_TIME_MAX : (ParoTime)q_latency};
+    s->sent += bytes;
+    t->begun[i]++;
+    t->leaving[i] = TRUE;
+    t->on_the_way[i]++;
     paro_network_start(s->net, (const guint *)s->links->data, (const double *)s->weights->data,
-                       s->links->len, bytes,
-                       q_latency >= (double)PARO_TIME_MAX ? PARO_TIME_MAX : (ParoTime)q_latency,
-                       on_sent, send);
+                       s->links->len, bytes, 0, left, send);
 }
 
 /* ---- tasks and the stage pipeline ---- */
@@ -294,8 +322,10 @@ static void init_task(Sim *s, Task *t, int stage, gint64 chunk)
     gint64 pairs = s->tracked * s->channels;
     t->sends = g_new0(gint64, pairs);
     t->recvs = g_new0(gint64, pairs);
-    t->sending = g_new0(gboolean, pairs);
-    t->in_flight = g_new0(Send, pairs);
+    t->begun = g_new0(gint64, pairs);
+    t->leaving = g_new0(guint8, pairs);
+    t->on_the_way = g_new0(guint8, pairs);
+    t->in_flight = g_new0(Send, pairs * SLOTS);
     t->pending = t->k <= 1 ? 0 : pairs;
 }
 
@@ -502,7 +532,9 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
     for (gint64 i = 0; i < n_tasks; i++) {
         g_free(s.tasks[i].sends);
         g_free(s.tasks[i].recvs);
-        g_free(s.tasks[i].sending);
+        g_free(s.tasks[i].begun);
+        g_free(s.tasks[i].leaving);
+        g_free(s.tasks[i].on_the_way);
         g_free(s.tasks[i].in_flight);
     }
     g_free(s.tasks);

@@ -205,14 +205,14 @@ ParoTime paro_graph_route(const ParoGraph *g, gint64 src, gint64 dst, GArray *li
     } else if (g->aggregated && g->leaves > 1) {
         /* Folded onto node 0, a hop of d nodes stands for the same hop from every node;
          * of the npl nodes of a leaf, min(d, npl) cross into another leaf. Per uplink
-         * instance that is min(d, npl) flows of the class (weight), and a ring step waits
-         * for its slowest hop, so the crossing latency is paid (an upper bound where
-         * rings are not in lockstep). */
+         * instance that is min(d, npl) flows of the class (weight); the hop's latency is
+         * the average of the npl hops it stands for, as a ring's hop latencies average
+         * along it (coll/simulate.c, NCCL's slots). */
         gint64 d = ((dn - sn) % g->nodes + g->nodes) % g->nodes;
         double w = (double)MIN(d, g->nodes_per_leaf);
         push(links, weights, g->leaf_base, w);
         push(links, weights, g->leaf_base + 1, w);
-        latency += 2 * t->network.latency_s;
+        latency += 2 * t->network.latency_s * w / (double)g->nodes_per_leaf;
     }
     push(links, weights, paro_graph_nic_tx(g, dn, dj * R / G) + 1, 1);
     return paro_time_from_s(latency);
