@@ -44,24 +44,9 @@ static const char pipeline_help[] =
     "  parosim pipeline --stages 8 --micro 16 --schedule interleaved --virtual 2 \\\n"
     "      --p2p '20 us' --p2p-bytes '32 MiB' --p2p-bandwidth '50 GB/s' --trace t.tsv";
 
-/* What the user gave, shared by every row: per-device times, p2p. */
-typedef struct {
-    gint64 devices, micro;
-    ParoTime forward, backward; /* one device's share of the model, one micro-batch */
-    ParoTime p2p_latency;
-    double p2p_bytes, p2p_bandwidth_Bps;
-    ParoTime p2p_time; /* latency + bytes / bandwidth */
-} Inputs;
-
-typedef struct {
-    ParoPipeSpec spec;
-    ParoPipeResult *result; /* NULL when skipped */
-    char *skipped;          /* why, when skipped */
-} Row;
-
 static void row_clear(gpointer data)
 {
-    Row *row = data;
+    ParoPipeRow *row = data;
     g_clear_pointer(&row->result, paro_pipe_result_free);
     g_clear_pointer(&row->skipped, g_free);
 }
@@ -72,228 +57,6 @@ static int lookup(const char *const *names, const char *name)
         if (strcmp(names[i], name) == 0)
             return i;
     return -1;
-}
-
-static char *fmt(const char *format, double value)
-{
-    char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    return g_strdup(g_ascii_formatd(buf, sizeof buf, format, value));
-}
-
-/* A time for the header: "0" rather than "0 ps". (transfer full) */
-static char *time_text(ParoTime t)
-{
-    return t == 0 ? g_strdup("0") : paro_units_format(paro_time_to_s(t), PARO_QUANTITY_TIME);
-}
-
-static gint64 max_in_flight(const ParoPipeResult *r)
-{
-    gint64 most = 0;
-    for (guint d = 0; d < r->peak_in_flight->len; d++)
-        most = MAX(most, g_array_index(r->peak_in_flight, gint64, d));
-    return most;
-}
-
-static void render_json(GString *out, const Inputs *in, GArray *rows)
-{
-    g_string_append(out, "{\n  \"parosim\": ");
-    paro_report_json_string(out, PARO_VERSION);
-    g_string_append_printf(out,
-                           ",\n  \"devices\": %" G_GINT64_FORMAT
-                           ",\n  \"micro_batches\": %" G_GINT64_FORMAT ",\n  \"forward\": ",
-                           in->devices, in->micro);
-    paro_report_number(out, paro_time_to_s(in->forward));
-    g_string_append(out, ",\n  \"backward\": ");
-    paro_report_number(out, paro_time_to_s(in->backward));
-    g_string_append(out, ",\n  \"p2p\": {\"latency\": ");
-    paro_report_number(out, paro_time_to_s(in->p2p_latency));
-    g_string_append(out, ", \"bytes\": ");
-    paro_report_number(out, in->p2p_bytes);
-    g_string_append(out, ", \"bandwidth\": ");
-    paro_report_number(out, in->p2p_bandwidth_Bps);
-    g_string_append(out, "},\n  \"schedules\": [");
-    gboolean first = TRUE;
-    for (guint i = 0; i < rows->len; i++) {
-        const Row *row = &g_array_index(rows, Row, i);
-        const ParoPipeResult *r = row->result;
-        if (r == NULL)
-            continue;
-        const ParoPipeSpec *s = &row->spec;
-        g_string_append_printf(out,
-                               "%s\n    {\"schedule\": \"%s\", \"accumulation\": \"%s\", "
-                               "\"virtual\": %" G_GINT64_FORMAT ", \"modules\": %" G_GINT64_FORMAT,
-                               first ? "" : ",", paro_pipe_schedule_names[s->schedule],
-                               paro_pipe_accumulation_names[s->accumulation], s->chunks,
-                               paro_pipe_n_modules(s));
-        first = FALSE;
-        const struct {
-            const char *key;
-            double value;
-        } fields[] = {
-            {"makespan", paro_time_to_s(r->makespan)},
-            {"ideal", paro_time_to_s(r->ideal)},
-            {"bubble", r->bubble},
-            {"bubble_formula", paro_pipe_bubble_formula(s)},
-            {"p2p_time", paro_time_to_s(r->p2p_time)},
-            {"p2p_messages", (double)r->p2p_messages},
-            {"p2p_bytes", r->p2p_bytes},
-        };
-        for (guint k = 0; k < G_N_ELEMENTS(fields); k++) {
-            g_string_append_printf(out, ", \"%s\": ", fields[k].key);
-            if (isnan(fields[k].value))
-                g_string_append(out, "null");
-            else
-                paro_report_number(out, fields[k].value);
-        }
-        g_string_append(out, ",\n     \"per_device\": [");
-        for (guint d = 0; d < r->busy->len; d++) {
-            g_string_append_printf(out, "%s{\"device\": %u, \"busy\": ", d ? ", " : "", d);
-            paro_report_number(out, paro_time_to_s(g_array_index(r->busy, ParoTime, d)));
-            g_string_append_printf(out, ", \"peak_in_flight\": %" G_GINT64_FORMAT "}",
-                                   g_array_index(r->peak_in_flight, gint64, d));
-        }
-        g_string_append(out, "]}");
-    }
-    g_string_append(out, "\n  ],\n  \"skipped\": [");
-    first = TRUE;
-    for (guint i = 0; i < rows->len; i++) {
-        const Row *row = &g_array_index(rows, Row, i);
-        if (row->result != NULL)
-            continue;
-        g_string_append_printf(out, "%s\n    {\"schedule\": \"%s\", \"reason\": ", first ? "" : ",",
-                               paro_pipe_schedule_names[row->spec.schedule]);
-        paro_report_json_string(out, row->skipped);
-        g_string_append(out, "}");
-        first = FALSE;
-    }
-    g_string_append(out, first ? "]\n}\n" : "\n  ]\n}\n");
-}
-
-static void render(GString *out, int format, const Inputs *in, GArray *rows)
-{
-    if (format == PARO_FORMAT_JSON) {
-        render_json(out, in, rows);
-        return;
-    }
-    if (format == PARO_FORMAT_CSV) {
-        g_string_append(out,
-                        "schedule,accumulation,devices,virtual,modules,micro_batches,forward_s,"
-                        "backward_s,makespan_s,ideal_s,bubble,bubble_formula,peak_in_flight,"
-                        "activations,"
-                        "p2p_messages,p2p_bytes,p2p_time_s\n");
-    } else {
-        g_autofree char *fw = time_text(in->forward), *bk = time_text(in->backward);
-        g_autofree char *p2p = time_text(in->p2p_time), *lat = time_text(in->p2p_latency);
-        g_autofree char *bytes = paro_units_format(in->p2p_bytes, PARO_QUANTITY_BYTES);
-        g_autofree char *bw = in->p2p_bandwidth_Bps > 0 ? paro_units_format(in->p2p_bandwidth_Bps,
-                                                                            PARO_QUANTITY_BANDWIDTH)
-                                                        : g_strdup("no bandwidth given");
-        g_string_append_printf(out,
-                               "# parosim %s pipeline: P = %" G_GINT64_FORMAT
-                               " devices, M = %" G_GINT64_FORMAT " micro-batches\n",
-                               PARO_VERSION, in->devices, in->micro);
-        g_string_append_printf(out,
-                               "# per device (1/P of the model) and micro-batch: forward %s, "
-                               "backward %s\n",
-                               fw, bk);
-        g_string_append_printf(out, "# p2p per message: %s (latency %s; %s at %s)\n", p2p, lat,
-                               bytes, bw);
-        g_string_append(out,
-                        "# bubble = makespan / ideal - 1, ideal = the busiest device's compute "
-                        "time; formula: the closed form for equal modules, no p2p\n");
-        g_string_append(out,
-                        "# in-flight: most (module, micro-batch) activations on a device; "
-                        "activations: the same / v, in micro-batches of a device's share\n#\n");
-        g_string_append(out,
-                        "#    schedule  accumulation   v    S  makespan     ideal  bubble  formula"
-                        "  in-flight  activations  p2p msgs     p2p bytes\n");
-        g_string_append(out,
-                        "#                                        (s)       (s)     (%)      (%)"
-                        "      (max)        (max)                     (B)\n");
-    }
-    for (guint i = 0; i < rows->len; i++) {
-        const Row *row = &g_array_index(rows, Row, i);
-        const ParoPipeSpec *s = &row->spec;
-        const char *name = paro_pipe_schedule_names[s->schedule];
-        if (row->result == NULL) {
-            if (format == PARO_FORMAT_TABLE)
-                g_string_append_printf(out, "# %s skipped: %s\n", name, row->skipped);
-            else /* CSV has no comments; the row is missing, so say why */
-                g_printerr("parosim pipeline: %s skipped: %s\n", name, row->skipped);
-            continue;
-        }
-        const ParoPipeResult *r = row->result;
-        double fm = paro_pipe_bubble_formula(s);
-        g_autofree char *f = fmt("%.6g", paro_time_to_s(in->forward));
-        g_autofree char *b = fmt("%.6g", paro_time_to_s(in->backward));
-        g_autofree char *mk = fmt("%.6g", paro_time_to_s(r->makespan));
-        g_autofree char *id = fmt("%.6g", paro_time_to_s(r->ideal));
-        g_autofree char *t = fmt("%.6g", paro_time_to_s(r->p2p_time));
-        g_autofree char *act = fmt("%.4g", (double)max_in_flight(r) / (double)s->chunks);
-        if (format == PARO_FORMAT_CSV) {
-            g_autofree char *bu = fmt("%.9g", r->bubble);
-            g_autofree char *fo = isnan(fm) ? g_strdup("") : fmt("%.9g", fm);
-            g_string_append_printf(out,
-                                   "%s,%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
-                                   ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
-                                   ",%s,%s,%s,%s,%s,%s,%" G_GINT64_FORMAT ",%s,%" G_GINT64_FORMAT
-                                   ",%.0f,%s\n",
-                                   name, paro_pipe_accumulation_names[s->accumulation], s->devices,
-                                   s->chunks, paro_pipe_n_modules(s), s->micro, f, b, mk, id, bu,
-                                   fo, max_in_flight(r), act, r->p2p_messages, r->p2p_bytes, t);
-            continue;
-        }
-        g_autofree char *bu = fmt("%.2f", 100 * r->bubble);
-        g_autofree char *fo = isnan(fm) ? g_strdup("-") : fmt("%.2f", 100 * fm);
-        g_string_append_printf(
-            out,
-            "%13s  %12s  %2" G_GINT64_FORMAT "  %3" G_GINT64_FORMAT
-            "  %8s  %8s  %6s  %7s  %9" G_GINT64_FORMAT "  %11s  %8" G_GINT64_FORMAT "  %12.0f\n",
-            name, paro_pipe_accumulation_names[s->accumulation], s->chunks, paro_pipe_n_modules(s),
-            mk, id, bu, fo, max_in_flight(r), act, r->p2p_messages, r->p2p_bytes);
-    }
-    /* Per device only for one schedule: --compare stays one row per schedule. */
-    if (format != PARO_FORMAT_TABLE || rows->len != 1)
-        return;
-    for (guint i = 0; i < rows->len; i++) {
-        const Row *row = &g_array_index(rows, Row, i);
-        if (row->result == NULL)
-            continue;
-        const ParoPipeResult *r = row->result;
-        g_string_append_printf(out,
-                               "#\n# %s per device:\n#  device      busy      idle  in-flight\n"
-                               "#              (s)       (s)\n",
-                               paro_pipe_schedule_names[row->spec.schedule]);
-        for (guint d = 0; d < r->busy->len; d++) {
-            ParoTime busy = g_array_index(r->busy, ParoTime, d);
-            g_autofree char *bs = fmt("%.6g", paro_time_to_s(busy));
-            g_autofree char *is = fmt("%.6g", paro_time_to_s(r->makespan - busy));
-            g_string_append_printf(out, "%9u  %8s  %8s  %9" G_GINT64_FORMAT "\n", d, bs, is,
-                                   g_array_index(r->peak_in_flight, gint64, d));
-        }
-    }
-}
-
-static void render_trace(GString *out, GArray *rows)
-{
-    g_string_append(out, "# schedule\tdevice\tmodule\tmicro\tkind\tstart_s\tend_s\n");
-    for (guint i = 0; i < rows->len; i++) {
-        const Row *row = &g_array_index(rows, Row, i);
-        if (row->result == NULL)
-            continue;
-        GArray *tl = row->result->timeline;
-        for (guint k = 0; k < tl->len; k++) {
-            const ParoPipeTask *t = &g_array_index(tl, ParoPipeTask, k);
-            g_string_append_printf(
-                out, "%s\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%s\t",
-                paro_pipe_schedule_names[row->spec.schedule], t->device, t->module, t->micro,
-                t->kind == PARO_PIPE_FORWARD ? "forward" : "backward");
-            paro_report_number(out, paro_time_to_s(t->start));
-            g_string_append_c(out, '\t');
-            paro_report_number(out, paro_time_to_s(t->end));
-            g_string_append_c(out, '\n');
-        }
-    }
 }
 
 /* A time option: units required ("1 ms"), as everywhere in parosim, within @limit (a
@@ -412,7 +175,7 @@ int paro_cmd_pipeline(int argc, char **argv)
     if (trace_path && g_str_has_suffix(trace_path, ".json"))
         return usage_error("--trace writes TSV (one line a task); name it .tsv (Chrome JSON "
                            "traces are parosim run's)");
-    Inputs in = {devices, micro, paro_time_from_s(1e-3), 0, 0, 0, 0, 0};
+    ParoPipeReport in = {devices, micro, paro_time_from_s(1e-3), 0, 0, 0, 0, 0};
     if ((forward_text &&
          !parse_time(forward_text, "--forward", &paro_limit_duration, &in.forward, &error)) ||
         (backward_text &&
@@ -453,12 +216,12 @@ int paro_cmd_pipeline(int argc, char **argv)
         (schedule == PARO_PIPE_GPIPE || schedule == PARO_PIPE_1F1B))
         return usage_error("--virtual applies to interleaved and modular; gpipe and 1f1b place "
                            "one module per device");
-    g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(Row));
+    g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(ParoPipeRow));
     g_array_set_clear_func(rows, row_clear);
     g_autoptr(GPtrArray) times = g_ptr_array_new_with_free_func(g_free);
     for (int k = compare ? 0 : schedule; k <= (compare ? PARO_PIPE_MODULAR : schedule); k++) {
         gboolean one_module = k == PARO_PIPE_GPIPE || k == PARO_PIPE_1F1B;
-        Row row = {{0}, NULL, NULL};
+        ParoPipeRow row = {{0}, NULL, NULL};
         row.spec = (ParoPipeSpec){
             .schedule = (ParoPipeSchedule)k,
             .accumulation = k == PARO_PIPE_MODULAR ? PARO_PIPE_LAYERED : PARO_PIPE_DEPTH_FIRST,
@@ -499,11 +262,11 @@ int paro_cmd_pipeline(int argc, char **argv)
     }
     if (trace_path != NULL) {
         g_autoptr(GString) trace = g_string_new(NULL);
-        render_trace(trace, rows);
+        paro_report_pipeline_trace(rows, trace);
         if (!paro_cli_write_file("pipeline", trace_path, trace, NULL))
             return PARO_EXIT_ERROR;
     }
     g_autoptr(GString) out = g_string_new(NULL);
-    render(out, format, &in, rows);
+    paro_report_pipeline(&in, rows, (ParoFormat)format, out);
     return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
 }

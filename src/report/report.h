@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "coll/nccl.h"
+#include "pipe/pipe.h"
 #include "scenario/guideline.h"
 #include "step/step.h"
 
@@ -50,6 +51,31 @@ typedef struct {
  * @rows (ParoCollRow). */
 void paro_report_collective(const ParoCollReport *head, const GArray *rows, ParoFormat format,
                             GString *out);
+
+/* `parosim pipeline`: what the user gave, shared by every row (per-device times, p2p), and
+ * a row per schedule. */
+typedef struct {
+    gint64 devices, micro;
+    ParoTime forward, backward; /* one device's share of the model, one micro-batch */
+    ParoTime p2p_latency;
+    double p2p_bytes, p2p_bandwidth_Bps;
+    ParoTime p2p_time; /* latency + bytes / bandwidth */
+} ParoPipeReport;
+
+typedef struct {
+    ParoPipeSpec spec;
+    ParoPipeResult *result; /* NULL when skipped */
+    char *skipped;          /* why, when skipped */
+} ParoPipeRow;
+
+/** paro_report_pipeline: @rows (ParoPipeRow) as a table (with per-device figures when there
+ * is one row), CSV or JSON; a skipped row is a comment in the table, a message on stderr in
+ * CSV and an entry of "skipped" in JSON. */
+void paro_report_pipeline(const ParoPipeReport *in, const GArray *rows, ParoFormat format,
+                          GString *out);
+
+/** paro_report_pipeline_trace: every task of @rows' timelines, one TSV line each. */
+void paro_report_pipeline_trace(const GArray *rows, GString *out);
 
 /** paro_report_json_string: appends @text as a JSON string literal. */
 void paro_report_json_string(GString *out, const char *text);
