@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     GError *error = NULL;
     ParoScenario *s = paro_scenario_load(path, NULL, &error);
     if (s != NULL) {
-        (void)paro_scenario_n_gpus(s);
+        (void)paro_scenario_dp_ranks(s);
         paro_scenario_free(s);
     }
     g_clear_error(&error);

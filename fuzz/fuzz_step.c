@@ -14,7 +14,7 @@ enum { MAX_GPUS = 64, MAX_LAYERS = 96, MAX_MICRO_STEPS = 16, MAX_MODULES = 64 };
 
 static gboolean small_enough(const ParoScenario *s)
 {
-    return paro_scenario_n_gpus(s) <= MAX_GPUS &&
+    return paro_scenario_dp_ranks(s) <= MAX_GPUS &&
            paro_topology_n_gpus(s->topology) <= 4 * MAX_GPUS && s->model->layers <= MAX_LAYERS &&
            s->training.accumulation <= MAX_MICRO_STEPS &&
            s->pp * s->training.pipeline_virtual <= MAX_MODULES;

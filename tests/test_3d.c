@@ -114,7 +114,7 @@ START_TEST(model_states_of_a_stage_shard_over_dp)
      * and 1F1B holds pp = 4 micro-batches there: activations 4 x 11 layers x 2*s*b*h (full
      * recomputation) + one layer's full activations while its backward recomputes. */
     g_autoptr(ParoScenario) s = neox(NULL);
-    ck_assert_int_eq(paro_scenario_n_gpus(s), 24);
+    ck_assert_int_eq(paro_scenario_dp_ranks(s), 24);
     double stage = 2646782976.0;
     ParoStepResult r = step_of("zero-1", NULL);
     ck_assert_uint_eq(r.stages, 4);
@@ -254,7 +254,7 @@ START_TEST(layout_keys_default_to_dp_only)
                           "parallelism.group=4", NULL};
     g_autoptr(ParoScenario) s = neox(sets);
     ck_assert(paro_scenario_is_dp_only(s));
-    ck_assert_int_eq(paro_scenario_n_gpus(s), 192);
+    ck_assert_int_eq(paro_scenario_dp_ranks(s), 192);
     ck_assert_int_eq(s->group, 4);
 }
 END_TEST

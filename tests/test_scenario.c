@@ -20,7 +20,7 @@ START_TEST(scenario_default_loads)
     g_autoptr(GError) error = NULL;
     g_autoptr(ParoScenario) s = load(NULL, &error);
     ck_assert_msg(s != NULL, "%s", error ? error->message : "");
-    ck_assert_int_eq(paro_scenario_n_gpus(s), 32);
+    ck_assert_int_eq(paro_scenario_dp_ranks(s), 32);
     ck_assert_int_eq(s->group, 8);
     ck_assert_int_eq(s->training.accumulation, 10);
     ck_assert_str_eq(s->model->name, "llama-7b");
@@ -38,7 +38,7 @@ START_TEST(scenario_set_overrides)
     g_autoptr(ParoScenario) s = load(sets, &error);
     ck_assert_msg(s != NULL, "%s", error ? error->message : "");
     ck_assert_int_eq(s->training.accumulation, 4);
-    ck_assert_int_eq(paro_scenario_n_gpus(s), 128);
+    ck_assert_int_eq(paro_scenario_dp_ranks(s), 128);
     ck_assert_double_eq(s->training.trainable.fraction, 0.0625);
     ck_assert_int_eq(s->algorithm, PARO_ALGO_HO_RING);
 }

@@ -24,7 +24,7 @@ static double law_params(const ParoModel *m)
 static GArray *group_sizes(const ParoScenario *s)
 {
     GArray *out = g_array_new(FALSE, FALSE, sizeof(gint64));
-    gint64 n = paro_scenario_n_gpus(s), gpn = s->topology->gpus_per_node;
+    gint64 n = paro_scenario_dp_ranks(s), gpn = s->topology->gpus_per_node;
     for (gint64 m = 1; m <= n; m *= 2)
         if ((m <= gpn && gpn % m == 0) || (m > gpn && m % gpn == 0 && n % m == 0))
             g_array_append_val(out, m);
@@ -113,7 +113,7 @@ static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, const 
         return FALSE;
     const ParoScenario *s = paro_run_get_scenario(run);
     ParoRunOptions options = {FALSE, FALSE}; /* no time saved: plans rank plain steps */
-    *gpus = paro_scenario_n_gpus(s);
+    *gpus = paro_scenario_dp_ranks(s);
     *sequence = s->training.sequence;
     *memory_bytes = s->topology->gpu.memory_bytes;
     for (guint i = 0; i < paro_strategy_n_all(); i++) {

@@ -6,7 +6,7 @@ ParoCommModel paro_scenario_comm_model(const ParoScenario *s)
 {
     const ParoTopology *t = s->topology;
     return (ParoCommModel){
-        .n = paro_scenario_n_gpus(s),
+        .n = paro_scenario_dp_ranks(s),
         .m = s->group,
         .gpus_per_node = t->gpus_per_node,
         .intra_Bps = t->fabric.bandwidth_Bps,
@@ -51,7 +51,7 @@ ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)
 ParoStateSizes paro_scenario_state_sizes(const ParoScenario *s)
 {
     ParoStateSizes z;
-    z.n = paro_scenario_n_gpus(s);
+    z.n = paro_scenario_dp_ranks(s);
     z.m = s->group;
     z.params = paro_model_params(s->model, &s->training.trainable, &z.trainable);
     z.param_bytes = paro_precision_bytes(s->training.precision);

@@ -38,7 +38,7 @@ void paro_scenario_free(ParoScenario *s)
     g_free(s);
 }
 
-gint64 paro_scenario_n_gpus(const ParoScenario *s)
+gint64 paro_scenario_dp_ranks(const ParoScenario *s)
 {
     return s->dp;
 }
@@ -428,7 +428,7 @@ static gboolean check_scenario(ParoScenario *s, const ParoNode *root, GError **e
     if (s->group == 0)
         s->group = paro_scenario_dp_per_node(s);
     /* With tp = pp = 1: n = all GPUs and DP peers per node = GPUs per node, as before. */
-    gint64 n = paro_scenario_n_gpus(s), gpn = paro_scenario_dp_per_node(s), m = s->group;
+    gint64 n = paro_scenario_dp_ranks(s), gpn = paro_scenario_dp_per_node(s), m = s->group;
     const ParoNode *where = root;
     const ParoNode *par = paro_node_lookup(root, "parallelism");
     if (par && par->kind == PARO_NODE_MAPPING && paro_node_lookup(par, "group"))

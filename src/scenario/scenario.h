@@ -95,8 +95,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoScenario, paro_scenario_free)
  */
 ParoScenario *paro_scenario_load(const char *path, const char *const *overrides, GError **error);
 
-/** paro_scenario_n_gpus: GPUs in data parallelism (n = dp; all GPUs when tp = pp = 1). */
-gint64 paro_scenario_n_gpus(const ParoScenario *s);
+/** paro_scenario_dp_ranks: GPUs in data parallelism (n = dp; all GPUs when tp = pp = 1). */
+gint64 paro_scenario_dp_ranks(const ParoScenario *s);
 
 /** paro_precision_bytes: bytes per element of a precision. */
 double paro_precision_bytes(ParoPrecision p);

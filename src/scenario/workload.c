@@ -83,7 +83,7 @@ void paro_workload_record_sites(ParoScenario *s, const ParoNode *root)
 static ParoTopology dp_view(const ParoScenario *s, gint64 *n, gint64 *m)
 {
     ParoTopology t = *s->topology; /* shallow: only counts are read */
-    *n = paro_scenario_n_gpus(s);
+    *n = paro_scenario_dp_ranks(s);
     *m = s->group;
     if (s->tp > 1 || s->pp > 1) {
         gint64 q = paro_scenario_dp_per_node(s);

@@ -65,7 +65,7 @@ gboolean paro_step_dp_coll_time(const ParoScenario *s, ParoCollCache *cache, Par
     paro_step_dp_cluster(s, &view);
     ParoCollSpec spec;
     paro_coll_spec_init(&spec, &view, op, paro_coll_algorithm_for(op, s->algorithm),
-                        paro_scenario_n_gpus(s), s->group, size_bytes);
+                        paro_scenario_dp_ranks(s), s->group, size_bytes);
     spec.chunks = s->chunks;
     spec.scope = scope;
     return paro_coll_cache_time(cache, &view, &spec, s->coll_model, s->network, out, error);
@@ -83,7 +83,7 @@ gboolean paro_step_dp_coll(const ParoScenario *s, const ParoCompression *compres
     ParoCommModel cm = paro_step_dp_comm_model(s);
     ParoCompressCost cc = paro_compress_cost(
         &compression->kinds[paro_compress_tensor_of(call->phase)], call->op,
-        paro_compress_ranks(call->scope, paro_scenario_n_gpus(s), s->group), size_bytes);
+        paro_compress_ranks(call->scope, paro_scenario_dp_ranks(s), s->group), size_bytes);
     ParoTime net;
     if (!paro_step_dp_coll_time(s, cache, call->op, call->scope, cc.wire_bytes, &net, error))
         return FALSE;
