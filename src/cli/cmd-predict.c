@@ -317,6 +317,8 @@ int paro_cmd_validate_predict(int argc, char **argv)
         usage = error->message;
     else if (model < 0)
         usage = "--model must be nccl or flow";
+    else if (corpus_dir && corpus_dir[0] == '-') /* `--corpus --help` */
+        usage = "--corpus needs a FOLDER";
     else if (algo && strcmp(algo, "auto") != 0 && strcmp(algo, "ring") != 0)
         usage = "--algo must be auto or ring";
     else if (corpus_dir && (predict_mode || argc != 1))

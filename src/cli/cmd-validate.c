@@ -17,6 +17,9 @@ static const char validate_help[] =
     "2MNK / matmul_rate; hbm rows: bytes moved / hbm_bandwidth. --csv writes\n"
     "source,kind,op,scope,ranks,bytes,measured_us,predicted_us,error (plots/validate.gp).\n"
     "\n"
+    "With --predict TOPOLOGY LOG... or --corpus FOLDER it predicts nccl-tests logs from a\n"
+    "datasheet topology alone instead (no calibration): 'parosim validate --predict --help'.\n"
+    "\n"
     "Example:\n"
     "  parosim validate validation/fits/h100-2026-11-23.yaml \\\n"
     "      validation/data/h100/2026-11-23_gemm-llama13b.txt";

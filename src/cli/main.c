@@ -25,13 +25,13 @@ static const Command commands[] = {
     {"plot", paro_cmd_plot,
      "render a strategy-selection plot (gnuplot) from a run, sweep, trace or collective output"},
     {"collective", paro_cmd_collective,
-     "simulate one collective on the cluster's links; nccl-tests table"},
+     "time one collective by NCCL's cost model or on the cluster's links; nccl-tests table"},
     {"pipeline", paro_cmd_pipeline,
      "pipeline schedules (gpipe, 1f1b, interleaved, modular): makespan, bubble, activations"},
     {"calibrate", paro_cmd_calibrate,
      "fit nccl-tests and paro-harness logs into a calibration file"},
     {"validate", paro_cmd_validate,
-     "predict measured points with a calibration; errors by size band"},
+     "predict measurements (a calibration's, or nccl-tests logs from a topology); errors"},
 };
 
 static void usage(FILE *to)
