@@ -37,7 +37,7 @@ START_TEST(compress_cost_by_hand)
     REL(paro_compress_cost(&c, PARO_COLL_SENDRECV, 2, 800e6).codec_s, 12e-3, 1e-12);
 
     /* The identity: exactly S and 0, not merely close. */
-    ParoCompressor id = paro_compressor_identity();
+    ParoCompressor id = paro_compress_identity();
     id.threshold_bytes = 0;
     ParoCompressCost same = paro_compress_cost(&id, PARO_COLL_ALLREDUCE, 32, 123456789.0);
     ck_assert(same.wire_bytes == 123456789.0 && same.codec_s == 0.0);
@@ -138,7 +138,7 @@ START_TEST(compress_identity_changes_nothing)
                               NULL};
     g_autoptr(ParoScenario) plain = paro_test_default_scenario(NULL);
     g_autoptr(ParoScenario) same = paro_test_default_scenario(identity);
-    ck_assert(paro_compression_is_active(&same->compression));
+    ck_assert(paro_compress_is_active(&same->compression));
     g_autoptr(ParoScenarioDerived) gp_derived = paro_scenario_derive(plain);
     g_autoptr(ParoGuideline) gp = paro_guideline_evaluate(gp_derived);
     g_autoptr(ParoScenarioDerived) gs_derived = paro_scenario_derive(same);

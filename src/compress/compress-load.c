@@ -69,7 +69,7 @@ static gboolean read_kind(const ParoNode *node, ParoTensorKind kind, ParoCompres
         return TRUE;
     }
     if (!out->enabled)
-        *out = paro_compressor_identity();
+        *out = paro_compress_identity();
     if (!paro_schema_apply(node, name, compressor_fields, G_N_ELEMENTS(compressor_fields), out,
                            NULL, NULL, error))
         return FALSE;
@@ -83,13 +83,13 @@ static gboolean read_kind(const ParoNode *node, ParoTensorKind kind, ParoCompres
     return TRUE;
 }
 
-gboolean paro_compression_from_node(const ParoNode *node, ParoCompression *c, GError **error)
+gboolean paro_compress_from_node(const ParoNode *node, ParoCompression *c, GError **error)
 {
     Parsed parsed = {.preset = PARO_COMPRESS_CUSTOM};
     if (!paro_schema_apply(node, "compression", compression_fields,
                            G_N_ELEMENTS(compression_fields), &parsed, NULL, NULL, error))
         return FALSE;
-    paro_compression_preset(c, (ParoCompressPreset)parsed.preset);
+    paro_compress_preset(c, (ParoCompressPreset)parsed.preset);
     for (int k = 0; k < PARO_TENSOR_N; k++)
         if (parsed.kinds[k] && !read_kind(parsed.kinds[k], k, &c->kinds[k], error))
             return FALSE;

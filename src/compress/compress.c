@@ -86,7 +86,7 @@ static const ParoCompressor int8_weights = {
 static const ParoCompressor int4_gradients = {
     TRUE, "int4", 4.0, 1e12, 1e12, PARO_COMPRESS_THRESHOLD_BYTES, 0, FALSE};
 
-ParoCompressor paro_compressor_identity(void)
+ParoCompressor paro_compress_identity(void)
 {
     return (ParoCompressor){TRUE,
                             "custom",
@@ -98,7 +98,7 @@ ParoCompressor paro_compressor_identity(void)
                             FALSE};
 }
 
-void paro_compression_preset(ParoCompression *c, ParoCompressPreset preset)
+void paro_compress_preset(ParoCompression *c, ParoCompressPreset preset)
 {
     *c = (ParoCompression){.preset = preset};
     ParoCompressor *k = c->kinds;
@@ -135,7 +135,7 @@ void paro_compression_preset(ParoCompression *c, ParoCompressPreset preset)
     g_return_if_reached();
 }
 
-gboolean paro_compression_is_active(const ParoCompression *c)
+gboolean paro_compress_is_active(const ParoCompression *c)
 {
     for (int i = 0; i < PARO_TENSOR_N; i++)
         if (c->kinds[i].enabled)
@@ -240,7 +240,7 @@ static char *format_threshold(double bytes)
     return paro_units_format(bytes, PARO_QUANTITY_BYTES);
 }
 
-char *paro_compression_describe(const ParoCompression *c)
+char *paro_compress_describe(const ParoCompression *c)
 {
     GString *out = g_string_new(NULL);
     for (int i = 0; i < PARO_TENSOR_N; i++) {

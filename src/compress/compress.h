@@ -60,20 +60,20 @@ typedef struct {
 /* The default threshold: MVAPICH-Plus's PT2PT_GPU_COMPRESSION_THRESHOLD (1 MB) in IEC. */
 #define PARO_COMPRESS_THRESHOLD_BYTES 1048576.0
 
-/** paro_compression_preset: @c set to @preset's compressors. */
-void paro_compression_preset(ParoCompression *c, ParoCompressPreset preset);
+/** paro_compress_preset: @c set to @preset's compressors. */
+void paro_compress_preset(ParoCompression *c, ParoCompressPreset preset);
 
 /* The default piece of a pipelined codec: the threshold, the smallest message MVAPICH
  * compresses at all, so a message at the threshold runs in series. */
 #define PARO_COMPRESS_CHUNK_BYTES PARO_COMPRESS_THRESHOLD_BYTES
 
-/** paro_compressor_identity: an enabled compressor that changes nothing (ratio 1,
+/** paro_compress_identity: an enabled compressor that changes nothing (ratio 1,
  * infinite throughputs, threshold and chunk 1 MiB, lossy flag off): the start of an
  * explicit kind. */
-ParoCompressor paro_compressor_identity(void);
+ParoCompressor paro_compress_identity(void);
 
-/** paro_compression_is_active: some kind is enabled. */
-gboolean paro_compression_is_active(const ParoCompression *c);
+/** paro_compress_is_active: some kind is enabled. */
+gboolean paro_compress_is_active(const ParoCompression *c);
 
 /** paro_compress_tensor_of: the tensor kind a strategy's collective carries in @phase. */
 ParoTensorKind paro_compress_tensor_of(ParoPhase phase);
@@ -112,17 +112,17 @@ double paro_compress_saved_bytes(const ParoCommModel *cm, ParoCollKind op, ParoS
  */
 double paro_compress_time_s(const ParoCompressCost *cc, double net_s);
 
-/** paro_compression_describe: (transfer full) one line per enabled kind, for report headers
+/** paro_compress_describe: (transfer full) one line per enabled kind, for report headers
  * ("# compression: ..."), or "" when none is active. */
-char *paro_compression_describe(const ParoCompression *c);
+char *paro_compress_describe(const ParoCompression *c);
 
 /**
- * paro_compression_from_node:
+ * paro_compress_from_node:
  * Reads `compression: {preset: NAME, parameters: {...}, ...}`: the preset first (whatever
  * the key order), then each explicit kind over the preset's compressor for that kind (or
- * over paro_compressor_identity when the preset leaves it off). Errors: located
+ * over paro_compress_identity when the preset leaves it off). Errors: located
  * PARO_CONFIG_ERROR (unknown preset or key, ratio < 1, throughput <= 0, negative threshold).
  */
-gboolean paro_compression_from_node(const ParoNode *node, ParoCompression *c, GError **error);
+gboolean paro_compress_from_node(const ParoNode *node, ParoCompression *c, GError **error);
 
 G_END_DECLS

@@ -45,7 +45,7 @@ static void table(const ParoScenarioDerived *g, const ParoStepResult *rows, guin
         paro_net_fidelity_names[g->scenario->network]);
     /* The compression columns come only with compression, so plain reports keep their
      * layout. */
-    gboolean compressed = paro_compression_is_active(&g->scenario->compression);
+    gboolean compressed = paro_compress_is_active(&g->scenario->compression);
     g_string_append(out, "#rank strategy          aliases               step  guideline    compute"
                          "    exposed   samples/s    tokens/s  TFLOP/s    MFU     peak  fits");
     g_string_append(out, compressed ? "  compress     saved     saved\n" : "\n");
@@ -109,9 +109,9 @@ static void json(const ParoScenarioDerived *g, const ParoStepResult *rows, guint
     g_string_append(out, ",\n  \"gpu_memory\": ");
     paro_report_number(out, s->topology->gpu.memory_bytes);
     /* Compression fields appear only with compression, so plain reports keep their bytes. */
-    gboolean compressed = paro_compression_is_active(&s->compression);
+    gboolean compressed = paro_compress_is_active(&s->compression);
     if (compressed) {
-        g_autofree char *what = paro_compression_describe(&s->compression);
+        g_autofree char *what = paro_compress_describe(&s->compression);
         g_string_append(out, ",\n  \"compression\": {\"preset\": ");
         paro_report_json_string(out, s->compression.preset == PARO_COMPRESS_CUSTOM
                                          ? "explicit"

@@ -106,8 +106,8 @@ void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
                                s->calibration.intra.present || s->calibration.inter.present
                                    ? "network links (fabric, NICs, step overhead replaced)"
                                    : "");
-    if (paro_compression_is_active(&s->compression)) {
-        g_autofree char *what = paro_compression_describe(&s->compression);
+    if (paro_compress_is_active(&s->compression)) {
+        g_autofree char *what = paro_compress_describe(&s->compression);
         g_string_append_printf(out, "# compression: %s: %s\n",
                                s->compression.preset == PARO_COMPRESS_CUSTOM
                                    ? "explicit"

@@ -75,7 +75,7 @@ gboolean paro_run_strategy(ParoRun *run, const ParoStrategy *st, const ParoRunOp
         const ParoStrategyResult *g = paro_guideline_find(paro_run_get_guideline(run), st);
         out->guideline_s = g ? g->t_step : 0;
     }
-    if (options->time_saved && paro_compression_is_active(&run->scenario->compression)) {
+    if (options->time_saved && paro_compress_is_active(&run->scenario->compression)) {
         ParoStepOptions plain = {FALSE, FALSE};
         ParoStepResult base;
         if (!paro_step_simulate(run->derived, st, run->cache, &plain, &base, error)) {

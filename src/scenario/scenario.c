@@ -266,7 +266,7 @@ static gboolean parse_calibration(const ParoNode *node, gpointer ptr, gpointer r
 static gboolean parse_compression(const ParoNode *node, gpointer ptr, gpointer record,
                                   GError **error)
 {
-    return paro_compression_from_node(node, ptr, error);
+    return paro_compress_from_node(node, ptr, error);
 }
 
 static const ParoField scenario_fields[] = {
@@ -526,7 +526,7 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
     s->training.pipeline_schedule = PARO_PIPE_1F1B;
     s->training.pipeline_virtual = 1;
     s->training.accumulation_order = PARO_PIPE_DEPTH_FIRST;
-    paro_compression_preset(&s->compression, PARO_COMPRESS_NONE);
+    paro_compress_preset(&s->compression, PARO_COMPRESS_NONE);
     if (!paro_schema_apply(root, "scenario", scenario_fields, G_N_ELEMENTS(scenario_fields), s, s,
                            NULL, error))
         return NULL;

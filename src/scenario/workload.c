@@ -111,7 +111,7 @@ gboolean paro_workload_estimate(const ParoScenario *s, guint n_strategies, ParoW
     out->step_s = out->tasks * STEP_S_PER_LAYER_STEP;
     out->step_bytes = out->tasks * STEP_BYTES_PER_LAYER_STEP;
     out->trace_bytes = out->tasks * TRACE_BYTES_PER_LAYER_STEP;
-    if (paro_compression_is_active(&s->compression))
+    if (paro_compress_is_active(&s->compression))
         out->step_s *= 2; /* the step again without compression: the time it saves */
 
     /* NCCL's model times a collective in closed form: microseconds, nothing to budget. */

@@ -106,7 +106,7 @@ gboolean paro_step_simulate(const ParoScenarioDerived *d, const ParoStrategy *st
 {
     const ParoScenario *sc = d->scenario;
     ParoCompression none;
-    paro_compression_preset(&none, PARO_COMPRESS_NONE);
+    paro_compress_preset(&none, PARO_COMPRESS_NONE);
     ParoStepBuild b = {0};
     b.d = d;
     b.strategy = st;
