@@ -160,22 +160,7 @@ static void search_tree_and_nvls(ParoNcclSystem *s)
 
 ParoGpuArch paro_nccl_gpu_arch(const ParoTopology *t)
 {
-    if (t->gpu.arch != PARO_ARCH_AUTO)
-        return t->gpu.arch;
-    const char *name = t->gpu.name ? t->gpu.name : "";
-    static const struct {
-        const char *part;
-        ParoGpuArch arch;
-    } known[] = {{"GB200", PARO_ARCH_SM100}, {"B200", PARO_ARCH_SM100}, {"B300", PARO_ARCH_SM100},
-                 {"B100", PARO_ARCH_SM100},  {"H100", PARO_ARCH_SM90},  {"H200", PARO_ARCH_SM90},
-                 {"H800", PARO_ARCH_SM90},   {"H20", PARO_ARCH_SM90},   {"GH200", PARO_ARCH_SM90},
-                 {"A100", PARO_ARCH_SM80},   {"A800", PARO_ARCH_SM80},  {"A30", PARO_ARCH_SM80},
-                 {"A40", PARO_ARCH_SM80},    {"A10", PARO_ARCH_SM80},   {"L40", PARO_ARCH_SM80},
-                 {"V100", PARO_ARCH_SM70}};
-    for (guint i = 0; i < G_N_ELEMENTS(known); i++)
-        if (strstr(name, known[i].part))
-            return known[i].arch;
-    return PARO_ARCH_SM80; /* an unknown GPU: Ampere's tables */
+    return t->gpu.arch != PARO_ARCH_AUTO ? t->gpu.arch : paro_gpu_arch_from_name(t->gpu.name);
 }
 
 /* The GPU generation as compute capability x 10. */

@@ -55,10 +55,12 @@ static const ParoCollCall *find_phase(GArray *calls, ParoPhase phase)
     return NULL;
 }
 
-/* The costs of a step's DP collectives repeat every micro-batch: each (phase, size) is
- * worked out once. */
+/* The costs of a step's DP collectives repeat every micro-batch and layer: each (phase,
+ * op, scope, size) is worked out once a step (a cache lookup hashes the whole cluster). */
 typedef struct {
     ParoPhase phase;
+    ParoCollKind op;
+    ParoScope scope;
     double bytes;
     ParoStepComm cost;
 } Cost;
@@ -66,13 +68,13 @@ typedef struct {
 static guint cost_hash(gconstpointer p)
 {
     const Cost *c = p;
-    return g_double_hash(&c->bytes) ^ (guint)c->phase;
+    return g_double_hash(&c->bytes) ^ ((guint)c->phase * 31u + (guint)c->op * 7u + (guint)c->scope);
 }
 
 static gboolean cost_equal(gconstpointer a, gconstpointer b)
 {
     const Cost *x = a, *y = b;
-    return x->phase == y->phase && x->bytes == y->bytes;
+    return x->phase == y->phase && x->op == y->op && x->scope == y->scope && x->bytes == y->bytes;
 }
 
 gboolean paro_step_build_init(ParoStepBuild *b)
@@ -182,12 +184,17 @@ static ParoTaskId add_comm(ParoStepBuild *b, const char *name, guint d, guint st
 static ParoTaskId add_coll(ParoStepBuild *b, const char *name, guint d, const ParoCollCall *call,
                            double size, gint micro, gint layer)
 {
-    ParoStepComm cost = {0};
-    if (!b->failed &&
-        !paro_step_dp_coll(b->d->scenario, b->compression, b->cache, call, size, &cost, b->error))
-        b->failed = TRUE;
+    Cost key = {.phase = call->phase, .op = call->op, .scope = call->scope, .bytes = size};
+    Cost *known = g_hash_table_lookup(b->costs, &key);
+    if (known == NULL) {
+        if (!b->failed && !paro_step_dp_coll(b->d->scenario, b->compression, b->cache, call, size,
+                                             &key.cost, b->error))
+            b->failed = TRUE;
+        known = g_memdup2(&key, sizeof key);
+        g_hash_table_add(b->costs, known);
+    }
     return add_comm(b, name, d, streams_of(call->scope, b->d->scenario->training.overlap), micro,
-                    layer, &cost);
+                    layer, &known->cost);
 }
 
 static ParoTaskId scratch_at(const ParoStepBuild *b, gint64 i)

@@ -22,12 +22,17 @@ typedef enum {
 } ParoGpuArch;
 extern const char *const paro_gpu_arch_names[]; /* "auto", "sm70", ..., "sm100", NULL */
 
+/** paro_gpu_arch_from_name: the generation a GPU's name says (H100 -> sm90; an unknown
+ * name: sm80, Ampere's tables). The loader resolves `arch: auto` with it once, so a
+ * collective's cache key never searches the name. */
+ParoGpuArch paro_gpu_arch_from_name(const char *name);
+
 typedef struct {
     char *name;
     char *source_path;
     gint64 nodes;
     struct {
-        ParoGpuArch arch; /* PARO_ARCH_AUTO unless the file says */
+        ParoGpuArch arch; /* the file's, else from the name at load; AUTO only if built by hand */
         char *name;
         double memory_bytes; /* HBM capacity */
         double peak_flops;   /* dense 16-bit tensor rate, FLOP/s */

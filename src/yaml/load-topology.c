@@ -162,6 +162,8 @@ ParoTopology *paro_topology_from_node(const ParoNode *root, GError **error)
     if (!paro_schema_apply(root, "topology", topology_fields, G_N_ELEMENTS(topology_fields), t, t,
                            NULL, error))
         return NULL;
+    if (t->gpu.arch == PARO_ARCH_AUTO)
+        t->gpu.arch = paro_gpu_arch_from_name(t->gpu.name);
     t->source_path = g_strdup(root->source);
     return g_steal_pointer(&t);
 }
