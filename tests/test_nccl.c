@@ -168,7 +168,7 @@ START_TEST(nccl_small_calls_launch_on_fewer_channels)
      *   nt x 64 and nt is a multiple of 128: 512, 256, 128 -> 64 (4 KiB, still above,
      *   but 64 is no multiple of 128).
      * - Ring/Simple: 64 B a thread, 512 threads (12 x 30 > PCIe Gen3's 12 GB/s): 32 KiB a
-     *   channel; 1 MiB -> 24 channels (1 MiB = 32 x 32 KiB: no cut).
+     *   channel; 1 MiB -> 24 channels (1 MiB >= 24 channels x 32 KiB = 768 KiB: no cut).
      * - Ring/LL128: 8 B x 640 threads = 5 KiB a channel: 64 KiB -> 12 channels (64 < 13 x 5).
      * - NVLS keeps its 8 heads.
      * The time at 100 KiB on Ring/LL: 15.0 us + 102,400 B / (80.571 GB/s x 3/12). */
