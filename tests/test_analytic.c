@@ -58,9 +58,9 @@ END_TEST
 
 START_TEST(analytic_hierarchical_is_sum_of_phases)
 {
-    /* Expectation (DESIGN.md 4): AllGather(global, S) = AllGather(inter, S/m) then
-     * AllGather(intra, S); ReduceScatter the reverse; AllReduce = RS(intra, S) +
-     * AR(inter, S/m) + AG(intra, S). */
+    /* Expectation (docs/strategies.md, "Traffic accounting"): AllGather(global, S) =
+     * AllGather(inter, S/m) then AllGather(intra, S); ReduceScatter the reverse; AllReduce =
+     * RS(intra, S) + AR(inter, S/m) + AG(intra, S). */
     ParoCommModel cm = cluster(PARO_ALGO_HIERARCHICAL, 1);
     double S = 2e9;
     double ag_inter = paro_coll_closed_form_s(&cm, PARO_COLL_ALLGATHER, PARO_SCOPE_INTER, S / 8);
@@ -106,8 +106,9 @@ END_TEST
 
 START_TEST(analytic_traffic_hierarchical_accounting)
 {
-    /* Expectation (DESIGN.md 3): per GPU, AllReduce(global, S) sends 2(m-1)/m*S over
-     * intra links and 2(g-1)/g*S/m over inter links; AllGather(inter, S) (g-1)/g*S. */
+    /* Expectation (docs/strategies.md, "Traffic accounting"): per GPU, AllReduce(global, S) sends
+     * 2(m-1)/m*S over intra links and 2(g-1)/g*S/m over inter links; AllGather(inter, S) (g-1)/g*S.
+     */
     ParoCommModel cm = cluster(PARO_ALGO_RING, 1);
     double intra, inter;
     paro_coll_traffic(&cm, PARO_COLL_ALLREDUCE, PARO_SCOPE_GLOBAL, 8e9, &intra, &inter);

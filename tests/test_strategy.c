@@ -92,7 +92,7 @@ static double ar(double k, double S)
  * P = 2*Psi (bf16 parameters), G = 2*Psi' (gradients), U = 2*Psi' (updated parameters).
  * Per micro-step: p = I gathers intra twice, p = G gathers globally twice (intra ag(m,P) +
  * inter ag(g,P/m) each); g = I reduce-scatters intra, g = G globally. Then the (g, os)
- * gradient sync and the (os, p) parameter sync of DESIGN.md section 3. */
+ * gradient sync and the (os, p) parameter sync of docs/strategies.md. */
 static void expected(const char *name, const Case *c, double *intra, double *inter)
 {
     double m = (double)c->m, g = (double)(c->n / c->m), A = c->A;

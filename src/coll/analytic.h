@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Closed-form (alpha-beta) cost and per-GPU traffic of a collective over a PaRO scope,
- * for the guideline time of every strategy. The discrete-event network model replaces
- * the time, not the traffic accounting, in later stages. */
+ * for the guideline time of every strategy. The simulated step takes its collectives'
+ * times from NCCL's model or the flow simulation (coll/cache.c) but keeps this traffic
+ * accounting, which says how much of a GPU's links each collective takes. */
 #pragma once
 
 #include "coll/collective.h"
@@ -30,7 +31,8 @@ double paro_coll_closed_form_s(const ParoCommModel *cm, ParoCollKind op, ParoSco
 /**
  * paro_coll_traffic:
  * Bytes one GPU sends over intra-group and inter-group links for the collective, with
- * global collectives accounted hierarchically (DESIGN.md section 3) whatever the algorithm.
+ * global collectives accounted hierarchically (docs/strategies.md, "Traffic accounting") whatever
+ * the algorithm.
  */
 void paro_coll_traffic(const ParoCommModel *cm, ParoCollKind op, ParoScope scope, double size_bytes,
                        double *out_intra, double *out_inter);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The strategy table and the collectives of each strategy (DESIGN.md section 3).
+/* The strategy table and the collectives of each strategy (docs/strategies.md).
  *
  * Per micro-step:  forward   p != N: AllGather(scope(p), b_p*Psi)
  *                  backward  p != N: the same again (parameters are freed after use)

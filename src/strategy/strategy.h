@@ -3,7 +3,7 @@
  * whole (N), split inside a group of m GPUs (I) or split over all n GPUs (G). All 27
  * triples, plus the two entries that are not triples: ZeRO++ (hpZ) and FSDP's
  * hybrid-shard-zero2 as PyTorch runs it. The semantics (memory, and which collectives
- * run when) follow DESIGN.md section 3 and are shared by every part of parosim. */
+ * run when) follow docs/strategies.md and are shared by every part of parosim. */
 #pragma once
 
 #include <glib.h>
