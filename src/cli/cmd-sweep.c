@@ -48,95 +48,6 @@ static void show_progress(guint64 done, guint64 total, gpointer data)
         fputc('\n', stderr);
 }
 
-/* One CSV field as RFC 4180 has it: quoted when it holds a comma, a quote or a line
- * break, with its quotes doubled (issue #16 W5). */
-static void csv_field(GString *out, const char *v)
-{
-    if (strpbrk(v, ",\"\r\n") == NULL) {
-        g_string_append(out, v);
-        return;
-    }
-    g_string_append_c(out, '"');
-    for (const char *p = v; *p; p++) {
-        if (*p == '"')
-            g_string_append_c(out, '"');
-        g_string_append_c(out, *p);
-    }
-    g_string_append_c(out, '"');
-}
-
-/* The output is a head, one text per point (in point order), and a tail; points are
- * rendered separately so that MPI ranks can render theirs and rank 0 join them. */
-static void head(GPtrArray *axes, int format, GString *out)
-{
-    if (format == PARO_FORMAT_JSON) {
-        g_string_append(out, "{\n  \"axes\": [");
-        for (guint a = 0; a < axes->len; a++) {
-            g_string_append(out, a ? ", " : "");
-            paro_report_json_string(out, ((ParoSweepAxis *)g_ptr_array_index(axes, a))->path);
-        }
-        g_string_append(out, "],\n  \"points\": [\n");
-        return;
-    }
-    g_string_append(out, "point");
-    for (guint a = 0; a < axes->len; a++) {
-        g_string_append_c(out, ',');
-        csv_field(out, ((ParoSweepAxis *)g_ptr_array_index(axes, a))->path);
-    }
-    g_autoptr(GString) run_head = g_string_new(NULL);
-    paro_report_run(NULL, NULL, 0, PARO_FORMAT_CSV, run_head);
-    g_string_append_printf(out, ",%s", run_head->str);
-}
-
-/* CSV: the point's rows; JSON: its object, without the separator. */
-static char *render_point(GPtrArray *axes, const ParoSweepPoint *p, int format)
-{
-    g_autoptr(GString) out = g_string_new(NULL);
-    g_autoptr(GString) run = g_string_new(NULL);
-    paro_report_run(paro_run_get_derived(p->run), (const ParoStepResult *)p->results->data,
-                    p->results->len, format, run);
-    if (format == PARO_FORMAT_JSON) {
-        g_string_append(out, "  {\"values\": {");
-        for (guint a = 0; a < p->values->len; a++) {
-            g_string_append(out, a ? ", " : "");
-            paro_report_json_string(out, ((ParoSweepAxis *)g_ptr_array_index(axes, a))->path);
-            g_string_append(out, ": ");
-            paro_report_json_string(out, g_ptr_array_index(p->values, a));
-        }
-        g_string_append(out, "},\n   \"run\": ");
-        g_strchomp(run->str);
-        g_string_append_printf(out, "%s}", run->str);
-        return g_string_free(g_steal_pointer(&out), FALSE);
-    }
-    g_auto(GStrv) lines = g_strsplit(run->str, "\n", -1);
-    for (int l = 1; lines[l] && lines[l][0]; l++) { /* line 0 is the header */
-        g_string_append_printf(out, "%" G_GUINT64_FORMAT, p->point);
-        for (guint a = 0; a < p->values->len; a++) {
-            g_string_append_c(out, ',');
-            csv_field(out, g_ptr_array_index(p->values, a));
-        }
-        g_string_append_printf(out, ",%s\n", lines[l]);
-    }
-    return g_string_free(g_steal_pointer(&out), FALSE);
-}
-
-/* Joins the texts of the points that were run (NULL slots are skipped). */
-static void join_points(GPtrArray *texts, int format, GString *out)
-{
-    gboolean first = TRUE;
-    for (guint i = 0; i < texts->len; i++) {
-        const char *t = g_ptr_array_index(texts, i);
-        if (t == NULL)
-            continue;
-        if (format == PARO_FORMAT_JSON && !first)
-            g_string_append(out, ",\n");
-        g_string_append(out, t);
-        first = FALSE;
-    }
-    if (format == PARO_FORMAT_JSON)
-        g_string_append(out, first ? "  ]\n}\n" : "\n  ]\n}\n");
-}
-
 /* SIGINT or SIGTERM during a sweep: no new point starts; what is done is written. A
  * second signal kills at once (SA_RESETHAND restores the default action). SIGTERM too,
  * since mpirun answers Ctrl-C by sending it to every rank (and SIGKILL a second later,
@@ -282,7 +193,7 @@ int paro_cmd_sweep(int argc, char **argv)
     g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; i < points->len; i++) {
         const ParoSweepPoint *p = g_ptr_array_index(points, i);
-        g_ptr_array_add(texts, p ? render_point(axes, p, format) : NULL);
+        g_ptr_array_add(texts, p ? paro_report_sweep_point(axes, p, format) : NULL);
     }
     n_done = paro_mpi_sum(&mpi, n_done);
     gboolean gathered = paro_mpi_gather_points(&mpi, texts, &error);
@@ -294,8 +205,8 @@ int paro_cmd_sweep(int argc, char **argv)
     if (mpi.rank != 0)
         return PARO_EXIT_OK;
     g_autoptr(GString) out = g_string_new(NULL);
-    head(axes, format, out);
-    join_points(texts, format, out);
+    paro_report_sweep_head(axes, format, out);
+    paro_report_sweep_join(texts, format, out);
     gboolean written = output
                            ? paro_cli_write_file("sweep", output, out, (const char *const *)inputs)
                            : paro_cli_write(out);

@@ -10,6 +10,7 @@
 #include "pipe/pipe.h"
 #include "scenario/guideline.h"
 #include "step/step.h"
+#include "sweep/sweep.h"
 
 G_BEGIN_DECLS
 
@@ -88,5 +89,12 @@ void paro_report_json_strategy(GString *out, const ParoStrategy *strategy);
 /** paro_report_number: appends a double as the shortest round-tripping %.17g-style
  * text ("null" if not finite, which the simulation never produces). */
 void paro_report_number(GString *out, double value);
+
+/* `parosim sweep` (report-sweep.c): @axes holds ParoSweepAxis, @texts the points' texts
+ * (NULL for a point not run). */
+void paro_report_sweep_head(const GPtrArray *axes, ParoFormat format, GString *out);
+/** paro_report_sweep_point: CSV, the point's rows; JSON, its object without a separator. */
+char *paro_report_sweep_point(const GPtrArray *axes, const ParoSweepPoint *p, ParoFormat format);
+void paro_report_sweep_join(const GPtrArray *texts, ParoFormat format, GString *out);
 
 G_END_DECLS
