@@ -5,6 +5,22 @@
 #include <math.h>
 #include <stdlib.h>
 
+ParoPredictRow paro_predict_row_new(const ParoCollTable *table, gint64 nodes,
+                                    const ParoCollPoint *pt)
+{
+    return (ParoPredictRow){.op = table->op,
+                            .ranks = table->ranks,
+                            .nodes = nodes,
+                            .bytes = pt->bytes,
+                            .measured_us = pt->time_us,
+                            .predicted_us = NAN,
+                            .latency_us = NAN,
+                            .transfer_us = NAN,
+                            .algo = PARO_NCCL_RING,
+                            .proto = PARO_NCCL_SIMPLE,
+                            .line = pt->line};
+}
+
 const char *const paro_size_band_names[] = {"<64K", "64K-16M", ">=32M", NULL};
 
 int paro_size_band_of(double bytes)
@@ -29,17 +45,7 @@ GArray *paro_calib_predict_log(const ParoCalibLog *log, const ParoTopology *t, g
         paro_nccl_system_init(&sys, t, table->ranks, MAX(1, table->ranks / nodes));
         for (guint k = 0; k < table->points->len; k++) {
             const ParoCollPoint *pt = &g_array_index(table->points, ParoCollPoint, k);
-            ParoPredictRow r = {.op = table->op,
-                                .ranks = table->ranks,
-                                .nodes = nodes,
-                                .bytes = pt->bytes,
-                                .measured_us = pt->time_us,
-                                .predicted_us = NAN,
-                                .latency_us = NAN,
-                                .transfer_us = NAN,
-                                .algo = PARO_NCCL_RING,
-                                .proto = PARO_NCCL_SIMPLE,
-                                .line = pt->line};
+            ParoPredictRow r = paro_predict_row_new(table, nodes, pt);
             double s;
             if (paro_nccl_run(&sys, table->op, pt->bytes, algos, protos, &r.algo, &r.proto, &s)) {
                 r.predicted_us = s * 1e6;

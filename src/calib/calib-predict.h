@@ -32,6 +32,10 @@ typedef struct {
     int line;
 } ParoPredictRow;
 
+/** paro_predict_row_new: @pt of @table measured, nothing predicted yet (NaN). */
+ParoPredictRow paro_predict_row_new(const ParoCollTable *table, gint64 nodes,
+                                    const ParoCollPoint *pt);
+
 /**
  * paro_calib_predict_log:
  * @algos, @protos: what NCCL was allowed (bit masks of 1 << ParoNccl*, 0: all)

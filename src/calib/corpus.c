@@ -87,17 +87,7 @@ GArray *paro_calib_predict_log_flow(const ParoCalibLog *log, const ParoTopology 
             return NULL;
         for (guint k = 0; k < table->points->len; k++) {
             const ParoCollPoint *pt = &g_array_index(table->points, ParoCollPoint, k);
-            ParoPredictRow r = {.op = table->op,
-                                .ranks = table->ranks,
-                                .nodes = nodes,
-                                .bytes = pt->bytes,
-                                .measured_us = pt->time_us,
-                                .predicted_us = NAN,
-                                .latency_us = NAN,
-                                .transfer_us = NAN,
-                                .algo = PARO_NCCL_RING,
-                                .proto = PARO_NCCL_SIMPLE,
-                                .line = pt->line};
+            ParoPredictRow r = paro_predict_row_new(table, nodes, pt);
             ParoCollSpec spec;
             paro_coll_spec_init(&spec, &view, table->op, PARO_ALGO_RING, table->ranks,
                                 view.gpus_per_node, pt->bytes);

@@ -48,33 +48,11 @@ double paro_coll_ring_s(const ParoCommModel *cm, ParoCollKind op, gint64 k, gint
     return steps * lat + volume / bw;
 }
 
-/* Members and members-per-node of a scope; groups are contiguous blocks of ranks. */
-static void scope_shape(const ParoCommModel *cm, ParoScope scope, gint64 *out_k,
-                        gint64 *out_per_node)
-{
-    gint64 gpn = cm->gpus_per_node;
-    switch (scope) {
-    case PARO_SCOPE_INTRA:
-        *out_k = cm->m;
-        *out_per_node = MIN(cm->m, gpn);
-        return;
-    case PARO_SCOPE_INTER:
-        *out_k = cm->n / cm->m;
-        *out_per_node = cm->m <= gpn ? MIN(gpn / cm->m, *out_k) : 1;
-        return;
-    case PARO_SCOPE_GLOBAL:
-        *out_k = cm->n;
-        *out_per_node = MIN(cm->n, gpn);
-        return;
-    }
-    g_assert_not_reached();
-}
-
 static double scope_ring_s(const ParoCommModel *cm, ParoCollKind op, ParoScope scope,
                            double size_bytes)
 {
     gint64 k, per_node;
-    scope_shape(cm, scope, &k, &per_node);
+    paro_coll_scope_shape(scope, cm->n, cm->m, cm->gpus_per_node, &k, &per_node);
     return paro_coll_ring_s(cm, op, k, per_node, size_bytes);
 }
 

@@ -44,3 +44,23 @@ double paro_coll_bytes_sent(ParoCollKind kind, gint64 k, double size_bytes)
     }
     g_return_val_if_reached(0);
 }
+
+void paro_coll_scope_shape(ParoScope scope, gint64 n, gint64 m, gint64 gpn, gint64 *out_k,
+                           gint64 *out_per_node)
+{
+    switch (scope) {
+    case PARO_SCOPE_INTRA:
+        *out_k = m;
+        *out_per_node = MIN(m, gpn);
+        return;
+    case PARO_SCOPE_INTER:
+        *out_k = n / m;
+        *out_per_node = m <= gpn ? MIN(gpn / m, *out_k) : 1;
+        return;
+    case PARO_SCOPE_GLOBAL:
+        *out_k = n;
+        *out_per_node = MIN(n, gpn);
+        return;
+    }
+    g_assert_not_reached();
+}

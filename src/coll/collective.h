@@ -51,6 +51,11 @@ extern const char *const paro_algorithm_names[]; /* "ring", ..., "tree", NULL */
  */
 double paro_coll_bus_factor(ParoCollKind kind, gint64 nranks);
 
+/** paro_coll_scope_shape: members (@out_k) and members on one node (@out_per_node) of a
+ * collective over @scope, for @n ranks in contiguous groups of @m, @gpn GPUs a node. */
+void paro_coll_scope_shape(ParoScope scope, gint64 n, gint64 m, gint64 gpn, gint64 *out_k,
+                           gint64 *out_per_node);
+
 /**
  * paro_coll_bytes_sent:
  * Bytes each of @k GPUs sends (and receives) in a ring collective of total size @size:

@@ -466,32 +466,11 @@ typedef struct {
     gboolean failed;
 } Phase;
 
-/* The communicator of @scope: its ranks and how many share a node. */
-static void scope_shape(const ParoCollSpec *spec, gint64 gpn, ParoScope scope, gint64 *out_k,
-                        gint64 *out_per_node)
-{
-    switch (scope) {
-    case PARO_SCOPE_INTRA:
-        *out_k = spec->m;
-        *out_per_node = MIN(spec->m, gpn);
-        return;
-    case PARO_SCOPE_INTER:
-        *out_k = spec->n / spec->m;
-        *out_per_node = spec->m <= gpn ? MIN(gpn / spec->m, *out_k) : 1;
-        return;
-    case PARO_SCOPE_GLOBAL:
-        *out_k = spec->n;
-        *out_per_node = MIN(spec->n, gpn);
-        return;
-    }
-    g_assert_not_reached();
-}
-
 static double phase_s(ParoCollKind op, ParoScope scope, double bytes, gpointer data)
 {
     Phase *p = data;
     gint64 k, per_node;
-    scope_shape(p->spec, p->cluster->gpus_per_node, scope, &k, &per_node);
+    paro_coll_scope_shape(scope, p->spec->n, p->spec->m, p->cluster->gpus_per_node, &k, &per_node);
     if (k <= 1 || bytes <= 0)
         return 0;
     ParoNcclSystem sys;
