@@ -87,16 +87,20 @@ START_TEST(activations_with_tp_follow_korthikanti)
     const ParoModel *m = s->model;
     double b = 4, sq = 2048, h = 6144, a = 64, t = 2, sbh = sq * b * h;
     double want = sbh * (10 + 24 / t + 5 * a * sq / (h * t));
-    double got = paro_model_activation_bytes_tp(m, 4, 2048, PARO_RECOMPUTE_NONE, 2, FALSE);
+    double got = paro_model_activation_bytes_tp(m, 4, 2048, PARO_RECOMPUTE_NONE,
+                                                PARO_ATTENTION_EAGER, 2, FALSE);
     ck_assert_double_eq_tol(got, want, want * 1e-9);
     want = sbh * (34 / t + 5 * a * sq / (h * t));
-    got = paro_model_activation_bytes_tp(m, 4, 2048, PARO_RECOMPUTE_NONE, 2, TRUE);
+    got = paro_model_activation_bytes_tp(m, 4, 2048, PARO_RECOMPUTE_NONE, PARO_ATTENTION_EAGER, 2,
+                                         TRUE);
     ck_assert_double_eq_tol(got, want, want * 1e-9);
-    got = paro_model_activation_bytes_tp(m, 4, 2048, PARO_RECOMPUTE_FULL, 2, FALSE);
+    got = paro_model_activation_bytes_tp(m, 4, 2048, PARO_RECOMPUTE_FULL, PARO_ATTENTION_EAGER, 2,
+                                         FALSE);
     ck_assert_double_eq_tol(got, 2 * sbh, 2 * sbh * 1e-9);
     ck_assert_double_eq_tol(
-        paro_model_activation_bytes_tp(m, 4, 2048, PARO_RECOMPUTE_NONE, 1, FALSE),
-        paro_model_activation_bytes(m, 4, 2048, PARO_RECOMPUTE_NONE), 1e-3);
+        paro_model_activation_bytes_tp(m, 4, 2048, PARO_RECOMPUTE_NONE, PARO_ATTENTION_EAGER, 1,
+                                       FALSE),
+        paro_model_activation_bytes(m, 4, 2048, PARO_RECOMPUTE_NONE, PARO_ATTENTION_EAGER), 1e-3);
 }
 END_TEST
 

@@ -76,11 +76,15 @@ START_TEST(model_activations_korthikanti)
      * Selective recomputation leaves 34*s*b*h (their eq. 6 with t = 1); full, 2*s*b*h. */
     g_autofree char *path = paro_test_path("models/gpt3-175b.yaml");
     g_autoptr(ParoModel) m = paro_model_load(path, NULL);
-    ck_assert_double_eq(paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_NONE), 2868903936.0);
-    ck_assert_double_eq(paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_SELECTIVE),
-                        34.0 * 2048 * 12288);
-    ck_assert_double_eq(paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_FULL),
-                        2.0 * 2048 * 12288);
+    ck_assert_double_eq(
+        paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_NONE, PARO_ATTENTION_EAGER),
+        2868903936.0);
+    ck_assert_double_eq(
+        paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_SELECTIVE, PARO_ATTENTION_EAGER),
+        34.0 * 2048 * 12288);
+    ck_assert_double_eq(
+        paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_FULL, PARO_ATTENTION_EAGER),
+        2.0 * 2048 * 12288);
 }
 END_TEST
 
@@ -102,8 +106,28 @@ START_TEST(model_flops_six_n_t)
     ck_assert_double_eq_tol(got, want, want * 1e-12);
     double partial = paro_model_step_flops(m, 4, 512, 1.0 / 16, PARO_RECOMPUTE_NONE);
     ck_assert_double_eq_tol(partial, want - 15.0 / 16 * 2.0 * n_matmul * T, want * 1e-12);
+    /* Full recomputation: one more forward of the layers, not of the output head. */
     double recompute = paro_model_step_flops(m, 4, 512, 1.0, PARO_RECOMPUTE_FULL);
-    ck_assert_double_eq_tol(recompute, want * 4.0 / 3.0, want * 1e-12);
+    double head = 2.0 * T * 32000.0 * 4096;
+    ck_assert_double_eq_tol(recompute, want * 4.0 / 3.0 - head, want * 1e-12);
+}
+END_TEST
+
+START_TEST(model_flops_megatron_formula)
+{
+    /* System: GPT-3 175B (h 12288, L 96, V 50257, f = 4h, tied embeddings), b = 1, s =
+     * 2048, full recomputation.
+     * Expectation: Narayanan et al. 2021 (SC'21), eq. (3), the FLOPs of an iteration with
+     * activation recomputation: 96*B*s*l*h^2 * (1 + s/(6h) + V/(16*l*h)): four passes of
+     * the layers' 24*B*s*h^2 and 4*B*s^2*h, three of the 2*B*s*h*V logits (the head is
+     * not recomputed). Their count has no biases, norms or embeddings, nor has ours. */
+    g_autofree char *path = paro_test_path("models/gpt3-175b.yaml");
+    g_autoptr(ParoModel) m = paro_model_load(path, NULL);
+    double B = 1, s = 2048, l = 96, h = 12288, V = 50257;
+    double want = 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
+    double got = paro_model_step_flops(m, 1, 2048, 1.0, PARO_RECOMPUTE_FULL);
+    /* Tolerance: 1e-12 relative, double rounding. */
+    ck_assert_double_eq_tol(got, want, want * 1e-12);
 }
 END_TEST
 
@@ -131,7 +155,8 @@ START_TEST(model_count_only)
     g_autoptr(ParoModel) m = paro_model_from_node(root, &error);
     ck_assert_msg(m != NULL, "%s", error ? error->message : "");
     ck_assert_double_eq(paro_model_base_params(m), 1e9);
-    ck_assert_double_eq(paro_model_activation_bytes(m, 1, 1024, PARO_RECOMPUTE_NONE), 0);
+    ck_assert_double_eq(
+        paro_model_activation_bytes(m, 1, 1024, PARO_RECOMPUTE_NONE, PARO_ATTENTION_EAGER), 0);
     ck_assert_double_eq(paro_model_step_flops(m, 1, 1000, 1.0, PARO_RECOMPUTE_NONE), 6e12);
 }
 END_TEST
@@ -173,6 +198,7 @@ static Suite *model_suite(void)
     tcase_add_test(tc, model_lora_count);
     tcase_add_test(tc, model_activations_korthikanti);
     tcase_add_test(tc, model_flops_six_n_t);
+    tcase_add_test(tc, model_flops_megatron_formula);
     tcase_add_test(tc, model_hf_matches_yaml);
     tcase_add_test(tc, model_count_only);
     tcase_add_test(tc, model_huge_heads_do_not_overflow);

@@ -175,10 +175,11 @@ static gint64 simulate_layout(const char *const *layout, gint64 A, ParoCollCache
 {
     g_autofree char *path = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
     g_autofree char *acc = g_strdup_printf("training.accumulation=%" G_GINT64_FORMAT, A);
-    const char *sets[10];
+    const char *sets[11];
     int k = 0;
-    for (; k < 8 && layout[k]; k++)
-        sets[k] = layout[k];
+    sets[k++] = "training.efficiency=0.5"; /* flat compute unless the layout says 0 */
+    for (; k < 9 && layout[k - 1]; k++)
+        sets[k] = layout[k - 1];
     sets[k++] = acc;
     sets[k] = NULL;
     g_autoptr(GError) error = NULL;
@@ -216,27 +217,46 @@ START_TEST(extrapolated_pipelines_equal_full_simulation)
         const char *layout[8];
         gint64 P;
         gboolean periodic_at_3p; /* depth-first: no estimate beyond 3P (4 for P = 1) */
+        double tolerance;        /* relative, extrapolated against simulated */
     } cases[] = {
         {{"topology.nodes=2", "parallelism.tp=1", "parallelism.pp=2", "parallelism.dp=8", NULL},
          2,
-         TRUE},
+         TRUE,
+         1e-9},
         {{"topology.nodes=4", "parallelism.tp=2", "parallelism.pp=2", "parallelism.dp=8", NULL},
          2,
-         TRUE},
+         TRUE,
+         1e-9},
         {{"topology.nodes=4", "parallelism.tp=1", "parallelism.pp=4", "parallelism.dp=8",
           "training.pipeline.schedule=interleaved", "training.pipeline.virtual=2", NULL},
          4,
-         TRUE},
+         TRUE,
+         1e-9},
         {{"topology.nodes=2", "parallelism.tp=1", "parallelism.pp=2", "parallelism.dp=8",
           "training.pipeline.schedule=modular", "training.pipeline.virtual=16",
           "training.pipeline.accumulation=layered", "training.recompute=full"},
          2,
-         FALSE},
+         FALSE,
+         1e-9},
         {{"topology.nodes=2", "parallelism.tp=2", "parallelism.pp=1", "parallelism.dp=8",
           "training.pipeline.schedule=modular", "training.pipeline.virtual=32",
           "training.pipeline.accumulation=layered", "training.recompute=full"},
          1,
-         FALSE},
+         FALSE,
+         1e-9},
+        /* Cases 0-4 time GEMMs at a flat 0.5 x peak (simulate_layout's flat_compute), where
+         * the steps are periodic to 1e-9. With GEMMs timed by shape (issue #15) compute is
+         * faster, the last stage's chunk (with the output head) relatively longer, and the
+         * interleaved steady state only quasi-periodic: a period of P micro-batches adds
+         * 0.36265 s or up to 0.3756 s (zero-1, A = 12..116), so three points can agree to
+         * 1e-9 and a later period still differ. The planner's extrapolation is then within
+         * 1% (the doubt is recorded in plan.c), checked here. */
+        {{"topology.nodes=4", "parallelism.tp=1", "parallelism.pp=4", "parallelism.dp=8",
+          "training.pipeline.schedule=interleaved", "training.pipeline.virtual=2",
+          "training.efficiency=0", NULL},
+         4,
+         FALSE,
+         1e-2},
     };
     const char *const strategies[] = {"zero-1", "zero-3", "NII", "fsdp-hybrid-zero2", "zero++"};
     enum { N = G_N_ELEMENTS(strategies) };
@@ -274,10 +294,10 @@ START_TEST(extrapolated_pipelines_equal_full_simulation)
                 double periods = (double)(later[k] - B) / (double)P;
                 double want = step[1][i] + periods * (step[1][i] - step[0][i]);
                 double want_peak = peak[1][i] + periods * (peak[1][i] - peak[0][i]);
-                ck_assert_msg(fabs(full[i] - want) <= 1e-9 * want,
+                ck_assert_msg(fabs(full[i] - want) <= cases[c].tolerance * want,
                               "case %u %s A=%" G_GINT64_FORMAT ": step %.12g, extrapolated %.12g",
                               c, strategies[i], later[k], full[i], want);
-                ck_assert_msg(fabs(full_peak[i] - want_peak) <= 1e-9 * want_peak,
+                ck_assert_msg(fabs(full_peak[i] - want_peak) <= cases[c].tolerance * want_peak,
                               "case %u %s A=%" G_GINT64_FORMAT ": peak %.12g, extrapolated %.12g",
                               c, strategies[i], later[k], full_peak[i], want_peak);
             }

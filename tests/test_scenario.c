@@ -189,11 +189,19 @@ START_TEST(scenario_calibration_replaces_peak_times_efficiency)
     ck_assert_msg(s != NULL, "%s", error ? error->message : "");
     ck_assert(s->calibration.present);
     ParoComputeSetup c = paro_scenario_compute_setup(s);
-    ck_assert_double_eq_tol(c.rate_flops, 750.8e12, 1);
+    ck_assert_double_eq_tol(c.flat_flops, 750.8e12, 1);
     ck_assert_double_eq_tol(c.hbm_Bps, 2776.3e9, 1);
+    /* Without efficiency, an A100's GEMMs are timed by shape (no flat rate) at MAMF's
+     * 267.9 of 312 TFLOP/s on 108 SMs (topo/topology.c's table); with efficiency 0.5
+     * (`--set`), one flat rate of 0.5 x 312 TFLOP/s. */
     g_autoptr(ParoScenario) plain = load(NULL, NULL);
     ParoComputeSetup p = paro_scenario_compute_setup(plain);
-    ck_assert_double_eq_tol(p.rate_flops, 312e12 * 0.5, 1);
+    ck_assert_double_eq(p.flat_flops, 0);
+    ck_assert_double_eq_tol(p.matmul_efficiency, 267.9 / 312.0, 1e-12);
+    ck_assert_int_eq(p.sms, 108);
+    const char *half[] = {"training.efficiency=0.5", NULL};
+    g_autoptr(ParoScenario) flat = load(half, NULL);
+    ck_assert_double_eq_tol(paro_scenario_compute_setup(flat).flat_flops, 312e12 * 0.5, 1);
 }
 END_TEST
 

@@ -58,6 +58,10 @@ const ParoLimit paro_limit_channels =
     COUNT("channels", 1, 64,
           "NCCL runs at most 32 or 64 channels (MAXCHANNELS), and every channel is a ring "
           "whose every GPU is simulated");
+const ParoLimit paro_limit_sms =
+    COUNT("streaming multiprocessors", 1, 1024,
+          "the largest GPUs have under 200; a GEMM wave is one tile per SM");
+
 const ParoLimit paro_limit_chunks =
     COUNT("chunks", 1, 1024,
           "pipelined collectives use 4 to 64 pieces, and every chunk is a task with state per "

@@ -39,6 +39,7 @@ extern const ParoLimit paro_limit_gpus_per_node;
 extern const ParoLimit paro_limit_gpus;       /* a count of GPUs: a group, a degree */
 extern const ParoLimit paro_limit_nics;       /* NICs per node */
 extern const ParoLimit paro_limit_channels;   /* rings per ring phase */
+extern const ParoLimit paro_limit_sms;        /* streaming multiprocessors of a GPU */
 extern const ParoLimit paro_limit_chunks;     /* ho-ring chunks, tree and broadcast pieces */
 extern const ParoLimit paro_limit_bytes;      /* any size: memory, overhead, bucket, message */
 extern const ParoLimit paro_limit_coll_sizes; /* sizes of one `collective` sweep */

@@ -1,21 +1,61 @@
 /* SPDX-License-Identifier: MIT */
-/* Per-layer compute time (roofline, two terms added):
- *   matmuls     forward 2*T*W_l (+ 2*T*V*h for the head on the last layer) and attention
- *               4*b*s^2*a*d, at the achieved rate; backward = forward's input gradients +
- *               the trainable share of the weight gradients + twice the attention
- *               (model.c), plus the recomputed forward (full) or attention (selective);
- *   elementwise norms, activations, dropout, residuals: the forward reads and writes
- *               about the layer's activation bytes once, the backward twice, at HBM
- *               bandwidth. This is the memory-bound part that a pure FLOP count misses.
- * Summed over layers, the matmul term equals paro_model_step_flops. */
+/* Per-layer compute time on one TP rank (docs/compute.md):
+ *   GEMMs       the layer's four products (QKV, attention output, MLP up (with the gate),
+ *               MLP down; the output head on the last layer) with T = b*s rows and the
+ *               TP-cut dimension divided by tp, each timed by paro_compute_gemm_s; the
+ *               backward is the input-gradient product plus the trainable share of the
+ *               weight-gradient product, each with its own shape;
+ *   attention   4*b*s^2*d FLOPs a head forward; eager: batched GEMMs at the GPU's GEMM
+ *               rate, backward twice that; FlashAttention: at its own rate, backward 2.5x
+ *               the forward (five s x s x d products against two: it recomputes the
+ *               scores);
+ *   elementwise norms, activations, dropout, residuals, softmax: the forward reads and
+ *               writes about the layer's activation bytes (without recomputation) once, the
+ *               backward twice, at HBM bandwidth: the memory-bound part a FLOP count misses;
+ *   recompute   full: the layer's forward again, except the output head (Megatron does not
+ *               recompute it); selective: the eager attention core and its elementwise
+ *               bytes again (nothing with FlashAttention, which recomputes inside its
+ *               backward already). */
 #include "model/compute.h"
 
-static double layer_weights(const ParoModel *m)
+#include <math.h>
+
+double paro_compute_gemm_s(const ParoComputeSetup *c, double m, double n, double k)
 {
-    double h = (double)m->hidden, f = (double)m->ffn;
-    double q = (double)m->heads * (double)m->head_dim;
-    double kv = (double)m->kv_heads * (double)m->head_dim;
-    return h * q + 2.0 * h * kv + q * h + (m->mlp == PARO_MLP_GATED ? 3.0 : 2.0) * h * f;
+    double flops = 2.0 * m * n * k;
+    if (c->flat_flops > 0)
+        return flops / c->flat_flops;
+    double rate = c->peak_flops * c->matmul_efficiency, work = flops / rate;
+    if (c->sms > 0) {
+        double tiles = ceil(m / PARO_GEMM_TILE) * ceil(n / PARO_GEMM_TILE);
+        double waves = ceil(tiles / (double)c->sms);
+        work = waves * 2.0 * PARO_GEMM_TILE * PARO_GEMM_TILE * k / (rate / (double)c->sms);
+    }
+    double bytes = 2.0 * (m * k + k * n + m * n);
+    return MAX(work, bytes / c->hbm_Bps) + PARO_GEMM_OVERHEAD_S;
+}
+
+/* Forward and backward time of one product of the forward shape (m, n, k). */
+static void product(const ParoComputeSetup *c, double m, double n, double k, double *forward,
+                    double *backward)
+{
+    *forward += paro_compute_gemm_s(c, m, n, k);
+    *backward +=
+        paro_compute_gemm_s(c, m, k, n) + c->trainable_share * paro_compute_gemm_s(c, k, n, m);
+}
+
+/* The attention core (QK^T and AV) of one layer on one TP rank: forward and backward. */
+static void attention_core(const ParoModel *m, const ParoComputeSetup *c, double *forward,
+                           double *backward)
+{
+    double heads = (double)m->heads / (double)c->tp;
+    double flops =
+        4.0 * (double)c->batch * (double)c->seq * (double)c->seq * heads * (double)m->head_dim;
+    double rate = c->flat_flops > 0 ? c->flat_flops : c->peak_flops * c->matmul_efficiency;
+    if (c->attention == PARO_ATTENTION_FLASH && c->flat_flops == 0 && c->attention_efficiency > 0)
+        rate = c->peak_flops * c->attention_efficiency;
+    *forward = flops / rate;
+    *backward = (c->attention == PARO_ATTENTION_FLASH ? 2.5 : 2.0) * *forward;
 }
 
 GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
@@ -23,15 +63,21 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
     gint64 L = m->has_shape ? m->layers : 1;
     GArray *layers = g_array_sized_new(FALSE, TRUE, sizeof(ParoLayerCost), (guint)L);
     g_array_set_size(layers, (guint)L);
-    double T = (double)c->batch * (double)c->seq;
+    double T = (double)c->batch * (double)c->seq, t = (double)c->tp;
     double total = m->has_shape ? paro_model_shape_params(m) : 1;
-    double act_none = paro_model_activation_bytes(m, c->batch, c->seq, PARO_RECOMPUTE_NONE);
-    double act_kept = paro_model_activation_bytes(m, c->batch, c->seq, c->recompute);
+    double act = paro_model_activation_bytes_tp(m, c->batch, c->seq, PARO_RECOMPUTE_NONE,
+                                                c->attention, c->tp, c->sequence_parallel);
+    double act_selective = paro_model_activation_bytes_tp(
+        m, c->batch, c->seq, PARO_RECOMPUTE_SELECTIVE, c->attention, c->tp, c->sequence_parallel);
+    double elementwise_s = act / c->hbm_Bps, scores_s = (act - act_selective) / c->hbm_Bps;
     for (gint64 l = 0; l < L; l++) {
         ParoLayerCost *lc = &g_array_index(layers, ParoLayerCost, l);
-        double matmul, attention;
+        double forward = 0, backward = 0, head_f = 0, head_b = 0, core_f = 0, core_b = 0;
         if (m->has_shape) {
-            double h = (double)m->hidden, v = (double)m->vocab;
+            double h = (double)m->hidden, v = (double)m->vocab, f = (double)m->ffn;
+            double q = (double)m->heads * (double)m->head_dim;
+            double kv = (double)m->kv_heads * (double)m->head_dim;
+            double up = (m->mlp == PARO_MLP_GATED ? 2.0 : 1.0) * f;
             double params = paro_model_layer_params(m);
             if (l == 0)
                 params += v * h + (double)m->position_embeddings * h;
@@ -39,24 +85,30 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
                 params += (m->norm == PARO_NORM_LAYERNORM ? 2.0 : 1.0) * h +
                           (m->tied_embeddings ? 0 : v * h);
             lc->weight_share = params / total;
-            matmul = 2.0 * T * (layer_weights(m) + (l == L - 1 ? v * h : 0));
-            attention = 4.0 * (double)c->batch * (double)c->seq * (double)c->seq *
-                        (double)m->heads * (double)m->head_dim;
+            product(c, T, (q + 2.0 * kv) / t, h, &forward, &backward);
+            product(c, T, h, q / t, &forward, &backward);
+            product(c, T, up / t, h, &forward, &backward);
+            product(c, T, h, f / t, &forward, &backward);
+            if (l == L - 1)
+                product(c, T, v / t, h, &head_f, &head_b);
+            attention_core(m, c, &core_f, &core_b);
         } else {
+            /* Only a count: one product of the 2*N*T FLOPs, shape unknown. */
+            ParoComputeSetup flat = *c;
+            if (flat.flat_flops == 0)
+                flat.flat_flops = c->peak_flops * c->matmul_efficiency;
             lc->weight_share = 1;
-            matmul = 2.0 * T * paro_model_base_params(m);
-            attention = 0;
+            double n = paro_model_base_params(m) / t;
+            forward = 2.0 * T * n / flat.flat_flops;
+            backward = (1.0 + c->trainable_share) * forward;
         }
-        double again = c->recompute == PARO_RECOMPUTE_FULL        ? matmul + attention
-                       : c->recompute == PARO_RECOMPUTE_SELECTIVE ? attention
-                                                                  : 0;
-        double forward = matmul + attention;
-        double backward = matmul * (1.0 + c->trainable_share) + 2.0 * attention + again;
-        lc->flops = forward + backward;
-        lc->forward_s = forward / c->rate_flops + act_none / c->hbm_Bps;
-        lc->backward_s = backward / c->rate_flops + 2.0 * act_none / c->hbm_Bps;
-        lc->act_kept = act_kept;
-        lc->act_transient = act_none - act_kept;
+        double again =
+            c->recompute == PARO_RECOMPUTE_FULL ? forward + core_f + elementwise_s
+            : c->recompute == PARO_RECOMPUTE_SELECTIVE && c->attention == PARO_ATTENTION_EAGER
+                ? core_f + scores_s
+                : 0;
+        lc->forward_s = forward + head_f + core_f + elementwise_s;
+        lc->backward_s = backward + head_b + core_b + 2.0 * elementwise_s + again;
     }
     return layers;
 }

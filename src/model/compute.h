@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Compute model: the time of each layer's forward and backward pass on one GPU, shared
- * by the closed-form guideline and the training-step simulation so the two agree. */
+/* Compute model: the time of each layer's forward and backward pass on one GPU (one TP
+ * rank), shared by the closed-form guideline and the training-step simulation so the two
+ * agree. docs/compute.md derives it and names its sources. */
 #pragma once
 
 #include "model/model.h"
@@ -8,21 +9,42 @@
 G_BEGIN_DECLS
 
 typedef struct {
-    double rate_flops;      /* achieved matmul rate: peak x efficiency, or calibrated */
-    double hbm_Bps;         /* for memory-bound work */
-    gint64 batch, seq;      /* micro-batch */
-    double trainable_share; /* Psi'/Psi */
+    /* GEMMs: either one flat rate (a scenario's `efficiency`, or a calibration file's
+     * measured rate) or, when flat_flops is 0, the shape-aware roofline below. */
+    double flat_flops;
+    double peak_flops;           /* dense 16-bit tensor rate */
+    double matmul_efficiency;    /* the GPU's best GEMM rate / peak */
+    gint64 sms;                  /* 0: no wave quantization */
+    double attention_efficiency; /* FlashAttention's rate / peak; 0: the GEMM rate */
+    double hbm_Bps;              /* for memory-bound work */
+    gint64 batch, seq;           /* micro-batch */
+    double trainable_share;      /* Psi'/Psi */
     ParoRecompute recompute;
+    ParoAttention attention;
+    gint64 tp;                  /* tensor-parallel degree: the GEMMs' N or K is cut by it */
+    gboolean sequence_parallel; /* norms and dropouts cut by tp too */
 } ParoComputeSetup;
 
 typedef struct {
     double weight_share; /* this layer's share of the parameters (sums to 1) */
-    double forward_s;
-    double backward_s;    /* including the recomputed forward */
-    double flops;         /* forward + backward + recomputation */
-    double act_kept;      /* activation bytes kept from forward to backward */
-    double act_transient; /* extra bytes while recomputing in backward */
+    double forward_s;    /* on one TP rank */
+    double backward_s;   /* including the recomputed forward */
 } ParoLayerCost;
+
+/* Fixed cost of one GEMM kernel: the residual of a 1024^3 bf16 GEMM on an H100 over its
+ * one wave (8.8 us measured, 5.6 us of tile work; validation/data/h100). */
+#define PARO_GEMM_OVERHEAD_S 3e-6
+/* The output tile of the GEMM model: 128 x 128 (cuBLAS's common Hopper and Ampere tiles
+ * are 128 x 128 and 256 x 128; NVIDIA, "Matrix Multiplication Background", section 2.3). */
+#define PARO_GEMM_TILE 128.0
+
+/**
+ * paro_compute_gemm_s:
+ * Time of one C[M,N] = A[M,K] B[K,N] product: waves of one tile per SM at the GPU's best
+ * rate, or the bytes of A, B and C at HBM bandwidth if that is longer, plus the kernel's
+ * fixed cost; with a flat rate, FLOPs / rate.
+ */
+double paro_compute_gemm_s(const ParoComputeSetup *setup, double m, double n, double k);
 
 /**
  * paro_compute_layers:

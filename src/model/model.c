@@ -15,7 +15,8 @@
  *   backward  input gradients cost as much as the forward; weight gradients cost the
  *             matmul part of the forward times the trainable share Psi'/Psi, so full
  *             training gives the familiar 2x forward and frozen weights about 1x.
- *   recompute full: one more forward; selective: one more attention-score part.
+ *   recompute full: one more forward of the layers (not of the output head, as Megatron
+ *             does); selective: one more attention-score part.
  *
  * Activations kept per layer (bytes, 16-bit, no tensor parallelism), Korthikanti et al.
  * 2022, "Reducing Activation Recomputation in Large Transformer Models", eq. (1):
@@ -24,10 +25,14 @@
  *   MLP with its real width: 2*s*b*h + 1*s*b*h + c*s*b*f, c = 4 for a plain MLP (fc1 output
  *   and fc2 input, 2 bytes each) and 8 for a gated one (gate, up, silu(gate), product), so
  *   f = 4h, plain reproduces 34 exactly. Selective recomputation drops the 5*a*s^2*b
- *   attention term; full recomputation keeps only the layer input, 2*s*b*h. */
+ *   attention term, and so does FlashAttention (Dao et al. 2022: the scores stay in SRAM
+ *   and are recomputed in the backward; only the softmax statistics, 4*a*s*b bytes in fp32,
+ *   are kept, under 0.1% at h >= 2048 and left out); full recomputation keeps only the
+ *   layer input, 2*s*b*h. */
 #include "model/model.h"
 
 const char *const paro_recompute_names[] = {"none", "selective", "full", NULL};
+const char *const paro_attention_names[] = {"flash", "eager", NULL};
 
 void paro_model_free(ParoModel *model)
 {
@@ -160,14 +165,18 @@ double paro_model_step_flops(const ParoModel *m, gint64 batch, gint64 seq, doubl
     forward_parts(m, batch, seq, &matmul, &attention);
     double forward = matmul + attention;
     double backward = forward + trainable_share * matmul + attention;
-    double again = recompute == PARO_RECOMPUTE_FULL        ? forward
+    /* Megatron recomputes the transformer layers, not the output head (its FLOP count,
+     * Narayanan et al. 2021 eq. 3, has 3 passes of the logits and 4 of the layers). */
+    double head =
+        m->has_shape ? 2.0 * (double)batch * (double)seq * (double)m->vocab * (double)m->hidden : 0;
+    double again = recompute == PARO_RECOMPUTE_FULL        ? forward - head
                    : recompute == PARO_RECOMPUTE_SELECTIVE ? attention
                                                            : 0;
     return forward + backward + again;
 }
 
 double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
-                                   ParoRecompute recompute)
+                                   ParoRecompute recompute, ParoAttention attention)
 {
     if (!m->has_shape)
         return 0;
@@ -177,18 +186,20 @@ double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
         return 2.0 * s * b * h;
     double mlp_factor = m->mlp == PARO_MLP_GATED ? 8.0 : 4.0;
     double linear = 18.0 * s * b * h + mlp_factor * s * b * f;
-    double quadratic = recompute == PARO_RECOMPUTE_SELECTIVE ? 0 : 5.0 * a * s * s * b;
+    double quadratic = recompute == PARO_RECOMPUTE_SELECTIVE || attention == PARO_ATTENTION_FLASH
+                           ? 0
+                           : 5.0 * a * s * s * b;
     return linear + quadratic;
 }
 
 double paro_model_activation_bytes_tp(const ParoModel *m, gint64 batch, gint64 seq,
-                                      ParoRecompute recompute, gint64 tp,
+                                      ParoRecompute recompute, ParoAttention attention, gint64 tp,
                                       gboolean sequence_parallel)
 {
     if (!m->has_shape)
         return 0;
     double s = (double)seq, b = (double)batch, h = (double)m->hidden, t = (double)tp;
-    double whole = paro_model_activation_bytes(m, batch, seq, recompute);
+    double whole = paro_model_activation_bytes(m, batch, seq, recompute, attention);
     if (sequence_parallel)
         return whole / t;
     if (recompute == PARO_RECOMPUTE_FULL)

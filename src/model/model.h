@@ -12,6 +12,9 @@ G_BEGIN_DECLS
 typedef enum { PARO_MLP_GATED, PARO_MLP_PLAIN } ParoMlpKind;
 typedef enum { PARO_NORM_RMSNORM, PARO_NORM_LAYERNORM } ParoNormKind;
 typedef enum { PARO_RECOMPUTE_NONE, PARO_RECOMPUTE_SELECTIVE, PARO_RECOMPUTE_FULL } ParoRecompute;
+/* How attention runs: fused (FlashAttention: the s x s scores never reach memory) or eager
+ * (scores, softmax and dropout as separate kernels, their outputs kept for the backward). */
+typedef enum { PARO_ATTENTION_FLASH, PARO_ATTENTION_EAGER } ParoAttention;
 
 /* LoRA target modules; a bit each in ParoTrainable.lora_targets. */
 typedef enum {
@@ -92,8 +95,9 @@ double paro_model_params(const ParoModel *model, const ParoTrainable *trainable,
 /**
  * paro_model_step_flops:
  * FLOPs of one micro-batch of @batch sequences of @seq tokens, forward plus backward
- * (plus the recomputed forward), with @trainable_share = Psi'/Psi of the weights needing
- * weight gradients. See model.c for the derivation.
+ * (plus the recomputed forward of the layers: the output head is not recomputed), with
+ * @trainable_share = Psi'/Psi of the weights needing weight gradients. See model.c for the
+ * derivation.
  */
 double paro_model_step_flops(const ParoModel *model, gint64 batch, gint64 seq,
                              double trainable_share, ParoRecompute recompute);
@@ -102,9 +106,10 @@ double paro_model_step_flops(const ParoModel *model, gint64 batch, gint64 seq,
 double paro_model_forward_flops(const ParoModel *model, gint64 batch, gint64 seq);
 
 /** paro_model_activation_bytes: activations kept per layer for one micro-batch, 16-bit
- * (Korthikanti et al. 2022, generalised to any MLP width; see model.c). */
+ * (Korthikanti et al. 2022, generalised to any MLP width; see model.c). FlashAttention
+ * keeps no s x s term, as selective recomputation does not. */
 double paro_model_activation_bytes(const ParoModel *model, gint64 batch, gint64 seq,
-                                   ParoRecompute recompute);
+                                   ParoRecompute recompute, ParoAttention attention);
 
 /** paro_model_activation_bytes_tp: the same with tensor parallelism of degree @tp
  * (Korthikanti et al. 2022, eq. 2 and 4): without sequence parallelism the layer norms' and
@@ -112,9 +117,10 @@ double paro_model_activation_bytes(const ParoModel *model, gint64 batch, gint64 
  * everything is. Full recomputation keeps the layer input, 2*s*b*h (/tp with sequence
  * parallelism). @tp = 1 gives paro_model_activation_bytes. */
 double paro_model_activation_bytes_tp(const ParoModel *model, gint64 batch, gint64 seq,
-                                      ParoRecompute recompute, gint64 tp,
+                                      ParoRecompute recompute, ParoAttention attention, gint64 tp,
                                       gboolean sequence_parallel);
 
 extern const char *const paro_recompute_names[]; /* "none", "selective", "full", NULL */
+extern const char *const paro_attention_names[]; /* "flash", "eager", NULL */
 
 G_END_DECLS

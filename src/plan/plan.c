@@ -140,7 +140,10 @@ static gboolean run_config(const char *path, const ParoPlanRequest *rq, const Pa
     /* A schedule with a pipeline or layered accumulation is checked on a third point before
      * it is extrapolated: layered accumulation's per-module collectives are fixed while its
      * compute grows with A, so its step is linear only once the compute hides them. Until
-     * the slopes agree, the base doubles; past A, the step is simulated whole. */
+     * the slopes agree, the base doubles; past A, the step is simulated whole.
+     * A doubt: with GEMMs timed by shape, an interleaved pipeline can be quasi-periodic
+     * (periods of P micro-batches alternate within 4%), so three points may agree and a
+     * later period differ: the extrapolation is then within 1%, not 1e-9 (test_plan.c). */
     gboolean checked = lay->pp > 1 || lay->layered;
     gboolean extrapolate = FALSE;
     if (checked && accumulation > base + period) {

@@ -66,7 +66,9 @@ void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
     g_autofree char *intra_lat = paro_units_format(c->intra_lat_s, PARO_QUANTITY_TIME);
     g_autofree char *inter_lat = paro_units_format(c->inter_lat_s, PARO_QUANTITY_TIME);
     g_autofree char *memory = paro_units_format(t->gpu.memory_bytes, PARO_QUANTITY_BYTES);
-    g_autofree char *rate = paro_units_format(g->compute.rate_flops, PARO_QUANTITY_FLOP_RATE);
+    const ParoComputeSetup *cs = &g->compute;
+    double best = cs->flat_flops > 0 ? cs->flat_flops : cs->peak_flops * cs->matmul_efficiency;
+    g_autofree char *rate = paro_units_format(best, PARO_QUANTITY_FLOP_RATE);
     /* names and paths come from the user: control characters escaped */
     g_autofree char *name = paro_format_escape(s->name), *path = paro_format_escape(s->path);
     g_autofree char *model = paro_format_escape(s->model->name);
@@ -88,13 +90,21 @@ void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
         out,
         "# training: micro_batch %" G_GINT64_FORMAT "  sequence %" G_GINT64_FORMAT
         "  accumulation A %" G_GINT64_FORMAT "  precision %s  K %g  recompute %s"
-        "  compute %s",
+        "  attention %s  compute %s",
         tr->micro_batch, tr->sequence, tr->accumulation, paro_precision_names[tr->precision],
-        tr->optimizer_bytes, paro_recompute_names[tr->recompute], rate);
+        tr->optimizer_bytes, paro_recompute_names[tr->recompute],
+        paro_attention_names[tr->attention], rate);
     if (s->calibration.has_compute)
         g_string_append(out, " (calibrated)\n");
-    else
+    else if (tr->efficiency > 0)
         g_string_append_printf(out, " (efficiency %g)\n", tr->efficiency);
+    else if (cs->flat_flops > 0)
+        g_string_append_printf(out, " (GEMM rate of this GPU unknown: %g of peak)\n",
+                               PARO_UNKNOWN_GPU_EFFICIENCY);
+    else
+        g_string_append_printf(out,
+                               " at best (GEMMs by shape: %g of peak, %" G_GINT64_FORMAT " SMs)\n",
+                               cs->matmul_efficiency, cs->sms);
     if (s->calibration.present)
         g_string_append_printf(out, "# calibration: %s (%s): %s%s%s measured\n",
                                s->calibration.device, s->calibration.path,

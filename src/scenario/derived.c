@@ -37,14 +37,28 @@ ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)
 {
     double trainable, params = paro_model_params(s->model, &s->training.trainable, &trainable);
     const ParoCalibration *c = &s->calibration;
+    const ParoTopology *t = s->topology;
+    /* A measured rate (calibration) or a stated efficiency is one flat rate; else the
+     * GPU's shape-aware roofline, or half its peak for a GPU whose GEMM rate is not known. */
+    double flat = c->has_compute               ? c->matmul_flops
+                  : s->training.efficiency > 0 ? t->gpu.peak_flops * s->training.efficiency
+                  : t->gpu.traits.matmul_efficiency > 0
+                      ? 0
+                      : t->gpu.peak_flops * PARO_UNKNOWN_GPU_EFFICIENCY;
     return (ParoComputeSetup){
-        .rate_flops =
-            c->has_compute ? c->matmul_flops : s->topology->gpu.peak_flops * s->training.efficiency,
-        .hbm_Bps = c->has_compute ? c->hbm_Bps : s->topology->gpu.hbm_Bps,
+        .flat_flops = flat,
+        .peak_flops = t->gpu.peak_flops,
+        .matmul_efficiency = t->gpu.traits.matmul_efficiency,
+        .sms = t->gpu.traits.sms,
+        .attention_efficiency = t->gpu.traits.attention_efficiency,
+        .hbm_Bps = c->has_compute ? c->hbm_Bps : t->gpu.hbm_Bps,
         .batch = s->training.micro_batch,
         .seq = s->training.sequence,
         .trainable_share = trainable / params,
         .recompute = s->training.recompute,
+        .attention = s->training.attention,
+        .tp = s->tp,
+        .sequence_parallel = s->sequence_parallel,
     };
 }
 

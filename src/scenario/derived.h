@@ -54,5 +54,8 @@ double paro_scenario_optimizer_s(const ParoScenarioDerived *d, double owned);
 
 /* cuBLAS's default workspace on Hopper (32 MiB; 4 MiB before). */
 #define PARO_CUBLAS_WORKSPACE_BYTES (32.0 * 1048576.0)
+/* The share of peak assumed for a GPU whose GEMM rate parosim does not know (topology
+ * gpu.matmul_efficiency unset and the name not in paro_gpu_traits_from_name). */
+#define PARO_UNKNOWN_GPU_EFFICIENCY 0.5
 
 G_END_DECLS

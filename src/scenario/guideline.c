@@ -78,9 +78,14 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     r->mem_optimizer = mem.optimizer;
     r->mem_model_states = mem.params + mem.grads + mem.optimizer;
     const ParoModel *model = s->model;
-    r->mem_activations = (double)model->layers *
-                         paro_model_activation_bytes(model, s->training.micro_batch,
-                                                     s->training.sequence, s->training.recompute);
+    /* every layer's kept activations, and one layer's more while its backward recomputes
+     * them (the simulation's ledger peaks there too) */
+    gint64 mb = s->training.micro_batch, seq = s->training.sequence;
+    double kept =
+        paro_model_activation_bytes(model, mb, seq, s->training.recompute, s->training.attention);
+    double whole =
+        paro_model_activation_bytes(model, mb, seq, PARO_RECOMPUTE_NONE, s->training.attention);
+    r->mem_activations = (double)model->layers * kept + (whole - kept);
     double layer = paro_model_layer_params(model);
     gboolean gathers = st->p != PARO_PART_N || st->kind == PARO_STRATEGY_FSDP_HSZ;
     r->mem_buffers = (gathers ? 2.0 * z->param_bytes * layer : 0) +

@@ -137,6 +137,7 @@ static gboolean parse_trainable(const ParoNode *node, gpointer ptr, gpointer use
 G_STATIC_ASSERT(sizeof(ParoPipeSchedule) == sizeof(int));
 G_STATIC_ASSERT(sizeof(ParoPipeAccumulation) == sizeof(int));
 G_STATIC_ASSERT(sizeof(ParoPrecision) == sizeof(int));
+G_STATIC_ASSERT(sizeof(ParoAttention) == sizeof(int));
 G_STATIC_ASSERT(sizeof(ParoRecompute) == sizeof(int));
 G_STATIC_ASSERT(sizeof(ParoAlgorithm) == sizeof(int));
 G_STATIC_ASSERT(sizeof(ParoNetFidelity) == sizeof(int));
@@ -177,8 +178,14 @@ static const ParoField training_fields[] = {
      parse_trainable, "fraction, count or lora"},
     {"recompute", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, recompute), 0,
      paro_recompute_names, NULL, "activation recomputation: none, selective or full"},
-    {"efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
-     G_STRUCT_OFFSET(ParoTraining, efficiency), 0, NULL, NULL, "achieved share of peak FLOP/s"},
+    {"efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_NONNEG | PARO_FIELD_UNIT_RANGE,
+     G_STRUCT_OFFSET(ParoTraining, efficiency), 0, NULL, NULL,
+     "one flat share of peak FLOP/s for every GEMM (default 0: none, the GPU's shape-aware "
+     "model of docs/compute.md)"},
+    {"attention", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, attention), 0,
+     paro_attention_names, NULL,
+     "flash (default: FlashAttention, no s x s scores kept) or eager (scores, softmax and "
+     "dropout kept for the backward)"},
     {"memory_overhead", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoTraining, memory_overhead), PARO_QUANTITY_BYTES, NULL, NULL,
      "per-GPU memory outside the model: CUDA context, allocator, NCCL buffers", &paro_limit_bytes},
@@ -512,7 +519,8 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
         .optimizer_bytes = 12,
         .trainable = (ParoTrainable)PARO_TRAINABLE_INIT,
         .recompute = PARO_RECOMPUTE_NONE,
-        .efficiency = 0.5,
+        .efficiency = 0,
+        .attention = PARO_ATTENTION_FLASH,
         .memory_overhead = 0,
         .overlap = TRUE,
         .prefetch = 1,

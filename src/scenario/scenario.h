@@ -28,11 +28,12 @@ typedef struct {
     double optimizer_bytes;  /* K: optimizer-state bytes per trainable parameter */
     ParoTrainable trainable;
     ParoRecompute recompute;
-    double efficiency;      /* achieved share of peak FLOP/s */
-    double memory_overhead; /* bytes per GPU outside the model (CUDA context, allocator) */
-    gboolean overlap;       /* compute and communication on separate streams */
-    gint64 prefetch;        /* layers gathered ahead of use */
-    double bucket_bytes;    /* gradient reduce-scatter bucket */
+    double efficiency;       /* flat share of peak FLOP/s; 0: the GPU's shape-aware model */
+    ParoAttention attention; /* flash (default) or eager */
+    double memory_overhead;  /* bytes per GPU outside the model (CUDA context, allocator) */
+    gboolean overlap;        /* compute and communication on separate streams */
+    gint64 prefetch;         /* layers gathered ahead of use */
+    double bucket_bytes;     /* gradient reduce-scatter bucket */
     ParoPipeSchedule pipeline_schedule; /* gpipe, 1f1b, interleaved, modular */
     gint64 pipeline_virtual;            /* v: model chunks per stage (interleaved, modular) */
     ParoPipeAccumulation

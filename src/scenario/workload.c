@@ -281,7 +281,7 @@ gboolean paro_workload_check_clock(const ParoScenario *s, const ParoNode *root, 
         {"training.sequence", (double)tr->sequence / 2048},
         {s->model->params_given > 0 ? "model.parameters" : "model.architecture", params / 7e9},
         {"topology.gpu.peak_flops", 312e12 / t->gpu.peak_flops},
-        {"training.efficiency", 0.5 / tr->efficiency},
+        {"training.efficiency", tr->efficiency > 0 ? 0.5 / tr->efficiency : 0},
         {"topology.gpu.hbm_bandwidth", 2e12 / t->gpu.hbm_Bps},
     };
     Driver comm[] = {

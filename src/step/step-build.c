@@ -103,18 +103,13 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     b->gather_f = find_phase(b->calls, PARO_PHASE_FORWARD);
     b->gather_b = find_phase(b->calls, PARO_PHASE_BACKWARD);
     b->reduce = find_phase(b->calls, PARO_PHASE_GRADIENT);
-    if (sc->tp == 1) {
-        const ParoLayerCost *lc = &g_array_index(b->d->layers, ParoLayerCost, 0);
-        b->act_kept = lc->act_kept;
-        b->act_transient = lc->act_transient;
-    } else {
-        gint64 mb = sc->training.micro_batch, seq = sc->training.sequence;
-        b->act_kept = paro_model_activation_bytes_tp(sc->model, mb, seq, sc->training.recompute,
-                                                     sc->tp, sc->sequence_parallel);
-        b->act_transient = paro_model_activation_bytes_tp(sc->model, mb, seq, PARO_RECOMPUTE_NONE,
-                                                          sc->tp, sc->sequence_parallel) -
-                           b->act_kept;
-    }
+    gint64 mb = sc->training.micro_batch, seq = sc->training.sequence;
+    ParoAttention attention = sc->training.attention;
+    b->act_kept = paro_model_activation_bytes_tp(sc->model, mb, seq, sc->training.recompute,
+                                                 attention, sc->tp, sc->sequence_parallel);
+    b->act_transient = paro_model_activation_bytes_tp(sc->model, mb, seq, PARO_RECOMPUTE_NONE,
+                                                      attention, sc->tp, sc->sequence_parallel) -
+                       b->act_kept;
     b->stages = g_new0(ParoStepStage, b->P);
     for (gint64 d = 0; d < b->P; d++) {
         ParoStepStage *st = &b->stages[d];
@@ -222,25 +217,32 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
     ParoTaskId last = PARO_TASK_NONE;
     double bucket = 0, compute_s = 0, comm_s = 0;
     g_array_set_size(b->scratch, 0);
+    gint64 issued = 0; /* gathers of this pass issued so far */
     for (gint64 i = 0; i < pm; i++) {
         gint64 l = forward ? lo + i : lo + pm - 1 - i;
         const ParoLayerCost *lc = &g_array_index(b->d->layers, ParoLayerCost, l);
         double gathered = z->param_bytes * z->params * lc->weight_share;
-        ParoTaskId g = PARO_TASK_NONE;
-        if (gather && first_pass) {
-            g = add_coll(b, "allgather", d, gather, gather->size_bytes * lc->weight_share, m,
-                         (gint)l);
-            paro_task_graph_on_start(graph, g, PARO_MEM_GATHERED, gathered);
-            if (i - p - 1 >= 0)
-                paro_task_graph_depend(graph, g, scratch_at(b, i - p - 1));
+        /* The gathers of the layers up to p ahead are issued before this layer's compute,
+         * so before its reduce-scatter on the same stream: FSDP's BACKWARD_PRE and
+         * DeepSpeed's stage-3 prefetch do so (docs/frameworks.md). Issued after it, the
+         * next layer's gather would queue behind the reduce-scatter and run in series
+         * with the backward. */
+        for (; gather && first_pass && issued <= MIN(i + p, pm - 1); issued++) {
+            gint64 j = issued, lj = forward ? lo + j : lo + pm - 1 - j;
+            double share = g_array_index(b->d->layers, ParoLayerCost, lj).weight_share;
+            ParoTaskId t =
+                add_coll(b, "allgather", d, gather, gather->size_bytes * share, m, (gint)lj);
+            paro_task_graph_on_start(graph, t, PARO_MEM_GATHERED,
+                                     z->param_bytes * z->params * share);
+            if (j - p - 1 >= 0)
+                paro_task_graph_depend(graph, t, scratch_at(b, j - p - 1));
             else if (!forward)
-                paro_task_graph_depend(graph, g, st->previous);
-            kept[l] = g;
-            comm_s += paro_time_to_s(paro_task_graph_get(graph, g).duration);
-        } else if (gather) {
-            g = kept[l];
+                paro_task_graph_depend(graph, t, st->previous);
+            kept[lj] = t;
+            comm_s += paro_time_to_s(paro_task_graph_get(graph, t).duration);
         }
-        double seconds = (forward ? lc->forward_s : lc->backward_s) / (double)tp;
+        ParoTaskId g = gather ? kept[l] : PARO_TASK_NONE;
+        double seconds = forward ? lc->forward_s : lc->backward_s; /* one TP rank's */
         ParoTaskId c =
             paro_task_graph_add(graph, forward ? "forward" : "backward", PARO_TASK_COMPUTE, d,
                                 PARO_STREAM_COMPUTE, m, (gint)l, paro_time_from_s(seconds));

@@ -24,6 +24,36 @@ ParoGpuArch paro_gpu_arch_from_name(const char *name)
     return PARO_ARCH_SM80; /* an unknown GPU: Ampere's tables */
 }
 
+ParoGpuTraits paro_gpu_traits_from_name(const char *name)
+{
+    /* MAMF: the best dense bf16 GEMM rate found by a shape search over cuBLAS (Bekman,
+     * ml-engineering, compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS
+     * comparison table", CUDA 12.1): A100 SXM 267.9 of 312, H100 SXM 792.1 of 989 (our own
+     * H100 measured 788.7 at 4096^3, validation/data/h100), GH200 821.0 of 989. H200 and H800
+     * are the H100's die. FlashAttention: an assumption per generation (docs/compute.md):
+     * FlashAttention-2 reaches 50-73% of the A100's peak forward and less backward (Dao
+     * 2023); FlashAttention-3 about 75% forward and 1.5-1.75x FA2 backward on H100 (Shah et
+     * al. 2024). No FlashAttention on V100 (sm70). The more specific names come first. */
+    static const struct {
+        const char *part;
+        ParoGpuTraits traits;
+    } known[] = {
+        {"GH200", {132, 821.0 / 989.0, 0.55}},
+        {"H100 PCIe", {114, 0, 0.55}},
+        {"H100-PCIE", {114, 0, 0.55}},
+        {"H100", {132, 792.1 / 989.0, 0.55}},
+        {"H200", {132, 792.1 / 989.0, 0.55}},
+        {"H800", {132, 792.1 / 989.0, 0.55}},
+        {"A100", {108, 267.9 / 312.0, 0.60}},
+        {"A800", {108, 267.9 / 312.0, 0.60}},
+        {"V100", {80, 0, 0}},
+    };
+    for (guint i = 0; name && i < G_N_ELEMENTS(known); i++)
+        if (strstr(name, known[i].part))
+            return known[i].traits;
+    return (ParoGpuTraits){0, 0, 0};
+}
+
 void paro_topology_free(ParoTopology *t)
 {
     if (t == NULL)

@@ -27,6 +27,17 @@ extern const char *const paro_gpu_arch_names[]; /* "auto", "sm70", ..., "sm100",
  * collective's cache key never searches the name. */
 ParoGpuArch paro_gpu_arch_from_name(const char *name);
 
+/* What a GPU's name says about its compute, for the shape-aware compute model
+ * (model/compute.c; sources in docs/compute.md). 0 where the name is not known. */
+typedef struct {
+    gint64 sms;                  /* streaming multiprocessors: the width of a GEMM wave */
+    double matmul_efficiency;    /* best measured dense 16-bit GEMM rate / peak (MAMF) */
+    double attention_efficiency; /* FlashAttention's forward+backward rate / peak; 0: none */
+} ParoGpuTraits;
+
+/** paro_gpu_traits_from_name: the published figures of a known GPU (A100, H100...). */
+ParoGpuTraits paro_gpu_traits_from_name(const char *name);
+
 typedef struct {
     char *name;
     char *source_path;
@@ -34,9 +45,10 @@ typedef struct {
     struct {
         ParoGpuArch arch; /* the file's, else from the name at load; AUTO only if built by hand */
         char *name;
-        double memory_bytes; /* HBM capacity */
-        double peak_flops;   /* dense 16-bit tensor rate, FLOP/s */
-        double hbm_Bps;      /* HBM bandwidth */
+        double memory_bytes;  /* HBM capacity */
+        double peak_flops;    /* dense 16-bit tensor rate, FLOP/s */
+        double hbm_Bps;       /* HBM bandwidth */
+        ParoGpuTraits traits; /* the file's, each unset one from the name at load */
     } gpu;
     gint64 gpus_per_node;
     gboolean cpu_amd; /* node.cpu: amd (NCCL's network overhead and LL caps differ) */

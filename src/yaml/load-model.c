@@ -229,10 +229,35 @@ static gboolean hf_bool(const ParoNode *root, const char *key, gboolean *out, GE
     return TRUE;
 }
 
+/* Mixture-of-experts configs (Mixtral, Qwen-MoE, DeepSeek, DBRX...) name their experts
+ * with one of these keys: refused, located, until expert layers and their all-to-all are
+ * modelled (issue #15), rather than read as the dense model of their attention and one
+ * expert's width. */
+static gboolean check_hf_dense(const ParoNode *root, GError **error)
+{
+    static const char *const expert_keys[] = {"num_local_experts", "num_experts",
+                                              "n_routed_experts", "moe_num_experts",
+                                              "num_experts_per_tok"};
+    for (guint i = 0; i < G_N_ELEMENTS(expert_keys); i++) {
+        const ParoNode *v = paro_node_lookup(root, expert_keys[i]);
+        if (v == NULL || paro_node_is_null(v))
+            continue;
+        paro_node_error(error, v, PARO_CONFIG_ERROR_RANGE,
+                        "'%s': mixture-of-experts layers are not modelled yet (parosim "
+                        "would count one expert and call it a dense model); describe the "
+                        "dense equivalent in a model file or a parameter count",
+                        expert_keys[i]);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 static ParoModel *model_from_hf(const ParoNode *root, GError **error)
 {
     ModelFile f = {0};
     const ParoNode *type = paro_node_lookup(root, "model_type");
+    if (!check_hf_dense(root, error))
+        return NULL;
     gboolean neox = type && type->kind == PARO_NODE_SCALAR && strcmp(type->scalar, "gpt_neox") == 0;
     Architecture *a = &f.arch;
     a->mlp = neox ? PARO_MLP_PLAIN : PARO_MLP_GATED;
@@ -276,8 +301,12 @@ static ParoModel *model_from_hf(const ParoNode *root, GError **error)
 
 ParoModel *paro_model_from_node(const ParoNode *root, GError **error)
 {
+    /* a HuggingFace config.json: no `kind`, and its own keys (GPT-2's has model_type but
+     * no hidden_size: it gets the model_type error, not "missing key 'kind'") */
     if (root->kind == PARO_NODE_MAPPING && paro_node_lookup(root, "kind") == NULL &&
-        paro_node_lookup(root, "hidden_size") != NULL)
+        (paro_node_lookup(root, "hidden_size") != NULL ||
+         paro_node_lookup(root, "model_type") != NULL ||
+         paro_node_lookup(root, "architectures") != NULL))
         return model_from_hf(root, error);
     return model_from_yaml(root, error);
 }

@@ -25,6 +25,15 @@ static const ParoField gpu_fields[] = {
     {"hbm_bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTopology, gpu.hbm_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
      "HBM bandwidth, e.g. 2039 GB/s", &paro_limit_bandwidth},
+    {"sms", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoTopology, gpu.traits.sms), 0,
+     NULL, NULL, "streaming multiprocessors (default: from the name; A100 108, H100 132)",
+     &paro_limit_sms},
+    {"matmul_efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
+     G_STRUCT_OFFSET(ParoTopology, gpu.traits.matmul_efficiency), 0, NULL, NULL,
+     "best measured GEMM rate / peak (default: from the name; A100 0.859, H100 0.801)"},
+    {"attention_efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
+     G_STRUCT_OFFSET(ParoTopology, gpu.traits.attention_efficiency), 0, NULL, NULL,
+     "FlashAttention's rate / peak (default: from the name; A100 0.60, H100 0.55)"},
 };
 
 static const ParoField fabric_fields[] = {
@@ -164,6 +173,14 @@ ParoTopology *paro_topology_from_node(const ParoNode *root, GError **error)
         return NULL;
     if (t->gpu.arch == PARO_ARCH_AUTO)
         t->gpu.arch = paro_gpu_arch_from_name(t->gpu.name);
+    ParoGpuTraits named = paro_gpu_traits_from_name(t->gpu.name);
+    ParoGpuTraits *traits = &t->gpu.traits;
+    if (traits->sms == 0)
+        traits->sms = named.sms;
+    if (traits->matmul_efficiency == 0)
+        traits->matmul_efficiency = named.matmul_efficiency;
+    if (traits->attention_efficiency == 0)
+        traits->attention_efficiency = named.attention_efficiency;
     t->source_path = g_strdup(root->source);
     return g_steal_pointer(&t);
 }
