@@ -5,7 +5,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "calib/calib-log.h"
 #include "check-main.h"
+#include "model/compute.h"
+#include "topo/topology.h"
 #include "yaml/loaders.h"
 
 typedef struct {
@@ -131,6 +134,54 @@ START_TEST(model_flops_megatron_formula)
 }
 END_TEST
 
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+START_TEST(gemm_model_against_measured_h100)
+{
+    /* System: the shape-aware GEMM model with an H100 SXM's published figures only (989
+     * TFLOP/s peak, 132 SMs, MAMF 792.1 TFLOP/s from Bekman's ml-engineering table, 3.35
+     * TB/s), no fit to these logs.
+     * Expectation: the bf16 GEMMs we measured on an H100 (validation/data/h100, 2026-11-23:
+     * LLaMA-7B and LLaMA-13B layer products, forward, input- and weight-gradient, and the
+     * squares 2048^3..8192^3; 1024^3 is left out, its residual set the 3 us kernel cost)
+     * within a median 6% and at worst 12% (measured when written: 4.4% and 9.4% over 27
+     * GEMMs; a flat 0.5 x peak misses them by 52% in median). */
+    static const char *const logs[] = {"gemm-llama7b", "gemm-llama13b", "gemm-square"};
+    ParoGpuTraits h100 = paro_gpu_traits_from_name("H100-SXM5-80GB");
+    ck_assert_int_eq(h100.sms, 132);
+    ParoComputeSetup c = {.peak_flops = 989e12,
+                          .matmul_efficiency = h100.matmul_efficiency,
+                          .sms = h100.sms,
+                          .hbm_Bps = 3.35e12};
+    g_autoptr(GArray) errors = g_array_new(FALSE, FALSE, sizeof(double));
+    for (guint f = 0; f < G_N_ELEMENTS(logs); f++) {
+        g_autofree char *name = g_strdup_printf("validation/data/h100/2026-11-23_%s.txt", logs[f]);
+        g_autofree char *path = paro_test_path(name);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(ParoCalibLog) log = paro_calib_log_load(path, &error);
+        ck_assert_msg(log != NULL, "%s", error ? error->message : "");
+        for (guint i = 0; i < log->gemm->len; i++) {
+            const ParoGemmRow *r = &g_array_index(log->gemm, ParoGemmRow, i);
+            if (strcmp(r->dtype, "bf16") != 0 || (r->m == 1024 && r->n == 1024))
+                continue;
+            double got = paro_compute_gemm_s(&c, (double)r->m, (double)r->n, (double)r->k);
+            double e = fabs(got / (r->time_us * 1e-6) - 1.0);
+            g_array_append_val(errors, e);
+        }
+    }
+    ck_assert_uint_ge(errors->len, 27);
+    g_array_sort(errors, compare_doubles);
+    double median = g_array_index(errors, double, errors->len / 2);
+    double worst = g_array_index(errors, double, errors->len - 1);
+    ck_assert_msg(median <= 0.06 && worst <= 0.12, "median %.3f worst %.3f over %u GEMMs", median,
+                  worst, errors->len);
+}
+END_TEST
+
 START_TEST(model_hf_matches_yaml)
 {
     /* The Llama-2-7B config.json and our LLaMA-7B file describe the same shape. */
@@ -199,6 +250,7 @@ static Suite *model_suite(void)
     tcase_add_test(tc, model_activations_korthikanti);
     tcase_add_test(tc, model_flops_six_n_t);
     tcase_add_test(tc, model_flops_megatron_formula);
+    tcase_add_test(tc, gemm_model_against_measured_h100);
     tcase_add_test(tc, model_hf_matches_yaml);
     tcase_add_test(tc, model_count_only);
     tcase_add_test(tc, model_huge_heads_do_not_overflow);

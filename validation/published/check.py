@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""parosim against published end-to-end training throughput (issue #15).
+
+Each row of results.tsv is one published measurement (SOURCES.md cites them). This script
+turns a row into a scenario (an inline model of the row's shape on the topology file of its
+machine class, with the row's nodes, NICs, layout, batch, recomputation and attention),
+runs `parosim run` on the strategy the row's framework used, converts the published figure
+into a step time with the source's own FLOP count, and prints the error of parosim's step
+against it. Nothing is fitted per row: every row uses the same model and the GPU figures of
+docs/compute.md.
+
+  check.py PAROSIM ROOT                 table of every row, then the summary
+  check.py PAROSIM ROOT --record FILE   also write the predictions (recorded.tsv)
+  check.py PAROSIM ROOT --check FILE    exit 1 if a prediction differs from FILE (TAP)
+
+Rules where a source is silent (each counted in the `assumed` column):
+  micro-batch unknown -> 1; NICs unknown -> the machine class's (DGX A100: 8 x 200 Gb/s,
+  DGX H100: 8 x 400 Gb/s); dp sharding unknown -> none (Megatron's DDP); interleaving
+  unknown -> none; sequence parallelism unknown -> off; precision unknown -> bf16.
+Rows parosim cannot model are listed as skipped with the reason (fp8 GEMMs, a layout or a
+batch the source does not give, a FLOP count that cannot be inverted).
+"""
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+STRATEGY = {"none": "ddp", "zero1": "zero-1", "zero2": "zero-2", "zero3": "zero-3",
+            "fsdp-full": "zero-3", "fsdp-hybrid": "fsdp-hybrid", "paro-iig": "IIG",
+            "paro-nii": "NII"}
+MACHINE = {  # gpu, memory (GB) -> topology file, GPU overrides
+    ("A100-SXM4", "40"): ("dgx-a100x8.yaml", []),
+    ("A100-SXM4", "80"): ("dgx-a100x8.yaml", ["topology.gpu.name=A100-SXM4-80GB",
+                                              "topology.gpu.memory=80 GiB",
+                                              "topology.gpu.hbm_bandwidth=2039 GB/s"]),
+    ("H100-SXM5", "80"): ("dgx-h100x8.yaml", []),
+}
+
+
+def known(v):
+    return v not in ("", "-", "unknown") and not v.startswith("unknown")
+
+
+def as_int(v):
+    try:
+        return int(v)
+    except ValueError:
+        return None
+
+
+def megatron_flops(r, B, recompute_passes):
+    """Narayanan et al. 2021 eq. 3 (4 passes with recomputation) or its 3-pass MFU form."""
+    s, l, h, V = (float(r[k]) for k in ("seq", "layers", "hidden", "vocab"))
+    if recompute_passes == 4:
+        return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))
+    return 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h))
+
+
+def measured_step(r, gpus, batch, peak):
+    """The published figure as seconds per step, or (None, why)."""
+    metric, v = r["metric"], float(r["value"])
+    tokens = batch * float(r["seq"])
+    if metric == "step_s":
+        return v, None
+    if metric == "tokens_per_s_per_gpu":
+        return tokens / (v * gpus), None
+    if metric == "tokens_per_s":
+        return tokens / v, None
+    if metric == "samples_per_s":
+        return batch / v, None
+    if metric == "tflops_per_gpu" and r["flops_formula"] == "megatron-96":
+        return megatron_flops(r, batch, 4) / (v * 1e12 * gpus), None
+    if metric == "mfu" and r["flops_formula"] == "megatron-mfu-72":
+        return megatron_flops(r, batch, 3) / (v / 100 * peak * gpus), None
+    return None, f"{metric} counted as '{r['flops_formula']}' cannot be inverted"
+
+
+def scenario(r, root):
+    """(YAML text, --set list, strategy, assumed, None) or (None, ..., why)."""
+    machine = MACHINE.get((r["gpu"], r["gpu_mem_gb"]))
+    if machine is None:
+        return None, None, None, None, f"no topology for {r['gpu']} {r['gpu_mem_gb']} GB"
+    if "fp8" in r["precision"]:
+        return None, None, None, None, "fp8 GEMMs are not modelled"
+    tp, pp, dp, nodes, gpn = (as_int(r[k]) for k in ("tp", "pp", "dp", "nodes", "gpus_per_node"))
+    batch = as_int(r["global_batch"])
+    if None in (tp, pp, dp, nodes, gpn, batch):
+        return None, None, None, None, "layout or global batch not published"
+    if as_int(r["heads"]) is None:
+        return None, None, None, None, "attention heads not published"
+    if int(r["layers"]) % pp != 0:
+        return None, None, None, None, (f"{r['layers']} layers on {pp} stages: parosim needs "
+                                        "equal stages")
+    assumed = []
+    mb = as_int(r["micro_batch"])
+    if mb is None:
+        mb = 1
+        assumed.append("micro-batch")
+    if batch % (mb * dp) != 0:
+        return None, None, None, None, f"global batch {batch} is not a multiple of {mb} x dp {dp}"
+    sharding = r["dp_sharding"] if known(r["dp_sharding"]) else "none"
+    if not known(r["dp_sharding"]):
+        assumed.append("sharding")
+    if sharding not in STRATEGY:
+        return None, None, None, None, f"sharding '{sharding}' not mapped"
+    topo_file, gpu_sets = machine
+    sets = list(gpu_sets) + [f"topology.nodes={nodes}", f"topology.node.gpus={gpn}"]
+    if known(r["nic_count"]) and known(r["nic_gbps"]):
+        sets += [f"topology.node.nics.count={r['nic_count']}",
+                 f"topology.node.nics.bandwidth={r['nic_gbps']} Gb/s"]
+    elif known(r["nic_gbps"]):  # a node's bandwidth stated, its NICs not: one NIC
+        sets += ["topology.node.nics.count=1", f"topology.node.nics.bandwidth={r['nic_gbps']} Gb/s"]
+        assumed.append("nics")
+    else:
+        assumed.append("nics")
+    vpp = as_int(r["vpp"]) if known(r["vpp"]) else None
+    if r["vpp"] == "unknown":
+        assumed.append("interleaving")
+    precision = "fp16" if "fp16" in r["precision"] and "bf16" not in r["precision"] else "bf16"
+    if not known(r["precision"]):
+        assumed.append("precision")
+    gated = r["mlp"].startswith("gated")
+    kv = r["kv_heads"] if known(r["kv_heads"]) else r["heads"]
+    recompute = r["recompute"] if known(r["recompute"]) else "none"
+    if not known(r["recompute"]):
+        assumed.append("recompute")
+    attention = "eager" if r["attention"].startswith("eager") else "flash"
+    pipeline = ""
+    legacy = os.environ.get("PAROSIM_CHECK_BEFORE_ISSUE_15") == "1"  # no `attention` key
+    if vpp and vpp > 1:
+        pipeline = f"  pipeline:\n    schedule: interleaved\n    virtual: {vpp}\n"
+    text = f"""kind: scenario
+schema: 1
+name: {r['id']}
+model:
+  kind: model
+  schema: 1
+  name: {r['id']}
+  architecture:
+    hidden: {r['hidden']}
+    layers: {r['layers']}
+    heads: {r['heads']}
+    kv_heads: {kv}
+    ffn: {r['ffn']}
+    vocab: {r['vocab']}
+{'' if gated else '    position_embeddings: ' + r['seq'] + chr(10)}    mlp: {'gated' if gated else 'plain'}
+    norm: {'rmsnorm' if gated else 'layernorm'}
+    bias: {'false' if gated else 'true'}
+    tied_embeddings: {'false' if gated else 'true'}
+topology: {os.path.join(root, 'topologies', topo_file)}
+parallelism:
+  tp: {tp}
+  pp: {pp}
+  dp: {dp}
+  sequence_parallel: {'true' if r['sp'] == 'true' else 'false'}
+training:
+  micro_batch: {mb}
+  sequence: {r['seq']}
+  accumulation: {batch // (mb * dp)}
+  precision: {precision}
+  optimizer_bytes: 12
+  recompute: {recompute}
+  {'efficiency: 0.5' if legacy else 'attention: ' + attention}
+  memory_overhead: 2 GiB
+{pipeline}"""
+    return text, sets, STRATEGY[sharding], assumed, None
+
+
+def run_one(parosim, root, tmp, r):
+    text, sets, strategy, assumed, why = scenario(r, root)
+    if text is None:
+        return {"id": r["id"], "skip": why}
+    path = os.path.join(tmp, r["id"] + ".yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    strategies = [strategy]
+    if r["metric"] == "speedup":
+        over = dict(kv.split("=") for kv in r["notes"].split() if "=" in kv).get("over", "")
+        over = over.rstrip(";,")
+        strategies.append(STRATEGY.get(over, over))
+    cmd = [parosim, "run", path, "-f", "json", "--strategies", ",".join(strategies)]
+    for s in sets:
+        cmd += ["--set", s]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return {"id": r["id"], "skip": "parosim: " + p.stderr.strip().splitlines()[0][:120]}
+    out = json.loads(p.stdout)
+    steps = {}
+    for st in out["strategies"]:
+        for name in [st["name"]] + st["aliases"]:
+            steps[name] = (st["time"]["step"], st["fits"])
+    pred, fits = steps[strategies[0]]
+    gpus = int(r["nodes"]) * int(r["gpus_per_node"])
+    if r["metric"] == "speedup":
+        base, _ = steps[strategies[1]]
+        return {"id": r["id"], "source": r["source_key"], "metric": "speedup",
+                "measured": float(r["value"]), "predicted": base / pred, "fits": fits,
+                "assumed": assumed}
+    peak = 989e12 if r["gpu"].startswith("H100") else 312e12
+    meas, why = measured_step(r, gpus, int(r["global_batch"]), peak)
+    if meas is None:
+        return {"id": r["id"], "skip": why}
+    return {"id": r["id"], "source": r["source_key"], "metric": "step_s", "measured": meas,
+            "predicted": pred, "fits": fits, "assumed": assumed}
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    parosim, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    mode = sys.argv[3] if len(sys.argv) > 3 else None
+    target = sys.argv[4] if len(sys.argv) > 4 else None
+    here = os.path.join(root, "validation", "published")
+    with open(os.path.join(here, "results.tsv")) as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        results = list(pool.map(lambda r: run_one(parosim, root, tmp, r), rows))
+    done = [x for x in results if "skip" not in x]
+    for x in done:
+        x["error"] = x["predicted"] / x["measured"] - 1
+    if mode == "--check":
+        with open(target) as f:
+            recorded = {r["id"]: r for r in csv.DictReader(f, delimiter="\t")}
+        n = bad = 0
+        for x in results:
+            n += 1
+            was = recorded.get(x["id"])
+            now = "skip" if "skip" in x else f"{x['predicted']:.6g}"
+            if was is None or was["predicted"] != now:
+                bad += 1
+                print(f"not ok {n} - {x['id']}: predicted {now}, recorded "
+                      f"{was['predicted'] if was else 'nothing'} (re-record with --record)")
+            else:
+                print(f"ok {n} - {x['id']} {now}")
+        errs = sorted(abs(x["error"]) for x in done)
+        print(f"# {len(done)} rows compared, median |error| {statistics.median(errs):.1%}, "
+              f"worst {errs[-1]:.1%}")
+        print(f"1..{n}")
+        return 1 if bad else 0
+    print(f"{'id':62} {'measured':>10} {'parosim':>10} {'error':>8}  assumed")
+    for x in results:
+        if "skip" in x:
+            print(f"{x['id']:62} skipped: {x['skip']}")
+        else:
+            unit = "x" if x["metric"] == "speedup" else "s"
+            fit = "" if x["fits"] else " (OOM in parosim)"
+            print(f"{x['id']:62} {x['measured']:9.4g}{unit} {x['predicted']:9.4g}{unit} "
+                  f"{x['error']:+8.1%}  {','.join(x['assumed']) or '-'}{fit}")
+    print()
+    print(f"{'source':28} {'rows':>5} {'median |err|':>13} {'worst':>8} {'median err':>11}")
+    sources = sorted({x["source"] for x in done})
+    for s in sources + ["all"]:
+        errs = [x["error"] for x in done if s in ("all", x["source"])]
+        a = sorted(abs(e) for e in errs)
+        print(f"{s:28} {len(errs):5d} {statistics.median(a):12.1%} {a[-1]:8.1%} "
+              f"{statistics.median(errs):+11.1%}")
+    skipped = [x for x in results if "skip" in x]
+    print(f"# {len(done)} rows compared, {len(skipped)} skipped")
+    if mode == "--record":
+        with open(target, "w") as f:
+            f.write("id\tpredicted\terror\n")
+            for x in results:
+                if "skip" in x:
+                    f.write(f"{x['id']}\tskip\t-\n")
+                else:
+                    f.write(f"{x['id']}\t{x['predicted']:.6g}\t{x['error']:+.4f}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
