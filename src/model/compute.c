@@ -20,12 +20,17 @@
 
 #include <math.h>
 
+double paro_compute_matmul_rate(const ParoComputeSetup *c)
+{
+    return c->flat_flops > 0 ? c->flat_flops : c->peak_flops * c->matmul_efficiency;
+}
+
 double paro_compute_gemm_s(const ParoComputeSetup *c, double m, double n, double k)
 {
-    double flops = 2.0 * m * n * k;
+    double flops = 2.0 * m * n * k, rate = paro_compute_matmul_rate(c);
     if (c->flat_flops > 0)
-        return flops / c->flat_flops;
-    double rate = c->peak_flops * c->matmul_efficiency, work = flops / rate;
+        return flops / rate;
+    double work = flops / rate;
     if (c->sms > 0) {
         double tiles = ceil(m / PARO_GEMM_TILE) * ceil(n / PARO_GEMM_TILE);
         double waves = ceil(tiles / (double)c->sms);
@@ -51,7 +56,7 @@ static void attention_core(const ParoModel *m, const ParoComputeSetup *c, double
     double heads = (double)m->heads / (double)c->tp;
     double flops =
         4.0 * (double)c->batch * (double)c->seq * (double)c->seq * heads * (double)m->head_dim;
-    double rate = c->flat_flops > 0 ? c->flat_flops : c->peak_flops * c->matmul_efficiency;
+    double rate = paro_compute_matmul_rate(c);
     if (c->attention == PARO_ATTENTION_FLASH && c->flat_flops == 0 && c->attention_efficiency > 0)
         rate = c->peak_flops * c->attention_efficiency;
     *forward = flops / rate;
@@ -93,13 +98,9 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
                 product(c, T, v / t, h, &head_f, &head_b);
             attention_core(m, c, &core_f, &core_b);
         } else {
-            /* Only a count: one product of the 2*N*T FLOPs, shape unknown. */
-            ParoComputeSetup flat = *c;
-            if (flat.flat_flops == 0)
-                flat.flat_flops = c->peak_flops * c->matmul_efficiency;
+            /* Only a count: the 2*N*T FLOPs at the large-GEMM rate, shape unknown. */
             lc->weight_share = 1;
-            double n = paro_model_base_params(m) / t;
-            forward = 2.0 * T * n / flat.flat_flops;
+            forward = 2.0 * T * paro_model_base_params(m) / t / paro_compute_matmul_rate(c);
             backward = (1.0 + c->trainable_share) * forward;
         }
         double again =

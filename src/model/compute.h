@@ -38,6 +38,9 @@ typedef struct {
  * are 128 x 128 and 256 x 128; NVIDIA, "Matrix Multiplication Background", section 2.3). */
 #define PARO_GEMM_TILE 128.0
 
+/** paro_compute_matmul_rate: the rate of a large GEMM: the flat rate, else the GPU's best. */
+double paro_compute_matmul_rate(const ParoComputeSetup *setup);
+
 /**
  * paro_compute_gemm_s:
  * Time of one C[M,N] = A[M,K] B[K,N] product: waves of one tile per SM at the GPU's best

@@ -67,8 +67,8 @@ void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
     g_autofree char *inter_lat = paro_units_format(c->inter_lat_s, PARO_QUANTITY_TIME);
     g_autofree char *memory = paro_units_format(t->gpu.memory_bytes, PARO_QUANTITY_BYTES);
     const ParoComputeSetup *cs = &g->compute;
-    double best = cs->flat_flops > 0 ? cs->flat_flops : cs->peak_flops * cs->matmul_efficiency;
-    g_autofree char *rate = paro_units_format(best, PARO_QUANTITY_FLOP_RATE);
+    g_autofree char *rate =
+        paro_units_format(paro_compute_matmul_rate(cs), PARO_QUANTITY_FLOP_RATE);
     /* names and paths come from the user: control characters escaped */
     g_autofree char *name = paro_format_escape(s->name), *path = paro_format_escape(s->path);
     g_autofree char *model = paro_format_escape(s->model->name);

@@ -197,6 +197,13 @@ static ParoTaskId scratch_at(const ParoStepBuild *b, gint64 i)
     return g_array_index(b->scratch, ParoTaskId, i);
 }
 
+/* The layer at position @i of a pass over @module: backward runs the layers last first. */
+static gint64 pass_layer(const ParoStepBuild *b, gboolean forward, gint64 module, gint64 i)
+{
+    gint64 lo = module * b->per_module;
+    return forward ? lo + i : lo + b->per_module - 1 - i;
+}
+
 /* One pass (paro_pipe_build's emitter): the layers of @module for micro-batch @micro. */
 static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPipeKind kind,
                      gint64 module, gint64 micro, ParoTaskId *out_first, ParoTaskId *out_last)
@@ -207,7 +214,7 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
     ParoStepStage *st = &b->stages[device];
     guint d = (guint)device;
     gint m = (gint)micro;
-    gint64 pm = b->per_module, lo = module * pm, p = sc->training.prefetch, tp = sc->tp;
+    gint64 pm = b->per_module, p = sc->training.prefetch, tp = sc->tp;
     gboolean forward = kind == PARO_PIPE_FORWARD;
     /* layered: DP collectives in the module's first pass, memory freed in its last */
     gboolean first_pass = !b->layered || micro == 0, last_pass = !b->layered || micro == b->M - 1;
@@ -219,7 +226,7 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
     g_array_set_size(b->scratch, 0);
     gint64 issued = 0; /* gathers of this pass issued so far */
     for (gint64 i = 0; i < pm; i++) {
-        gint64 l = forward ? lo + i : lo + pm - 1 - i;
+        gint64 l = pass_layer(b, forward, module, i);
         const ParoLayerCost *lc = &g_array_index(b->d->layers, ParoLayerCost, l);
         double gathered = z->param_bytes * z->params * lc->weight_share;
         /* The gathers of the layers up to p ahead are issued before this layer's compute,
@@ -228,7 +235,7 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
          * next layer's gather would queue behind the reduce-scatter and run in series
          * with the backward. */
         for (; gather && first_pass && issued <= MIN(i + p, pm - 1); issued++) {
-            gint64 j = issued, lj = forward ? lo + j : lo + pm - 1 - j;
+            gint64 j = issued, lj = pass_layer(b, forward, module, j);
             double share = g_array_index(b->d->layers, ParoLayerCost, lj).weight_share;
             ParoTaskId t =
                 add_coll(b, "allgather", d, gather, gather->size_bytes * share, m, (gint)lj);
