@@ -44,6 +44,57 @@ START_TEST(scenario_set_overrides)
 }
 END_TEST
 
+START_TEST(scenario_framework_profiles_set_defaults)
+{
+    /* Profiles give training.bucket and training.prefetch their frameworks' defaults
+     * (docs/frameworks.md): DeepSpeed's reduce_bucket_size 5e8 elements x 2 bytes (bf16) and
+     * stage3_prefetch_bucket_size 5e7 elements, less than one LLaMA-7B layer (202M
+     * parameters): the next layer; FSDP: a bucket per unit (0) and one unit ahead. What the
+     * scenario writes wins. */
+    const struct {
+        const char *sets[3];
+        ParoFrameworkKind kind;
+        double bucket;
+        gint64 prefetch;
+    } cases[] = {
+        {{NULL}, PARO_FRAMEWORK_IDEAL, 25.0 * 1048576.0, 1},
+        {{"framework=deepspeed", NULL}, PARO_FRAMEWORK_DEEPSPEED, 1e9, 1},
+        {{"framework=fsdp", NULL}, PARO_FRAMEWORK_FSDP, 0, 1},
+        {{"framework=megatron", NULL}, PARO_FRAMEWORK_MEGATRON, 25.0 * 1048576.0, 1},
+        {{"framework=deepspeed", "training.bucket=50 MB", NULL}, PARO_FRAMEWORK_DEEPSPEED, 50e6, 1},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(ParoScenario) s = load(cases[i].sets, &error);
+        ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+        ck_assert_int_eq(s->framework.kind, cases[i].kind);
+        ck_assert_double_eq_tol(s->training.bucket_bytes, cases[i].bucket, 1e-6);
+        ck_assert_int_eq(s->training.prefetch, cases[i].prefetch);
+    }
+    /* DeepSpeed prefetches whole layers of the next 5e7 elements: 7 layers of 7e6 */
+    ParoFramework ds = {PARO_FRAMEWORK_DEEPSPEED, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, 0};
+    ck_assert_int_eq(paro_framework_prefetch(&ds, 7e6, 1), 7);
+    /* stages 1-2 reduce on the compute stream with a bucket all-reduce; stage 3 does not */
+    ck_assert(paro_framework_reduce_on_compute(&ds, FALSE));
+    ck_assert(!paro_framework_reduce_on_compute(&ds, TRUE));
+    ck_assert(paro_framework_bucket_allreduce(&ds, FALSE));
+    ds.bucket_allreduce = PARO_SETTING_FALSE; /* framework.bucket_allreduce: false */
+    ck_assert(!paro_framework_bucket_allreduce(&ds, FALSE));
+    /* a mapping with its keys, and an unknown name located in the argument */
+    const char *mapping[] = {"framework.name=fsdp", "framework.reduce_precision=fp32", NULL};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoScenario) s = load(mapping, &error);
+    ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+    ck_assert_int_eq(s->framework.kind, PARO_FRAMEWORK_FSDP);
+    ck_assert_int_eq(s->framework.reduce_precision, 1 + PARO_PRECISION_FP32);
+    const char *bad[] = {"framework=horovod", NULL};
+    g_autoptr(ParoScenario) t = load(bad, &error);
+    ck_assert(t == NULL);
+    ck_assert_msg(strstr(error->message, "--set[1]") && strstr(error->message, "horovod"), "%s",
+                  error->message);
+}
+END_TEST
+
 START_TEST(scenario_set_swaps_model_file)
 {
     /* A path given on the command line is relative to the current directory, like any
@@ -211,6 +262,7 @@ static Suite *scenario_suite(void)
     TCase *tc = tcase_create("load");
     tcase_add_test(tc, scenario_default_loads);
     tcase_add_test(tc, scenario_set_overrides);
+    tcase_add_test(tc, scenario_framework_profiles_set_defaults);
     tcase_add_test(tc, scenario_set_swaps_model_file);
     tcase_add_loop_test(tc, scenario_set_errors_are_located, 0, G_N_ELEMENTS(bad_sets));
     tcase_add_test(tc, scenario_guideline_invariants);

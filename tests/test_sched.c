@@ -91,6 +91,35 @@ START_TEST(sched_sharing_over_two_resources)
 }
 END_TEST
 
+START_TEST(sched_collectives_take_sms_from_compute)
+{
+    /* Device 0: compute k (stream 1, 1000 alone); collective c (stream 2, 400) holding 0.25
+     * of the SMs from 0, then collective e (stream 2, 200) holding 0.5. Derived by hand:
+     * c runs 0..400 (collectives are not slowed), k at 0.75 does 300 units by 400; e runs
+     * 400..600, k at 0.5 does 100 more (400 by 600); alone again, k's last 600 units end it
+     * at 1200. A compute task on device 1 (1000) is not slowed by device 0's collectives,
+     * and a compute task that starts after them runs at full speed. */
+    g_autoptr(ParoTaskGraph) g = paro_task_graph_new(2, 0, FALSE);
+    ParoTaskId k = paro_task_graph_add(g, "k", PARO_TASK_COMPUTE, 0, 1, -1, -1, 1000);
+    ParoTaskId after = paro_task_graph_add(g, "after", PARO_TASK_COMPUTE, 0, 1, -1, -1, 100);
+    ParoTaskId c = paro_task_graph_add(g, "c", PARO_TASK_COMM, 0, 2, -1, -1, 400);
+    ParoTaskId e = paro_task_graph_add(g, "e", PARO_TASK_COMM, 0, 2, -1, -1, 200);
+    ParoTaskId other = paro_task_graph_add(g, "other", PARO_TASK_COMPUTE, 1, 1, -1, -1, 1000);
+    paro_task_graph_take_sms(g, c, 0.25);
+    paro_task_graph_take_sms(g, e, 0.5);
+    ck_assert(paro_task_graph_run(g, NULL));
+    ck_assert_int_eq(info(g, c).end, 400);
+    ck_assert_int_eq(info(g, e).end, 600);
+    ck_assert_int_eq(info(g, k).end, 1200);
+    ck_assert_int_eq(info(g, after).end, 1300);
+    ck_assert_int_eq(info(g, other).end, 1000);
+    /* the slowdown counts as compute time: 1200 + 100 on device 0 */
+    ck_assert(paro_task_graph_kind_busy_s(g, 0, PARO_TASK_COMPUTE) ==
+              paro_time_to_s(1000) + paro_time_to_s(100) +
+                  (paro_time_to_s(1200) - paro_time_to_s(1000)));
+}
+END_TEST
+
 START_TEST(sched_memory_in_order_and_deadlock)
 {
     /* Memory: a task adds 100 at its start and frees it at its end; another adds 50 while
@@ -126,6 +155,7 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, sched_streams_and_dependencies);
     tcase_add_test(tc, sched_sharing_slows_by_max_min);
     tcase_add_test(tc, sched_sharing_over_two_resources);
+    tcase_add_test(tc, sched_collectives_take_sms_from_compute);
     tcase_add_test(tc, sched_memory_in_order_and_deadlock);
     suite_add_tcase(s, tc);
     return s;

@@ -198,6 +198,48 @@ START_TEST(step_trace_is_consistent)
 }
 END_TEST
 
+START_TEST(step_deepspeed_stage2_reduces_in_series)
+{
+    /* DeepSpeed's profile for ZeRO-2 (docs/frameworks.md: overlap_comm defaults to false
+     * below stage 3, use_multi_rank_bucket_allreduce to true): each gradient bucket is one
+     * all-reduce on the compute stream. ZeRO-2 gathers nothing, so every task of the step
+     * runs in series: the step is exactly the sum of its tasks' durations, and each
+     * per-micro-batch reduction is an all-reduce on the compute stream. Under `ideal` the
+     * same strategy reduce-scatters beside the backward and is faster. */
+    const char *ds_sets[] = {"framework=deepspeed", NULL};
+    const char *const *variants[] = {ds_sets, NULL};
+    double step[2];
+    for (guint v = 0; v < 2; v++) {
+        g_autoptr(ParoScenario) s = paro_test_default_scenario(variants[v]);
+        g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+        g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+        ParoStepResult r;
+        g_autoptr(GError) error = NULL;
+        ck_assert_msg(paro_step_simulate(d, paro_strategy_lookup("zero-2"), cache,
+                                         &(ParoStepOptions){TRUE, TRUE}, &r, &error),
+                      "%s", error ? error->message : "");
+        step[v] = paro_time_to_s(r.step);
+        ParoTime sum = 0;
+        guint reductions = 0;
+        for (guint i = 0; i < r.trace->len; i++) {
+            const ParoTraceTask *t = &g_array_index(r.trace, ParoTraceTask, i);
+            sum += t->end - t->start;
+            if (t->micro >= 0 &&
+                (strcmp(t->name, "allreduce") == 0 || strcmp(t->name, "reducescatter") == 0)) {
+                reductions++;
+                ck_assert_str_eq(t->name, v == 0 ? "allreduce" : "reducescatter");
+                ck_assert_uint_eq(t->streams == PARO_STREAM_COMPUTE, v == 0);
+            }
+        }
+        ck_assert_uint_gt(reductions, 0);
+        if (v == 0)
+            ck_assert_int_eq(sum, r.step);
+        paro_step_result_clear(&r);
+    }
+    ck_assert_msg(step[0] > step[1], "deepspeed %.6g s, ideal %.6g s", step[0], step[1]);
+}
+END_TEST
+
 static Suite *step_suite(void)
 {
     Suite *s = suite_create("step");
@@ -209,6 +251,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, step_out_of_memory);
     tcase_add_test(tc, step_partial_training_ranking);
     tcase_add_test(tc, step_trace_is_consistent);
+    tcase_add_test(tc, step_deepspeed_stage2_reduces_in_series);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -12,6 +12,7 @@
  *   elementwise norms, activations, dropout, residuals, softmax: the forward reads and
  *               writes about the layer's activation bytes (without recomputation) once, the
  *               backward twice, at HBM bandwidth: the memory-bound part a FLOP count misses;
+ *   loss        the cross-entropy's fp32 passes over the logits (last layer), at HBM bandwidth;
  *   recompute   full: the layer's forward again, except the output head (Megatron does not
  *               recompute it); selective: the eager attention core and its elementwise
  *               bytes again (nothing with FlashAttention, which recomputes inside its
@@ -41,6 +42,14 @@ double paro_compute_gemm_s(const ParoComputeSetup *c, double m, double n, double
 }
 
 /* Forward and backward time of one product of the forward shape (m, n, k). */
+/* The loss over a TP rank's T x V/t logits, bytes moved per logit, forward and backward
+ * together: the 16-bit logits read and cast to fp32 (2 + 4), log-softmax (4 + 4); backward,
+ * its gradient from the saved fp32 output (4 + 4), cast back to 16 bits (4 + 2). Megatron's
+ * vocab-parallel cross-entropy and PyTorch's CrossEntropyLoss both run unfused fp32 passes
+ * of this kind; for a 125M-parameter GPT it is as much traffic as all its layers' norms and
+ * activations. */
+#define PARO_LOSS_BYTES_PER_LOGIT 28.0
+
 static void product(const ParoComputeSetup *c, double m, double n, double k, double *forward,
                     double *backward)
 {
@@ -94,8 +103,12 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
             product(c, T, h, q / t, &forward, &backward);
             product(c, T, up / t, h, &forward, &backward);
             product(c, T, h, f / t, &forward, &backward);
-            if (l == L - 1)
+            if (l == L - 1) {
                 product(c, T, v / t, h, &head_f, &head_b);
+                double loss_s = T * v / t * PARO_LOSS_BYTES_PER_LOGIT / 2.0 / c->hbm_Bps;
+                head_f += loss_s;
+                head_b += loss_s;
+            }
             attention_core(m, c, &core_f, &core_b);
         } else {
             /* Only a count: the 2*N*T FLOPs at the large-GEMM rate, shape unknown. */

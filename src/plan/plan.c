@@ -143,7 +143,10 @@ static gboolean run_config(const char *path, const ParoPlanRequest *rq, const Pa
      * the slopes agree, the base doubles; past A, the step is simulated whole.
      * A doubt: with GEMMs timed by shape, an interleaved pipeline can be quasi-periodic
      * (periods of P micro-batches alternate within 4%), so three points may agree and a
-     * later period differ: the extrapolation is then within 1%, not 1e-9 (test_plan.c). */
+     * later period differ: the extrapolation is then within 1%, not 1e-9 (test_plan.c).
+     * With the SMs collectives take from compute (training.sm_contention, the default) the
+     * slopes of an interleaved pipeline may never agree to 1e-9: the step is then simulated
+     * whole, exact but slower. */
     gboolean checked = lay->pp > 1 || lay->layered;
     gboolean extrapolate = FALSE;
     if (checked && accumulation > base + period) {

@@ -191,6 +191,10 @@ static const ParoField training_fields[] = {
      "per-GPU memory outside the model: CUDA context, allocator, NCCL buffers", &paro_limit_bytes},
     {"overlap", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoTraining, overlap), 0, NULL, NULL,
      "compute and communication on separate streams (false: all in sequence)"},
+    {"sm_contention", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoTraining, sm_contention), 0, NULL,
+     NULL,
+     "a data-parallel collective's NCCL kernels hold one SM per channel, which compute running "
+     "beside it lacks (default true; false: overlapped compute runs at full speed)"},
     {"prefetch", PARO_FIELD_INT, PARO_FIELD_NONNEG, G_STRUCT_OFFSET(ParoTraining, prefetch), 0,
      NULL, NULL, "layers whose parameters are gathered ahead of use", &paro_limit_prefetch},
     {"bucket", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG, G_STRUCT_OFFSET(ParoTraining, bucket_bytes),
@@ -297,7 +301,25 @@ static const ParoField scenario_fields[] = {
      parse_calibration, "calibration file: measured compute rates replacing peak x efficiency"},
     {"compression", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoScenario, compression), 0, NULL,
      parse_compression, "compression of collectives: a preset and/or a compressor per tensor kind"},
+    {"framework", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoScenario, framework), 0, NULL,
+     paro_framework_parse,
+     "which framework's schedule: ideal (default), deepspeed, fsdp, megatron, or a mapping "
+     "{name, reduce_on_compute, bucket_allreduce, reduce_precision}"},
 };
+
+/* training.bucket and training.prefetch the scenario does not write take the framework
+ * profile's defaults. */
+static void apply_framework_defaults(ParoScenario *s, const ParoNode *root)
+{
+    const ParoNode *training = paro_node_lookup(root, "training");
+    gboolean mapping = training && training->kind == PARO_NODE_MAPPING;
+    if (!mapping || !paro_node_lookup(training, "bucket"))
+        s->training.bucket_bytes = paro_framework_bucket_bytes(
+            &s->framework, paro_precision_bytes(s->training.precision), s->training.bucket_bytes);
+    if (!mapping || !paro_node_lookup(training, "prefetch"))
+        s->training.prefetch = paro_framework_prefetch(
+            &s->framework, paro_model_layer_params(s->model) / (double)s->tp, s->training.prefetch);
+}
 
 /* Replaces a scalar `model:` or `topology:` reference by the tree of the file it names. */
 static gboolean resolve_reference(ParoNode *root, const char *key, GError **error)
@@ -523,6 +545,7 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
         .attention = PARO_ATTENTION_FLASH,
         .memory_overhead = 0,
         .overlap = TRUE,
+        .sm_contention = TRUE,
         .prefetch = 1,
         .bucket_bytes = 25.0 * 1048576.0,
     };
@@ -535,12 +558,14 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
     s->training.pipeline_virtual = 1;
     s->training.accumulation_order = PARO_PIPE_DEPTH_FIRST;
     paro_compress_preset(&s->compression, PARO_COMPRESS_NONE);
+    s->framework = (ParoFramework)PARO_FRAMEWORK_INIT;
     if (!paro_schema_apply(root, "scenario", scenario_fields, G_N_ELEMENTS(scenario_fields), s, s,
                            NULL, error))
         return NULL;
     paro_calib_apply(&s->calibration, s->coll_model, s->topology);
     if (!check_scenario(s, root, error))
         return NULL;
+    apply_framework_defaults(s, root);
     paro_workload_record_sites(s, root);
     s->path = g_strdup(path);
     if (s->name == NULL) {

@@ -12,6 +12,7 @@
 #include "model/model.h"
 #include "net/network.h"
 #include "pipe/pipe.h"
+#include "scenario/framework.h"
 #include "topo/topology.h"
 #include "yaml/yaml.h"
 
@@ -32,6 +33,7 @@ typedef struct {
     ParoAttention attention; /* flash (default) or eager */
     double memory_overhead;  /* bytes per GPU outside the model (CUDA context, allocator) */
     gboolean overlap;        /* compute and communication on separate streams */
+    gboolean sm_contention;  /* DP collectives' NCCL kernels take SMs from concurrent compute */
     gint64 prefetch;         /* layers gathered ahead of use */
     double bucket_bytes;     /* gradient reduce-scatter bucket */
     ParoPipeSchedule pipeline_schedule; /* gpipe, 1f1b, interleaved, modular */
@@ -77,6 +79,7 @@ typedef struct {
     ParoNetFidelity network;    /* the flow model's links */
     ParoCalibration calibration;
     ParoCompression compression; /* of the data-parallel collectives; preset none by default */
+    ParoFramework framework;     /* which framework's schedule (ideal by default) */
     ParoSourceSite sites[PARO_SITE_N];
 } ParoScenario;
 

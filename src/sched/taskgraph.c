@@ -26,7 +26,7 @@
 
 /* A memory change at a task's start or end, or a resource it uses: one list per task, in
  * insertion order (changes at one instant apply in the order they were added). */
-enum { ITEM_START, ITEM_END, ITEM_USE };
+enum { ITEM_START, ITEM_END, ITEM_USE, ITEM_SMS };
 typedef struct {
     guint next;   /* G_MAXUINT at the end */
     guint what;   /* (ITEM_* << 28) | the ParoMemCategory or the resource */
@@ -45,10 +45,11 @@ typedef struct {
     guint16 device;
     guint8 name; /* index into the graph's names */
     guint8 streams, kind, n_uses;
-    guint8 started : 1, done : 1, shared : 1;
+    guint8 started : 1, done : 1, shared : 1, has_flow : 1;
 } Task;
 
-/* A running task with uses. */
+/* A running task with uses, or a compute task that started while collectives held SMs of its
+ * device (graphs with paro_task_graph_take_sms only). */
 typedef struct {
     double speed;     /* share of its isolated rate it runs at */
     double remaining; /* isolated picoseconds left at `since` */
@@ -67,6 +68,9 @@ typedef struct {
     ParoMemLedger *ledger;
     double kind_busy_s[2];
     double stream_busy_s[PARO_SCHED_STREAMS];
+    double sms_taken;  /* share of the SMs running collectives hold now */
+    guint n_taking;    /* those collectives */
+    GArray *computing; /* ParoTaskId: running compute tasks */
 } Device;
 
 typedef struct _Ending Ending;
@@ -81,11 +85,12 @@ struct _ParoTaskGraph {
     guint n_devices, n_resources;
     guint left, n_shared;
     Ending *endings;
-    GPtrArray *names; /* the static names tasks were added with */
-    GArray *active;   /* ParoTaskId: running tasks with uses */
-    double *level;    /* per resource: scratch for the solver */
-    double *weight;   /* per resource: scratch */
-    gboolean *marked; /* per device: scratch for try_start */
+    GPtrArray *names;   /* the static names tasks were added with */
+    GArray *active;     /* ParoTaskId: running tasks with uses */
+    double *level;      /* per resource: scratch for the solver */
+    double *weight;     /* per resource: scratch */
+    gboolean *marked;   /* per device: scratch for try_start */
+    gboolean takes_sms; /* some task takes SMs: compute tasks get flows */
 };
 
 struct _Ending {
@@ -114,6 +119,7 @@ ParoTaskGraph *paro_task_graph_new(guint devices, guint resources, gboolean keep
         for (int q = 0; q < PARO_SCHED_STREAMS; q++)
             g->devices[d].queue[q] = g_array_new(FALSE, FALSE, sizeof(ParoTaskId));
         g->devices[d].ledger = paro_mem_ledger_new(keep_memory_timeline);
+        g->devices[d].computing = g_array_new(FALSE, FALSE, sizeof(ParoTaskId));
     }
     g->active = g_array_new(FALSE, FALSE, sizeof(ParoTaskId));
     g->names = g_ptr_array_new();
@@ -131,6 +137,7 @@ void paro_task_graph_free(ParoTaskGraph *g)
         for (int q = 0; q < PARO_SCHED_STREAMS; q++)
             g_array_unref(g->devices[d].queue[q]);
         paro_mem_ledger_free(g->devices[d].ledger);
+        g_array_unref(g->devices[d].computing);
     }
     g_free(g->devices);
     g_array_unref(g->tasks);
@@ -229,7 +236,18 @@ void paro_task_graph_use(ParoTaskGraph *g, ParoTaskId id, guint resource, double
         Flow f = {0};
         g_array_append_val(g->flows, f);
         t->flow = g->flows->len - 1;
+        t->has_flow = TRUE;
     }
+}
+
+void paro_task_graph_take_sms(ParoTaskGraph *g, ParoTaskId id, double share)
+{
+    Task *t = task_at(g, id);
+    g_return_if_fail(t->kind == PARO_TASK_COMM);
+    if (!(share > 0))
+        return;
+    append(g, t, ITEM_SMS, 0, MIN(share, 1.0));
+    g->takes_sms = TRUE;
 }
 
 void paro_task_graph_on_start(ParoTaskGraph *g, ParoTaskId id, ParoMemCategory c, double delta)
@@ -374,6 +392,33 @@ static void reschedule(ParoTaskGraph *g, ParoTaskId id, double speed)
     f->event = paro_engine_schedule(g->engine, at, 0, end_task, &g->endings[id]);
 }
 
+/* ---- SMs taken by collectives ---- */
+
+/* A compute task's speed while collectives hold @dev's SMs: the kernels keep the SMs left,
+ * at least MIN_COMPUTE_SPEED of them (NCCL never launches on every SM; a bound for sums of
+ * shares that overlap in the model but not on the GPU). */
+#define MIN_COMPUTE_SPEED 0.1
+
+static double compute_speed(const Device *dev)
+{
+    return MAX(1.0 - dev->sms_taken, MIN_COMPUTE_SPEED);
+}
+
+static double sms_of(const ParoTaskGraph *g, const Task *t)
+{
+    double sum = 0;
+    for (guint i = t->items[0]; i != G_MAXUINT; i = item_at(g, i)->next)
+        if (item_at(g, i)->what >> 28 == ITEM_SMS)
+            sum += item_at(g, i)->value;
+    return sum;
+}
+
+static void slow_computing(ParoTaskGraph *g, const Device *dev)
+{
+    for (guint i = 0; i < dev->computing->len; i++)
+        reschedule(g, g_array_index(dev->computing, ParoTaskId, i), compute_speed(dev));
+}
+
 /* ---- running ---- */
 
 static gboolean heads_all(const ParoTaskGraph *g, ParoTaskId id)
@@ -421,6 +466,20 @@ static void start(ParoTaskGraph *g, ParoTaskId id)
         *flow_of(g, t) = (Flow){1.0, (double)t->duration, now, event};
         g_array_append_val(g->active, id);
         solve(g);
+    } else if (t->kind == PARO_TASK_COMPUTE && g->takes_sms) {
+        Flow f = {1.0, (double)t->duration, now, event};
+        g_array_append_val(g->flows, f);
+        t->flow = g->flows->len - 1;
+        t->has_flow = TRUE;
+        g_array_append_val(dev->computing, id);
+        if (dev->sms_taken > 0)
+            reschedule(g, id, compute_speed(dev));
+    }
+    double taking = sms_of(g, t);
+    if (taking > 0) {
+        dev->sms_taken += taking;
+        dev->n_taking++;
+        slow_computing(g, dev);
     }
 }
 
@@ -467,6 +526,17 @@ static void end_task(ParoEngine *engine, gpointer data)
                 break;
             }
         solve(g);
+    } else if (t->has_flow) {
+        for (guint i = 0; i < dev->computing->len; i++)
+            if (g_array_index(dev->computing, ParoTaskId, i) == e->task) {
+                g_array_remove_index(dev->computing, i);
+                break;
+            }
+    }
+    double taking = sms_of(g, t);
+    if (taking > 0) {
+        dev->sms_taken = --dev->n_taking == 0 ? 0 : dev->sms_taken - taking;
+        slow_computing(g, dev);
     }
     g->marked[t->device] = TRUE;
     for (guint k = t->first_edge; k != G_MAXUINT; k = g_array_index(g->edges, Edge, k).next) {

@@ -75,6 +75,15 @@ void paro_task_graph_depend(ParoTaskGraph *graph, ParoTaskId later, ParoTaskId f
  * @resource's capacity while it runs at full speed. At most 4 uses per task. */
 void paro_task_graph_use(ParoTaskGraph *graph, ParoTaskId task, guint resource, double share);
 
+/**
+ * paro_task_graph_take_sms:
+ * Communication task @task holds @share (0 < share <= 1) of its device's SMs while it runs:
+ * NCCL's kernels run one block per channel, each on an SM the device's compute kernels then
+ * lack. While collectives holding a sum S of shares run, the device's compute tasks run at
+ * 1 - S of their speed (at least 0.1); the collectives themselves are not slowed.
+ */
+void paro_task_graph_take_sms(ParoTaskGraph *graph, ParoTaskId task, double share);
+
 /** paro_task_graph_on_start, _on_end: @task changes its device's ledger by @delta bytes of
  * @category when it starts (ends). At most 3 of each per task. */
 void paro_task_graph_on_start(ParoTaskGraph *graph, ParoTaskId task, ParoMemCategory category,

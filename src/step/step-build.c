@@ -77,6 +77,33 @@ static gboolean cost_equal(gconstpointer a, gconstpointer b)
     return x->phase == y->phase && x->op == y->op && x->scope == y->scope && x->bytes == y->bytes;
 }
 
+static gboolean params_sharded(const ParoStrategy *strategy)
+{
+    return strategy->p != PARO_PART_N;
+}
+
+/* The framework profile's changes to the strategy's gradient reductions: DeepSpeed's stages
+ * 1-2 all-reduce each bucket and keep their part (use_multi_rank_bucket_allreduce), and a
+ * reduction may run in another element type than the gradients (FSDP's reduce_dtype). */
+static void apply_framework(ParoStepBuild *b)
+{
+    const ParoScenario *sc = b->d->scenario;
+    const ParoFramework *f = &sc->framework;
+    gboolean allreduce = paro_framework_bucket_allreduce(f, params_sharded(b->strategy));
+    double scale = f->reduce_precision == 0
+                       ? 1
+                       : paro_precision_bytes((ParoPrecision)(f->reduce_precision - 1)) /
+                             paro_precision_bytes(sc->training.precision);
+    for (guint i = 0; i < b->calls->len; i++) {
+        ParoCollCall *c = &g_array_index(b->calls, ParoCollCall, i);
+        if (c->phase != PARO_PHASE_GRADIENT && c->phase != PARO_PHASE_SYNC_GRAD)
+            continue;
+        c->size_bytes *= scale;
+        if (allreduce && c->op == PARO_COLL_REDUCESCATTER)
+            c->op = PARO_COLL_ALLREDUCE;
+    }
+}
+
 gboolean paro_step_build_init(ParoStepBuild *b)
 {
     const ParoScenario *sc = b->d->scenario;
@@ -100,6 +127,7 @@ gboolean paro_step_build_init(ParoStepBuild *b)
         if (paro_compress_ranks(c->scope, b->z.n, b->z.m) == 1)
             g_array_remove_index(b->calls, i);
     }
+    apply_framework(b);
     b->gather_f = find_phase(b->calls, PARO_PHASE_FORWARD);
     b->gather_b = find_phase(b->calls, PARO_PHASE_BACKWARD);
     b->reduce = find_phase(b->calls, PARO_PHASE_GRADIENT);
@@ -170,6 +198,7 @@ static ParoTaskId add_comm(ParoStepBuild *b, const char *name, guint d, guint st
     paro_task_graph_use(b->graph, t, paro_step_resource(d, PARO_RES_INTRA_RX), cost->intra_share);
     paro_task_graph_use(b->graph, t, paro_step_resource(d, PARO_RES_INTER_TX), cost->inter_share);
     paro_task_graph_use(b->graph, t, paro_step_resource(d, PARO_RES_INTER_RX), cost->inter_share);
+    paro_task_graph_take_sms(b->graph, t, cost->sms_share);
     b->stages[d].compress_s += cost->codec_s;
     b->stages[d].bytes_saved += cost->saved_bytes;
     return t;
@@ -188,7 +217,11 @@ static ParoTaskId add_coll(ParoStepBuild *b, const char *name, guint d, const Pa
         known = g_memdup2(&key, sizeof key);
         g_hash_table_add(b->costs, known);
     }
-    return add_comm(b, name, d, streams_of(call->scope, b->d->scenario->training.overlap), micro,
+    const ParoScenario *sc = b->d->scenario;
+    gboolean blocking =
+        call->phase == PARO_PHASE_GRADIENT &&
+        paro_framework_reduce_on_compute(&sc->framework, params_sharded(b->strategy));
+    return add_comm(b, name, d, streams_of(call->scope, sc->training.overlap && !blocking), micro,
                     layer, &known->cost);
 }
 
@@ -281,7 +314,8 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
             paro_task_graph_on_end(graph, c, PARO_MEM_BUCKETS, grads);
             bucket += grads;
             if (bucket >= sc->training.bucket_bytes || i == pm - 1) {
-                ParoTaskId rs = add_coll(b, "reducescatter", d, b->reduce, bucket, m, (gint)l);
+                ParoTaskId rs = add_coll(b, paro_coll_kind_names[b->reduce->op], d, b->reduce,
+                                         bucket, m, (gint)l);
                 paro_task_graph_depend(graph, rs, c);
                 paro_task_graph_on_end(graph, rs, PARO_MEM_BUCKETS, -bucket);
                 if (micro == b->M - 1)

@@ -25,6 +25,8 @@
 
 #include <math.h>
 
+#include "coll/nccl.h"
+
 static gboolean is_dp_only(const ParoScenario *s)
 {
     return s->tp == 1 && s->pp == 1;
@@ -76,6 +78,29 @@ static double share(double bytes, double seconds, double bandwidth_Bps)
     return seconds > 0 && bandwidth_Bps > 0 ? MIN(1.0, bytes / (seconds * bandwidth_Bps)) : 0;
 }
 
+double paro_step_dp_coll_sms(const ParoScenario *s, ParoScope scope)
+{
+    ParoTopology view;
+    paro_step_dp_cluster(s, &view);
+    gint64 n = paro_scenario_dp_ranks(s), m = s->group, ranks, per_node;
+    switch (scope) {
+    case PARO_SCOPE_INTRA:
+        ranks = per_node = m;
+        break;
+    case PARO_SCOPE_INTER:
+        ranks = n / m, per_node = 1;
+        break;
+    default:
+        ranks = n, per_node = MIN(n, view.gpus_per_node);
+        break;
+    }
+    if (ranks < 2 || view.gpu.traits.sms <= 0)
+        return 0;
+    ParoNcclSystem sys;
+    paro_nccl_system_init(&sys, &view, ranks, per_node);
+    return MIN(1.0, (double)sys.compute_channels / (double)view.gpu.traits.sms);
+}
+
 gboolean paro_step_dp_coll(const ParoScenario *s, const ParoCompression *compression,
                            ParoCollCache *cache, const ParoCollCall *call, double size_bytes,
                            ParoStepComm *out, GError **error)
@@ -97,6 +122,8 @@ gboolean paro_step_dp_coll(const ParoScenario *s, const ParoCompression *compres
     paro_coll_traffic(&cm, call->op, call->scope, cc.wire_bytes, &intra, &inter);
     out->intra_share = share(intra, seconds, cm.intra_Bps);
     out->inter_share = share(inter, seconds, cm.inter_Bps);
+    if (s->training.sm_contention)
+        out->sms_share = paro_step_dp_coll_sms(s, call->scope);
     return TRUE;
 }
 

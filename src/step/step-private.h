@@ -34,9 +34,15 @@ gboolean paro_step_dp_coll_time(const ParoScenario *s, ParoCollCache *cache, Par
 typedef struct {
     ParoTime time;
     double intra_share, inter_share; /* of the fabric port and the NIC share, 0..1 */
+    double sms_share;                /* of its GPU's SMs its kernels hold (DP collectives) */
     double codec_s;                  /* compression kernels' busy time */
     double saved_bytes;              /* bytes not sent thanks to compression */
 } ParoStepComm;
+
+/** paro_step_dp_coll_sms: the share of a GPU's SMs a DP collective over @scope holds:
+ * NCCL's channels for that communicator (one block each, coll/nccl.c) over the GPU's SMs;
+ * 0 when the GPU's SM count is unknown. */
+double paro_step_dp_coll_sms(const ParoScenario *s, ParoScope scope);
 
 /** paro_step_dp_coll: one DP collective @call of @size_bytes (before compression). */
 gboolean paro_step_dp_coll(const ParoScenario *s, const ParoCompression *compression,

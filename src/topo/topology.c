@@ -32,18 +32,21 @@ ParoGpuTraits paro_gpu_traits_from_name(const char *name)
      * H100 measured 788.7 at 4096^3, validation/data/h100), GH200 821.0 of 989. H200 and H800
      * are the H100's die. FlashAttention: an assumption per generation (docs/compute.md):
      * FlashAttention-2 reaches 50-73% of the A100's peak forward and less backward (Dao
-     * 2023); FlashAttention-3 about 75% forward and 1.5-1.75x FA2 backward on H100 (Shah et
-     * al. 2024). No FlashAttention on V100 (sm70). The more specific names come first. */
+     * 2023). On Hopper, the FlashAttention-2 that PyTorch's SDPA and the frameworks ran
+     * until FlashAttention-3 (2024, opt-in) "achieves only 35% utilization on the H100"
+     * (Shah et al. 2024, abstract): 0.35; FlashAttention-3 users set
+     * gpu.attention_efficiency (about 0.6-0.75). No FlashAttention on V100 (sm70). The more
+     * specific names come first. */
     static const struct {
         const char *part;
         ParoGpuTraits traits;
     } known[] = {
-        {"GH200", {132, 821.0 / 989.0, 0.55}},
-        {"H100 PCIe", {114, 0, 0.55}},
-        {"H100-PCIE", {114, 0, 0.55}},
-        {"H100", {132, 792.1 / 989.0, 0.55}},
-        {"H200", {132, 792.1 / 989.0, 0.55}},
-        {"H800", {132, 792.1 / 989.0, 0.55}},
+        {"GH200", {132, 821.0 / 989.0, 0.35}},
+        {"H100 PCIe", {114, 0, 0.35}},
+        {"H100-PCIE", {114, 0, 0.35}},
+        {"H100", {132, 792.1 / 989.0, 0.35}},
+        {"H200", {132, 792.1 / 989.0, 0.35}},
+        {"H800", {132, 792.1 / 989.0, 0.35}},
         {"A100", {108, 267.9 / 312.0, 0.60}},
         {"A800", {108, 267.9 / 312.0, 0.60}},
         {"V100", {80, 0, 0}},

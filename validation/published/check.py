@@ -80,6 +80,25 @@ def measured_step(r, gpus, batch, peak):
     return None, f"{metric} counted as '{r['flops_formula']}' cannot be inverted"
 
 
+def framework(r):
+    """The row's framework profile (docs/frameworks.md), as a scenario's `framework:` block.
+
+    One profile per framework, set from what the framework's version did, never per row:
+    DeepSpeed before use_multi_rank_bucket_allreduce (0.6 to 0.10, the PaRO fork included)
+    reduced a stage-1/2 bucket with one dist.reduce per owning rank, not an all-reduce;
+    Composer's FSDP `mixed_precision: DEFAULT` (every llm-foundry row) reduces gradients
+    in fp32."""
+    fw = r["framework"]
+    if "FSDP" in fw:
+        fp32 = "fsdp_mixed_precision=DEFAULT" in r["notes"]
+        return "framework:\n  name: fsdp\n" + ("  reduce_precision: fp32\n" if fp32 else "")
+    if "DeepSpeed" in fw or "GPT-NeoX" in fw or "PaRO" in fw:
+        return "framework:\n  name: deepspeed\n  bucket_allreduce: false\n"
+    if "Megatron" in fw:
+        return "framework: megatron\n"
+    return ""
+
+
 def scenario(r, root):
     """(YAML text, --set list, strategy, assumed, None) or (None, ..., why)."""
     machine = MACHINE.get((r["gpu"], r["gpu_mem_gb"]))
@@ -167,7 +186,7 @@ training:
   recompute: {recompute}
   {'efficiency: 0.5' if legacy else 'attention: ' + attention}
   memory_overhead: 2 GiB
-{pipeline}"""
+{pipeline}{'' if legacy else framework(r)}"""
     return text, sets, STRATEGY[sharding], assumed, None
 
 

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* Framework profiles (framework.h); the defaults and their sources are docs/frameworks.md's. */
+#include "scenario/framework.h"
+
+#include <math.h>
+
+#include "yaml/schema.h"
+
+const char *const paro_framework_names[] = {"ideal", "deepspeed", "fsdp", "megatron", NULL};
+const char *const paro_setting_names[] = {"default", "false", "true", NULL};
+const char *const paro_reduce_precision_names[] = {"default", "bf16", "fp16", "fp32", NULL};
+
+/* DeepSpeed zero/config.py: reduce_bucket_size and stage3_prefetch_bucket_size, elements. */
+#define DEEPSPEED_REDUCE_BUCKET_ELEMENTS 5e8
+#define DEEPSPEED_PREFETCH_ELEMENTS 5e7
+
+static const ParoField framework_fields[] = {
+    {"name", PARO_FIELD_ENUM, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoFramework, kind), 0,
+     paro_framework_names, NULL, "ideal (default), deepspeed, fsdp or megatron"},
+    {"reduce_on_compute", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, reduce_on_compute), 0,
+     paro_setting_names, NULL,
+     "gradient reductions block the compute stream (default: the profile's; DeepSpeed "
+     "stages 1-2: true)"},
+    {"bucket_allreduce", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, bucket_allreduce), 0,
+     paro_setting_names, NULL,
+     "a gradient bucket is all-reduced and each rank keeps its part (default: the profile's; "
+     "DeepSpeed stages 1-2: true)"},
+    {"reduce_precision", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, reduce_precision), 0,
+     paro_reduce_precision_names, NULL,
+     "element type of gradient reductions (default: training.precision; FSDP's "
+     "MixedPrecision.reduce_dtype)"},
+};
+
+gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error)
+{
+    ParoFramework *f = out;
+    if (node->kind == PARO_NODE_SCALAR) {
+        ParoNode *mapping = paro_node_new_mapping(node->source, node->line, node->column);
+        paro_node_set(mapping, paro_node_new_scalar("name", node->source, node->line, node->column),
+                      paro_node_new_scalar(node->scalar, node->source, node->line, node->column));
+        gboolean ok = paro_schema_apply(mapping, "framework", framework_fields,
+                                        G_N_ELEMENTS(framework_fields), f, NULL, NULL, error);
+        paro_node_free(mapping);
+        return ok;
+    }
+    return paro_schema_apply(node, "framework", framework_fields, G_N_ELEMENTS(framework_fields), f,
+                             NULL, NULL, error);
+}
+
+static gboolean decide(int setting, gboolean profile)
+{
+    return setting == PARO_SETTING_DEFAULT ? profile : setting == PARO_SETTING_TRUE;
+}
+
+gboolean paro_framework_reduce_on_compute(const ParoFramework *f, gboolean params_sharded)
+{
+    return decide(f->reduce_on_compute, f->kind == PARO_FRAMEWORK_DEEPSPEED && !params_sharded);
+}
+
+gboolean paro_framework_bucket_allreduce(const ParoFramework *f, gboolean params_sharded)
+{
+    return decide(f->bucket_allreduce, f->kind == PARO_FRAMEWORK_DEEPSPEED && !params_sharded);
+}
+
+double paro_framework_bucket_bytes(const ParoFramework *f, double grad_bytes, double ideal)
+{
+    switch (f->kind) {
+    case PARO_FRAMEWORK_DEEPSPEED:
+        return DEEPSPEED_REDUCE_BUCKET_ELEMENTS * grad_bytes;
+    case PARO_FRAMEWORK_FSDP:
+        return 0; /* each wrapped unit's gradient is reduce-scattered on its own */
+    default:
+        return ideal;
+    }
+}
+
+gint64 paro_framework_prefetch(const ParoFramework *f, double layer_params, gint64 ideal)
+{
+    switch (f->kind) {
+    case PARO_FRAMEWORK_DEEPSPEED:
+        /* the next 5e7 elements of the trace: whole layers of them, at least the next one */
+        return layer_params > 0 ? MAX(1, (gint64)floor(DEEPSPEED_PREFETCH_ELEMENTS / layer_params))
+                                : 1;
+    case PARO_FRAMEWORK_FSDP:
+        return 1; /* backward_prefetch_limit = 1; limit_all_gathers keeps 2 units alive */
+    default:
+        return ideal;
+    }
+}

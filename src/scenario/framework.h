@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* Which framework runs the step, and the schedule rules of its profile (docs/frameworks.md
+ * has each default with the file and line of the framework's source it was read from).
+ *
+ *   ideal      parosim's own schedule: every reduction on a side stream beside the backward,
+ *              the strategy's reduce-scatters, training.bucket and training.prefetch as set
+ *   deepspeed  DeepSpeed ZeRO 0.19: stages 1-2 (parameters not partitioned) reduce on the
+ *              compute stream (overlap_comm defaults to true only for stage 3), a bucket at a
+ *              time as one all-reduce of the whole bucket (use_multi_rank_bucket_allreduce);
+ *              reduce buckets of 5e8 elements; stage 3 prefetches 5e7 elements ahead
+ *   fsdp       PyTorch FSDP: one reduce-scatter per wrapped unit (a layer), on its own
+ *              stream; one unit prefetched (BACKWARD_PRE, limit_all_gathers)
+ *   megatron   Megatron-LM DDP / distributed optimizer: gradients reduced once after the
+ *              last micro-batch's backward (overlap_grad_reduce off), which is parosim's
+ *              schedule for strategies whose gradients are not partitioned
+ *
+ * A profile gives defaults: training.bucket and training.prefetch written in the scenario
+ * win over the profile's, and so does each framework.* key. */
+#pragma once
+
+#include <glib.h>
+
+#include "yaml/yaml.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+    PARO_FRAMEWORK_IDEAL,
+    PARO_FRAMEWORK_DEEPSPEED,
+    PARO_FRAMEWORK_FSDP,
+    PARO_FRAMEWORK_MEGATRON,
+} ParoFrameworkKind;
+extern const char *const paro_framework_names[]; /* "ideal", "deepspeed", ..., NULL */
+
+/* A yes/no setting a profile may decide. */
+typedef enum { PARO_SETTING_DEFAULT, PARO_SETTING_FALSE, PARO_SETTING_TRUE } ParoSetting;
+extern const char *const paro_setting_names[]; /* "default", "false", "true", NULL */
+
+/* The reduction's element type: the training precision's by default. */
+extern const char *const paro_reduce_precision_names[]; /* "default", "bf16", "fp16", "fp32" */
+
+typedef struct {
+    ParoFrameworkKind kind;
+    int reduce_on_compute; /* ParoSetting: gradient reductions block the compute stream */
+    int bucket_allreduce;  /* ParoSetting: a gradient bucket is all-reduced, not reduce-scattered */
+    int reduce_precision;  /* 0: the training precision; else a ParoPrecision + 1 */
+} ParoFramework;
+
+#define PARO_FRAMEWORK_INIT                                                                        \
+    {                                                                                              \
+        PARO_FRAMEWORK_IDEAL, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, 0                        \
+    }
+
+/** paro_framework_parse: `framework: NAME` or a mapping {name, reduce_on_compute,
+ * bucket_allreduce, reduce_precision} into @out (a ParoFramework). */
+gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error);
+
+/* The profile's decisions for a strategy whose parameters are partitioned (@params_sharded:
+ * ZeRO-3 and the like) or not (ZeRO-1 and -2, DDP). */
+gboolean paro_framework_reduce_on_compute(const ParoFramework *f, gboolean params_sharded);
+gboolean paro_framework_bucket_allreduce(const ParoFramework *f, gboolean params_sharded);
+
+/** paro_framework_bucket_bytes: the profile's gradient bucket for @grad_bytes per element
+ * (@ideal: training's default); 0 means one bucket per layer. */
+double paro_framework_bucket_bytes(const ParoFramework *f, double grad_bytes, double ideal);
+
+/** paro_framework_prefetch: layers gathered ahead under the profile, for layers of
+ * @layer_params parameters (per TP rank); @ideal: training's default. */
+gint64 paro_framework_prefetch(const ParoFramework *f, double layer_params, gint64 ideal);
+
+G_END_DECLS
