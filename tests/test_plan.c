@@ -315,7 +315,7 @@ static Suite *plan_suite(void)
 {
     Suite *s = suite_create("plan");
     TCase *tc = tcase_create("plan");
-    tcase_set_timeout(tc, 120);
+    tcase_set_timeout(tc, 450);
     tcase_add_test(tc, scaling_law_budget);
     tcase_add_test(tc, accumulation_rounds_to_the_nearest_batch);
     tcase_add_test(tc, plan_rows_follow_their_definitions);
