@@ -406,6 +406,8 @@ static double compute_speed(const Device *dev)
 
 static double sms_of(const ParoTaskGraph *g, const Task *t)
 {
+    if (!g->takes_sms || t->kind != PARO_TASK_COMM)
+        return 0; /* the common case costs no walk over the task's items */
     double sum = 0;
     for (guint i = t->items[0]; i != G_MAXUINT; i = item_at(g, i)->next)
         if (item_at(g, i)->what >> 28 == ITEM_SMS)
