@@ -182,6 +182,41 @@ START_TEST(gemm_model_against_measured_h100)
 }
 END_TEST
 
+START_TEST(compute_causal_flash_attention_halves_the_core)
+{
+    /* System: LLaMA-7B (32 heads of 128), b = 2, s = 4096, tp 1, an A100 (312 TFLOP/s,
+     * FlashAttention at 0.60 of peak, 2.039 TB/s), no recomputation.
+     * Expectation, derived by hand: a causal FlashAttention kernel skips the tiles above
+     * the diagonal, so its forward is 4*b*s^2*a*d / 2 = 2 * 2 * 4096^2 * 32 * 128 FLOPs
+     * (flash-attention's benchmarks count causal FLOPs so, `// (2 if causal else 1)`), and
+     * its backward 2.5x that. flash1 (FlashAttention-1, "around 2x" slower: Dao 2023) runs
+     * the same FLOPs at half the rate: it adds exactly one more flash core to each pass;
+     * GEMMs and elementwise bytes are the same under both. */
+    g_autofree char *path = paro_test_path("models/llama-7b.yaml");
+    g_autoptr(ParoModel) m = paro_model_load(path, NULL);
+    ParoComputeSetup c = {.peak_flops = 312e12,
+                          .matmul_efficiency = 0.859,
+                          .sms = 108,
+                          .attention_efficiency = 0.60,
+                          .hbm_Bps = 2.039e12,
+                          .batch = 2,
+                          .seq = 4096,
+                          .trainable_share = 1,
+                          .recompute = PARO_RECOMPUTE_NONE,
+                          .attention = PARO_ATTENTION_FLASH,
+                          .tp = 1};
+    g_autoptr(GArray) flash = paro_compute_layers(m, &c);
+    c.attention = PARO_ATTENTION_FLASH1;
+    g_autoptr(GArray) flash1 = paro_compute_layers(m, &c);
+    double core = 2.0 * 2 * 4096.0 * 4096 * 32 * 128 / (312e12 * 0.60);
+    const ParoLayerCost *a = &g_array_index(flash, ParoLayerCost, 1);
+    const ParoLayerCost *b = &g_array_index(flash1, ParoLayerCost, 1);
+    /* Tolerance: 1e-9 relative, sums of a few doubles. */
+    ck_assert_double_eq_tol(b->forward_s - a->forward_s, core, core * 1e-9);
+    ck_assert_double_eq_tol(b->backward_s - a->backward_s, 2.5 * core, core * 1e-9);
+}
+END_TEST
+
 START_TEST(model_hf_matches_yaml)
 {
     /* The Llama-2-7B config.json and our LLaMA-7B file describe the same shape. */
@@ -251,6 +286,7 @@ static Suite *model_suite(void)
     tcase_add_test(tc, model_flops_six_n_t);
     tcase_add_test(tc, model_flops_megatron_formula);
     tcase_add_test(tc, gemm_model_against_measured_h100);
+    tcase_add_test(tc, compute_causal_flash_attention_halves_the_core);
     tcase_add_test(tc, model_hf_matches_yaml);
     tcase_add_test(tc, model_count_only);
     tcase_add_test(tc, model_huge_heads_do_not_overflow);

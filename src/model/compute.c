@@ -6,7 +6,8 @@
  *               backward is the input-gradient product plus the trainable share of the
  *               weight-gradient product, each with its own shape;
  *   attention   4*b*s^2*d FLOPs a head forward; eager: batched GEMMs at the GPU's GEMM
- *               rate, backward twice that; FlashAttention: at its own rate, backward 2.5x
+ *               rate, backward twice that; FlashAttention: causal, so half those FLOPs
+ *               (the tiles above the diagonal are skipped), at its own rate, backward 2.5x
  *               the forward (five s x s x d products against two: it recomputes the
  *               scores);
  *   elementwise norms, activations, dropout, residuals, softmax: the forward reads and
@@ -65,11 +66,20 @@ static void attention_core(const ParoModel *m, const ParoComputeSetup *c, double
     double heads = (double)m->heads / (double)c->tp;
     double flops =
         4.0 * (double)c->batch * (double)c->seq * (double)c->seq * heads * (double)m->head_dim;
+    gboolean fused = c->attention != PARO_ATTENTION_EAGER;
     double rate = paro_compute_matmul_rate(c);
-    if (c->attention == PARO_ATTENTION_FLASH && c->flat_flops == 0 && c->attention_efficiency > 0)
-        rate = c->peak_flops * c->attention_efficiency;
+    if (fused && c->flat_flops == 0 && c->attention_efficiency > 0) {
+        /* FlashAttention-2 is "around 2x" FlashAttention-1 (Dao 2023, abstract). */
+        rate = c->peak_flops * c->attention_efficiency *
+               (c->attention == PARO_ATTENTION_FLASH1 ? 0.5 : 1.0);
+        /* A causal FlashAttention kernel skips the tiles above the diagonal: half the
+         * products (FlashAttention-2's benchmarks count causal FLOPs so, and its rates are
+         * quoted on that count). The eager path computes the whole s x s score matrix and
+         * masks it afterwards. */
+        flops /= 2.0;
+    }
     *forward = flops / rate;
-    *backward = (c->attention == PARO_ATTENTION_FLASH ? 2.5 : 2.0) * *forward;
+    *backward = (fused ? 2.5 : 2.0) * *forward;
 }
 
 GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)

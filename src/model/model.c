@@ -32,7 +32,7 @@
 #include "model/model.h"
 
 const char *const paro_recompute_names[] = {"none", "selective", "full", NULL};
-const char *const paro_attention_names[] = {"flash", "eager", NULL};
+const char *const paro_attention_names[] = {"flash", "eager", "flash1", NULL};
 
 void paro_model_free(ParoModel *model)
 {
@@ -186,7 +186,7 @@ double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
         return 2.0 * s * b * h;
     double mlp_factor = m->mlp == PARO_MLP_GATED ? 8.0 : 4.0;
     double linear = 18.0 * s * b * h + mlp_factor * s * b * f;
-    double quadratic = recompute == PARO_RECOMPUTE_SELECTIVE || attention == PARO_ATTENTION_FLASH
+    double quadratic = recompute == PARO_RECOMPUTE_SELECTIVE || attention != PARO_ATTENTION_EAGER
                            ? 0
                            : 5.0 * a * s * s * b;
     return linear + quadratic;

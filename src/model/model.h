@@ -13,8 +13,11 @@ typedef enum { PARO_MLP_GATED, PARO_MLP_PLAIN } ParoMlpKind;
 typedef enum { PARO_NORM_RMSNORM, PARO_NORM_LAYERNORM } ParoNormKind;
 typedef enum { PARO_RECOMPUTE_NONE, PARO_RECOMPUTE_SELECTIVE, PARO_RECOMPUTE_FULL } ParoRecompute;
 /* How attention runs: fused (FlashAttention: the s x s scores never reach memory) or eager
- * (scores, softmax and dropout as separate kernels, their outputs kept for the backward). */
-typedef enum { PARO_ATTENTION_FLASH, PARO_ATTENTION_EAGER } ParoAttention;
+ * (scores, softmax and dropout as separate kernels, their outputs kept for the backward).
+ * FLASH is FlashAttention-2's generation of kernels (the GPU's attention_efficiency);
+ * FLASH1 the first generation (FlashAttention-1, the Triton kernels of 2022-23), fused the
+ * same way at half that rate (docs/compute.md). */
+typedef enum { PARO_ATTENTION_FLASH, PARO_ATTENTION_EAGER, PARO_ATTENTION_FLASH1 } ParoAttention;
 
 /* LoRA target modules; a bit each in ParoTrainable.lora_targets. */
 typedef enum {
@@ -121,6 +124,6 @@ double paro_model_activation_bytes_tp(const ParoModel *model, gint64 batch, gint
                                       gboolean sequence_parallel);
 
 extern const char *const paro_recompute_names[]; /* "none", "selective", "full", NULL */
-extern const char *const paro_attention_names[]; /* "flash", "eager", NULL */
+extern const char *const paro_attention_names[]; /* "flash", "eager", "flash1", NULL */
 
 G_END_DECLS

@@ -149,6 +149,8 @@ def scenario(r, root):
     if not known(r["recompute"]):
         assumed.append("recompute")
     attention = "eager" if r["attention"].startswith("eager") else "flash"
+    if "attention=triton" in r["notes"]:  # MosaicML's Triton kernel of 2022: SOURCES.md
+        attention = "flash1"
     pipeline = ""
     legacy = os.environ.get("PAROSIM_CHECK_BEFORE_ISSUE_15") == "1"  # no `attention` key
     if vpp and vpp > 1:
