@@ -45,7 +45,7 @@ typedef struct {
     guint16 device;
     guint8 name; /* index into the graph's names */
     guint8 streams, kind, n_uses;
-    guint8 started : 1, done : 1, shared : 1, has_flow : 1;
+    guint8 started : 1, done : 1, shared : 1, has_flow : 1, shared_seen : 1;
 } Task;
 
 /* A running task with uses, or a compute task that started while collectives held SMs of its
@@ -55,6 +55,7 @@ typedef struct {
     double remaining; /* isolated picoseconds left at `since` */
     ParoTime since;
     ParoEventId event;
+    guint64 order; /* when it joined `active`: the order of `active` */
 } Flow;
 
 typedef struct {
@@ -90,6 +91,10 @@ struct _ParoTaskGraph {
     double *level;      /* per resource: scratch for the solver */
     double *weight;     /* per resource: scratch */
     gboolean *marked;   /* per device: scratch for try_start */
+    gboolean *touched;    /* per resource: scratch, the component being re-solved */
+    GArray *component;    /* ParoTaskId: scratch, its running tasks in `active` order */
+    GArray **users;       /* per resource: ParoTaskId, the running tasks that use it */
+    guint64 n_activated;  /* tasks that joined `active` so far */
     gboolean takes_sms; /* some task takes SMs: compute tasks get flows */
 };
 
@@ -126,6 +131,11 @@ ParoTaskGraph *paro_task_graph_new(guint devices, guint resources, gboolean keep
     g->level = g_new0(double, MAX(resources, 1));
     g->weight = g_new0(double, MAX(resources, 1));
     g->marked = g_new0(gboolean, devices);
+    g->touched = g_new0(gboolean, MAX(resources, 1));
+    g->component = g_array_new(FALSE, FALSE, sizeof(ParoTaskId));
+    g->users = g_new0(GArray *, MAX(resources, 1));
+    for (guint r = 0; r < resources; r++)
+        g->users[r] = g_array_new(FALSE, FALSE, sizeof(ParoTaskId));
     return g;
 }
 
@@ -150,6 +160,11 @@ void paro_task_graph_free(ParoTaskGraph *g)
     g_free(g->level);
     g_free(g->weight);
     g_free(g->marked);
+    g_free(g->touched);
+    g_array_unref(g->component);
+    for (guint r = 0; r < g->n_resources; r++)
+        g_array_unref(g->users[r]);
+    g_free(g->users);
     paro_engine_free(g->engine);
     g_free(g);
 }
@@ -289,32 +304,33 @@ static Flow *flow_of(const ParoTaskGraph *g, const Task *t)
 
 static void reschedule(ParoTaskGraph *g, ParoTaskId id, double speed);
 
-/* Progressive filling over the running tasks with uses; see the file's comment. */
-static void solve(ParoTaskGraph *g)
+/* Progressive filling over @tasks (running, with uses, closed under sharing a resource);
+ * see the file's comment. */
+static void solve_tasks(ParoTaskGraph *g, const GArray *tasks)
 {
-    guint n = g->active->len;
+    guint n = tasks->len;
     if (n == 0)
         return;
     double *load = g->level, *weight = g->weight;
     for (guint i = 0; i < n; i++) {
-        const Task *t = task_at(g, g_array_index(g->active, ParoTaskId, i));
+        const Task *t = task_at(g, g_array_index(tasks, ParoTaskId, i));
         FOR_USES(g, t, it)
         weight[RES(it)] = 0;
     }
     for (guint i = 0; i < n; i++) {
-        const Task *t = task_at(g, g_array_index(g->active, ParoTaskId, i));
+        const Task *t = task_at(g, g_array_index(tasks, ParoTaskId, i));
         FOR_USES(g, t, it)
         weight[RES(it)] += it->value;
     }
     gboolean contended = FALSE;
     for (guint i = 0; i < n && !contended; i++) {
-        const Task *t = task_at(g, g_array_index(g->active, ParoTaskId, i));
+        const Task *t = task_at(g, g_array_index(tasks, ParoTaskId, i));
         FOR_USES(g, t, it)
         contended = contended || weight[RES(it)] > 1 + SHARE_SLACK;
     }
     if (!contended) {
         for (guint i = 0; i < n; i++)
-            reschedule(g, g_array_index(g->active, ParoTaskId, i), 1.0);
+            reschedule(g, g_array_index(tasks, ParoTaskId, i), 1.0);
         return;
     }
     /* speeds[i] < 0: not frozen yet; the level rises for all unfrozen together */
@@ -325,12 +341,12 @@ static void solve(ParoTaskGraph *g)
     for (guint frozen = 0; frozen < n;) {
         /* load: what frozen tasks take of each resource; weight: unfrozen shares */
         for (guint i = 0; i < n; i++) {
-            const Task *t = task_at(g, g_array_index(g->active, ParoTaskId, i));
+            const Task *t = task_at(g, g_array_index(tasks, ParoTaskId, i));
             FOR_USES(g, t, it)
             load[RES(it)] = weight[RES(it)] = 0;
         }
         for (guint i = 0; i < n; i++) {
-            const Task *t = task_at(g, g_array_index(g->active, ParoTaskId, i));
+            const Task *t = task_at(g, g_array_index(tasks, ParoTaskId, i));
             FOR_USES(g, t, it)
             {
                 if (speeds[i] >= 0)
@@ -343,7 +359,7 @@ static void solve(ParoTaskGraph *g)
         for (guint i = 0; i < n; i++) {
             if (speeds[i] >= 0)
                 continue;
-            const Task *t = task_at(g, g_array_index(g->active, ParoTaskId, i));
+            const Task *t = task_at(g, g_array_index(tasks, ParoTaskId, i));
             FOR_USES(g, t, it)
             next = MIN(next, (1.0 - load[RES(it)]) / weight[RES(it)]);
         }
@@ -352,7 +368,7 @@ static void solve(ParoTaskGraph *g)
         for (guint i = 0; i < n; i++) {
             if (speeds[i] >= 0)
                 continue;
-            const Task *t = task_at(g, g_array_index(g->active, ParoTaskId, i));
+            const Task *t = task_at(g, g_array_index(tasks, ParoTaskId, i));
             gboolean saturated = level >= 1.0;
             FOR_USES(g, t, it)
             saturated = saturated || load[RES(it)] + weight[RES(it)] * level >= 1.0 - 1e-12;
@@ -367,7 +383,67 @@ static void solve(ParoTaskGraph *g)
                     speeds[i] = MIN(level, 1.0), frozen++;
     }
     for (guint i = 0; i < n; i++)
-        reschedule(g, g_array_index(g->active, ParoTaskId, i), speeds[i]);
+        reschedule(g, g_array_index(tasks, ParoTaskId, i), speeds[i]);
+}
+
+static int compare_activation(gconstpointer a, gconstpointer b, gpointer data)
+{
+    const ParoTaskGraph *g = data;
+    guint64 x = flow_of(g, task_at(g, *(const ParoTaskId *)a))->order;
+    guint64 y = flow_of(g, task_at(g, *(const ParoTaskId *)b))->order;
+    return (x > y) - (x < y);
+}
+
+/* Max-min sharing decomposes over the connected components of the running tasks and the
+ * resources they use: a start or an end changes the speeds of its own component only. So
+ * only the tasks that share a resource with @seed (a task that started or ended), directly
+ * or through others, are re-solved (found through each resource's users), in `active`
+ * order so that every sum runs as a solve of all running tasks would run it. */
+static void solve(ParoTaskGraph *g, const Task *seed)
+{
+    GArray *comp = g->component;
+    g_array_set_size(comp, 0);
+    FOR_USES(g, seed, it)
+    g->touched[RES(it)] = TRUE;
+    /* breadth first over the tasks found: each new task's untouched resources join */
+    FOR_USES(g, seed, it)
+    {
+        GArray *u = g->users[RES(it)];
+        for (guint k = 0; k < u->len; k++) {
+            ParoTaskId id = g_array_index(u, ParoTaskId, k);
+            if (!task_at(g, id)->shared_seen) {
+                task_at(g, id)->shared_seen = TRUE;
+                g_array_append_val(comp, id);
+            }
+        }
+    }
+    for (guint c = 0; c < comp->len; c++) {
+        const Task *t = task_at(g, g_array_index(comp, ParoTaskId, c));
+        FOR_USES(g, t, it)
+        {
+            if (g->touched[RES(it)])
+                continue;
+            g->touched[RES(it)] = TRUE;
+            GArray *u = g->users[RES(it)];
+            for (guint k = 0; k < u->len; k++) {
+                ParoTaskId id = g_array_index(u, ParoTaskId, k);
+                if (!task_at(g, id)->shared_seen) {
+                    task_at(g, id)->shared_seen = TRUE;
+                    g_array_append_val(comp, id);
+                }
+            }
+        }
+    }
+    FOR_USES(g, seed, it)
+    g->touched[RES(it)] = FALSE;
+    for (guint c = 0; c < comp->len; c++) {
+        Task *t = task_at(g, g_array_index(comp, ParoTaskId, c));
+        t->shared_seen = FALSE;
+        FOR_USES(g, t, it)
+        g->touched[RES(it)] = FALSE;
+    }
+    g_array_sort_with_data(comp, compare_activation, g);
+    solve_tasks(g, comp);
 }
 
 static void end_task(ParoEngine *engine, gpointer data);
@@ -465,9 +541,11 @@ static void start(ParoTaskGraph *g, ParoTaskId id)
     ParoEventId event = paro_engine_schedule(g->engine, paro_time_add(now, t->duration), 0,
                                              end_task, &g->endings[id]);
     if (t->n_uses > 0) {
-        *flow_of(g, t) = (Flow){1.0, (double)t->duration, now, event};
+        *flow_of(g, t) = (Flow){1.0, (double)t->duration, now, event, g->n_activated++};
         g_array_append_val(g->active, id);
-        solve(g);
+        FOR_USES(g, t, it)
+        g_array_append_val(g->users[RES(it)], id);
+        solve(g, t);
     } else if (t->kind == PARO_TASK_COMPUTE && g->takes_sms) {
         Flow f = {1.0, (double)t->duration, now, event};
         g_array_append_val(g->flows, f);
@@ -527,7 +605,16 @@ static void end_task(ParoEngine *engine, gpointer data)
                 g_array_remove_index(g->active, i);
                 break;
             }
-        solve(g);
+        FOR_USES(g, t, it)
+        {
+            GArray *u = g->users[RES(it)];
+            for (guint k = 0; k < u->len; k++)
+                if (g_array_index(u, ParoTaskId, k) == e->task) {
+                    g_array_remove_index(u, k);
+                    break;
+                }
+        }
+        solve(g, t);
     } else if (t->has_flow) {
         for (guint i = 0; i < dev->computing->len; i++)
             if (g_array_index(dev->computing, ParoTaskId, i) == e->task) {
