@@ -311,6 +311,99 @@ START_TEST(extrapolated_pipelines_equal_full_simulation)
 }
 END_TEST
 
+START_TEST(geometric_extrapolation_sums_a_converging_series)
+{
+    /* y_k = 10 + 2k + 3 (1/2)^k: slopes 2 - 3 (1/2)^k, converging on 2 with ratio 1/2.
+     * Derived by hand: n periods past y_4 the sum is y_{4+n} itself, and both estimates
+     * of the ratio are 1/2, so the error estimate is 0 (to rounding). */
+    double y[5];
+    for (int k = 0; k < 5; k++)
+        y[k] = 10 + 2.0 * k + 3.0 * pow(0.5, k);
+    const double n[] = {0, 1, 7, 40.5};
+    for (guint i = 0; i < G_N_ELEMENTS(n); i++) {
+        double out = 0, err = 1;
+        ck_assert(paro_plan_extrapolate_geometric(y, n[i], &out, &err));
+        double want = 10 + 2.0 * (4 + n[i]) + 3.0 * pow(0.5, 4 + n[i]);
+        /* Tolerance: 1e-12 relative, a handful of double operations. */
+        ck_assert_double_eq_tol(out, want, 1e-12 * want);
+        ck_assert_double_le(err, 1e-12 * want);
+    }
+    /* A line is not a converging series (no ratio), nor is an oscillation (ratio -1), nor
+     * a divergence (ratio 2). */
+    double line[5] = {1, 2, 3, 4, 5}, wave[5] = {0, 1, 1, 2, 2}, grow[5] = {0, 1, 3, 7, 15};
+    double out, err;
+    ck_assert(!paro_plan_extrapolate_geometric(line, 3, &out, &err));
+    ck_assert(!paro_plan_extrapolate_geometric(wave, 3, &out, &err));
+    ck_assert(!paro_plan_extrapolate_geometric(grow, 3, &out, &err));
+}
+END_TEST
+
+START_TEST(converging_pipelines_extrapolate_within_tolerance)
+{
+    /* With the SMs collectives take from compute (training.sm_contention) and GEMMs timed by
+     * shape, a pipeline's slopes converge geometrically (plan.c). The planner's rule:
+     * five points B - P .. B + 3P (B = 3P, doubled until they converge), each strategy's
+     * step and peak summed to A by paro_plan_extrapolate_five (on a line, or as a converging
+     * geometric series). Against
+     * full simulations 10 and 40 periods on: within PARO_PLAN_GEOMETRIC_TOLERANCE (1e-6)
+     * relative, plus the rounding of a few picoseconds. */
+    static const char *const layouts[][9] = {
+        {"topology.nodes=2", "parallelism.tp=1", "parallelism.pp=2", "parallelism.dp=8",
+         "training.sm_contention=true", "training.efficiency=0", NULL},
+        {"topology.nodes=4", "parallelism.tp=2", "parallelism.pp=2", "parallelism.dp=8",
+         "training.sm_contention=true", "training.efficiency=0", NULL},
+    };
+    const char *const strategies[] = {"zero-1", "zero-3", "NII", "NIG", "fsdp-hybrid-zero2"};
+    enum { N = G_N_ELEMENTS(strategies) };
+    for (guint c = 0; c < G_N_ELEMENTS(layouts); c++) {
+        const gint64 P = 2;
+        g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+        double step[5][N], peak[5][N], want_step[2][N], want_peak[2][N];
+        gint64 B = 3 * P, later[2];
+        gboolean done = FALSE;
+        int converging = 0;
+        for (int tries = 0; tries < 6 && !done; tries++, B *= 2) {
+            converging = 0;
+            for (int k = 0; k < 5; k++)
+                simulate_layout(layouts[c], B + (k - 1) * P, cache, strategies, N, step[k],
+                                peak[k]);
+            done = TRUE;
+            later[0] = B + 13 * P;
+            later[1] = B + 43 * P;
+            for (guint i = 0; i < N && done; i++)
+                for (int j = 0; j < 2 && done; j++) {
+                    double ys[5], yp[5];
+                    for (int k = 0; k < 5; k++) {
+                        ys[k] = step[k][i];
+                        yp[k] = peak[k][i];
+                    }
+                    double periods = (double)(later[j] - (B + 3 * P)) / (double)P;
+                    done = paro_plan_extrapolate_five(ys, periods, &want_step[j][i]) &&
+                           paro_plan_extrapolate_five(yp, periods, &want_peak[j][i]);
+                    converging += done && !(fabs((ys[4] - ys[3]) - (ys[1] - ys[0])) <= 1e-9 * ys[4]);
+                }
+        }
+        ck_assert_msg(done, "layout %u never converged", c);
+        /* the case this rule is for: some strategy's slopes were still converging */
+        ck_assert_msg(converging > 0, "layout %u: every strategy was already periodic", c);
+        for (int j = 0; j < 2; j++) {
+            double full[N], full_peak[N];
+            simulate_layout(layouts[c], later[j], cache, strategies, N, full, full_peak);
+            for (guint i = 0; i < N; i++) {
+                double tol = PARO_PLAN_GEOMETRIC_TOLERANCE * full[i] + 1e-11;
+                ck_assert_msg(fabs(full[i] - want_step[j][i]) <= tol,
+                              "layout %u %s A=%" G_GINT64_FORMAT ": step %.12g, summed %.12g", c,
+                              strategies[i], later[j], full[i], want_step[j][i]);
+                ck_assert_msg(fabs(full_peak[i] - want_peak[j][i]) <=
+                                  PARO_PLAN_GEOMETRIC_TOLERANCE * full_peak[i],
+                              "layout %u %s A=%" G_GINT64_FORMAT ": peak %.12g, summed %.12g", c,
+                              strategies[i], later[j], full_peak[i], want_peak[j][i]);
+            }
+        }
+    }
+}
+END_TEST
+
 static Suite *plan_suite(void)
 {
     Suite *s = suite_create("plan");
@@ -321,6 +414,8 @@ static Suite *plan_suite(void)
     tcase_add_test(tc, plan_rows_follow_their_definitions);
     tcase_add_test(tc, extrapolated_steps_equal_full_simulation);
     tcase_add_test(tc, extrapolated_pipelines_equal_full_simulation);
+    tcase_add_test(tc, geometric_extrapolation_sums_a_converging_series);
+    tcase_add_test(tc, converging_pipelines_extrapolate_within_tolerance);
     suite_add_tcase(s, tc);
     return s;
 }
