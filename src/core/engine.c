@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Binary heap of events (cimba's event_compare order) and the engine loop. Cancelled ids
- * go into a set consulted when an event is popped (lazy deletion); the set is only ever
+ * are marked in a bit set indexed by the id (ids are the sequence numbers 1, 2, ...),
+ * consulted when an event reaches the top (lazy deletion): no allocation or hashing per
+ * cancel, which the scheduler does at every change of a task's speed. The set is only
  * looked up, never iterated, so it cannot influence order. */
 #include "core/engine.h"
 #include "core/error.h"
@@ -23,7 +25,8 @@ struct _ParoEngine {
     guint64 next_seq;
     guint64 n_fired;
     GArray *heap;          /* Event */
-    GHashTable *cancelled; /* seq -> seq */
+    GArray *cancelled;     /* guint64 words: bit seq set while event seq is cancelled */
+    guint64 n_cancelled;   /* bits set */
     GArray *models;        /* Model */
     gboolean overflowed;   /* something needed a time beyond PARO_TIME_MAX */
 };
@@ -32,7 +35,7 @@ ParoEngine *paro_engine_new(void)
 {
     ParoEngine *e = g_new0(ParoEngine, 1);
     e->heap = g_array_new(FALSE, FALSE, sizeof(Event));
-    e->cancelled = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    e->cancelled = g_array_new(FALSE, TRUE, sizeof(guint64));
     e->models = g_array_new(FALSE, FALSE, sizeof(Model));
     return e;
 }
@@ -42,7 +45,7 @@ void paro_engine_free(ParoEngine *e)
     if (e == NULL)
         return;
     g_array_unref(e->heap);
-    g_hash_table_unref(e->cancelled);
+    g_array_unref(e->cancelled);
     g_array_unref(e->models);
     g_free(e);
 }
@@ -127,9 +130,30 @@ void paro_engine_cancel(ParoEngine *e, ParoEventId id)
 {
     if (id == 0 || id > e->next_seq)
         return;
-    guint64 *key = g_new(guint64, 1);
-    *key = id;
-    g_hash_table_add(e->cancelled, key);
+    guint word = (guint)(id / 64);
+    guint64 bit = G_GUINT64_CONSTANT(1) << (id % 64);
+    if (word >= e->cancelled->len)
+        g_array_set_size(e->cancelled, MAX(word + 1, e->cancelled->len * 2));
+    guint64 *w = &g_array_index(e->cancelled, guint64, word);
+    if (!(*w & bit)) {
+        *w |= bit;
+        e->n_cancelled++;
+    }
+}
+
+/* Clears and returns whether event @seq was cancelled. */
+static gboolean take_cancelled(ParoEngine *e, guint64 seq)
+{
+    guint word = (guint)(seq / 64);
+    guint64 bit = G_GUINT64_CONSTANT(1) << (seq % 64);
+    if (e->n_cancelled == 0 || word >= e->cancelled->len)
+        return FALSE;
+    guint64 *w = &g_array_index(e->cancelled, guint64, word);
+    if (!(*w & bit))
+        return FALSE;
+    *w &= ~bit;
+    e->n_cancelled--;
+    return TRUE;
 }
 
 void paro_engine_add_model(ParoEngine *e, const ParoModelHooks *hooks, gpointer model)
@@ -143,7 +167,7 @@ static ParoTime next_event_time(ParoEngine *e)
 {
     while (e->heap->len > 0) {
         Event *top = &g_array_index(e->heap, Event, 0);
-        if (g_hash_table_size(e->cancelled) == 0 || !g_hash_table_remove(e->cancelled, &top->seq))
+        if (!take_cancelled(e, top->seq))
             return top->time;
         pop(e->heap);
     }
