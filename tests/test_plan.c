@@ -380,7 +380,8 @@ START_TEST(converging_pipelines_extrapolate_within_tolerance)
                     double periods = (double)(later[j] - (B + 3 * P)) / (double)P;
                     done = paro_plan_extrapolate_five(ys, periods, &want_step[j][i]) &&
                            paro_plan_extrapolate_five(yp, periods, &want_peak[j][i]);
-                    converging += done && !(fabs((ys[4] - ys[3]) - (ys[1] - ys[0])) <= 1e-9 * ys[4]);
+                    converging +=
+                        done && !(fabs((ys[4] - ys[3]) - (ys[1] - ys[0])) <= 1e-9 * ys[4]);
                 }
         }
         ck_assert_msg(done, "layout %u never converged", c);

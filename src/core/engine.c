@@ -24,11 +24,11 @@ struct _ParoEngine {
     ParoTime now;
     guint64 next_seq;
     guint64 n_fired;
-    GArray *heap;          /* Event */
-    GArray *cancelled;     /* guint64 words: bit seq set while event seq is cancelled */
-    guint64 n_cancelled;   /* bits set */
-    GArray *models;        /* Model */
-    gboolean overflowed;   /* something needed a time beyond PARO_TIME_MAX */
+    GArray *heap;        /* Event */
+    GArray *cancelled;   /* guint64 words: bit seq set while event seq is cancelled */
+    guint64 n_cancelled; /* bits set */
+    GArray *models;      /* Model */
+    gboolean overflowed; /* something needed a time beyond PARO_TIME_MAX */
 };
 
 ParoEngine *paro_engine_new(void)

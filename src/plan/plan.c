@@ -174,12 +174,12 @@ gboolean paro_plan_extrapolate_five(const double y[5], double periods, double *o
  * converge so within PARO_PLAN_GEOMETRIC_TOLERANCE; FALSE (and no error) when a strategy
  * does neither. */
 static gboolean extrapolate_converging(const char *path, const ParoPlanRequest *rq,
-                                       const ParoPlanLayout *lay, gint64 group,
-                                       gint64 micro_batch, gint64 accumulation, int algorithm,
-                                       ParoCollCache *cache, gint64 base, const Simulated *before,
-                                       const Simulated *at, const Simulated *after,
-                                       double *final_step, double *final_peak, gint64 *n,
-                                       gint64 *sequence, double *memory, GError **error)
+                                       const ParoPlanLayout *lay, gint64 group, gint64 micro_batch,
+                                       gint64 accumulation, int algorithm, ParoCollCache *cache,
+                                       gint64 base, const Simulated *before, const Simulated *at,
+                                       const Simulated *after, double *final_step,
+                                       double *final_peak, gint64 *n, gint64 *sequence,
+                                       double *memory, GError **error)
 {
     guint n_strategies = paro_strategy_n_all();
     gint64 period = lay->pp;

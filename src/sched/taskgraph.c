@@ -86,16 +86,16 @@ struct _ParoTaskGraph {
     guint n_devices, n_resources;
     guint left, n_shared;
     Ending *endings;
-    GPtrArray *names;   /* the static names tasks were added with */
-    GArray *active;     /* ParoTaskId: running tasks with uses */
-    double *level;      /* per resource: scratch for the solver */
-    double *weight;     /* per resource: scratch */
-    gboolean *marked;   /* per device: scratch for try_start */
-    gboolean *touched;    /* per resource: scratch, the component being re-solved */
-    GArray *component;    /* ParoTaskId: scratch, its running tasks in `active` order */
-    GArray **users;       /* per resource: ParoTaskId, the running tasks that use it */
-    guint64 n_activated;  /* tasks that joined `active` so far */
-    gboolean takes_sms; /* some task takes SMs: compute tasks get flows */
+    GPtrArray *names;    /* the static names tasks were added with */
+    GArray *active;      /* ParoTaskId: running tasks with uses */
+    double *level;       /* per resource: scratch for the solver */
+    double *weight;      /* per resource: scratch */
+    gboolean *marked;    /* per device: scratch for try_start */
+    gboolean *touched;   /* per resource: scratch, the component being re-solved */
+    GArray *component;   /* ParoTaskId: scratch, its running tasks in `active` order */
+    GArray **users;      /* per resource: ParoTaskId, the running tasks that use it */
+    guint64 n_activated; /* tasks that joined `active` so far */
+    gboolean takes_sms;  /* some task takes SMs: compute tasks get flows */
 };
 
 struct _Ending {
