@@ -55,7 +55,7 @@ typedef struct {
     double remaining; /* isolated picoseconds left at `since` */
     ParoTime since;
     ParoEventId event;
-    guint64 order; /* when it joined `active`: the order of `active` */
+    guint64 order; /* when it started: the order in which components are solved */
 } Flow;
 
 typedef struct {
@@ -87,14 +87,13 @@ struct _ParoTaskGraph {
     guint left, n_shared;
     Ending *endings;
     GPtrArray *names;    /* the static names tasks were added with */
-    GArray *active;      /* ParoTaskId: running tasks with uses */
     double *level;       /* per resource: scratch for the solver */
     double *weight;      /* per resource: scratch */
     gboolean *marked;    /* per device: scratch for try_start */
     gboolean *touched;   /* per resource: scratch, the component being re-solved */
-    GArray *component;   /* ParoTaskId: scratch, its running tasks in `active` order */
+    GArray *component;   /* ParoTaskId: scratch, its running tasks in start order */
     GArray **users;      /* per resource: ParoTaskId, the running tasks that use it */
-    guint64 n_activated; /* tasks that joined `active` so far */
+    guint64 n_activated; /* tasks with uses started so far */
     gboolean takes_sms;  /* some task takes SMs: compute tasks get flows */
 };
 
@@ -126,7 +125,6 @@ ParoTaskGraph *paro_task_graph_new(guint devices, guint resources, gboolean keep
         g->devices[d].ledger = paro_mem_ledger_new(keep_memory_timeline);
         g->devices[d].computing = g_array_new(FALSE, FALSE, sizeof(ParoTaskId));
     }
-    g->active = g_array_new(FALSE, FALSE, sizeof(ParoTaskId));
     g->names = g_ptr_array_new();
     g->level = g_new0(double, MAX(resources, 1));
     g->weight = g_new0(double, MAX(resources, 1));
@@ -154,7 +152,6 @@ void paro_task_graph_free(ParoTaskGraph *g)
     g_array_unref(g->edges);
     g_array_unref(g->items);
     g_array_unref(g->flows);
-    g_array_unref(g->active);
     g_ptr_array_unref(g->names);
     g_free(g->endings);
     g_free(g->level);
@@ -394,45 +391,37 @@ static int compare_activation(gconstpointer a, gconstpointer b, gpointer data)
     return (x > y) - (x < y);
 }
 
+/* Adds the running users of @resource that are not in @comp yet, once per resource. */
+static void visit(ParoTaskGraph *g, guint resource, GArray *comp)
+{
+    if (g->touched[resource])
+        return;
+    g->touched[resource] = TRUE;
+    GArray *u = g->users[resource];
+    for (guint k = 0; k < u->len; k++) {
+        ParoTaskId id = g_array_index(u, ParoTaskId, k);
+        if (!task_at(g, id)->shared_seen) {
+            task_at(g, id)->shared_seen = TRUE;
+            g_array_append_val(comp, id);
+        }
+    }
+}
+
 /* Max-min sharing decomposes over the connected components of the running tasks and the
  * resources they use: a start or an end changes the speeds of its own component only. So
  * only the tasks that share a resource with @seed (a task that started or ended), directly
- * or through others, are re-solved (found through each resource's users), in `active`
+ * or through others, are re-solved (found through each resource's users), in activation
  * order so that every sum runs as a solve of all running tasks would run it. */
 static void solve(ParoTaskGraph *g, const Task *seed)
 {
     GArray *comp = g->component;
     g_array_set_size(comp, 0);
     FOR_USES(g, seed, it)
-    g->touched[RES(it)] = TRUE;
-    /* breadth first over the tasks found: each new task's untouched resources join */
-    FOR_USES(g, seed, it)
-    {
-        GArray *u = g->users[RES(it)];
-        for (guint k = 0; k < u->len; k++) {
-            ParoTaskId id = g_array_index(u, ParoTaskId, k);
-            if (!task_at(g, id)->shared_seen) {
-                task_at(g, id)->shared_seen = TRUE;
-                g_array_append_val(comp, id);
-            }
-        }
-    }
-    for (guint c = 0; c < comp->len; c++) {
+    visit(g, RES(it), comp);
+    for (guint c = 0; c < comp->len; c++) { /* breadth first: comp grows as it is read */
         const Task *t = task_at(g, g_array_index(comp, ParoTaskId, c));
         FOR_USES(g, t, it)
-        {
-            if (g->touched[RES(it)])
-                continue;
-            g->touched[RES(it)] = TRUE;
-            GArray *u = g->users[RES(it)];
-            for (guint k = 0; k < u->len; k++) {
-                ParoTaskId id = g_array_index(u, ParoTaskId, k);
-                if (!task_at(g, id)->shared_seen) {
-                    task_at(g, id)->shared_seen = TRUE;
-                    g_array_append_val(comp, id);
-                }
-            }
-        }
+        visit(g, RES(it), comp);
     }
     FOR_USES(g, seed, it)
     g->touched[RES(it)] = FALSE;
@@ -542,7 +531,6 @@ static void start(ParoTaskGraph *g, ParoTaskId id)
                                              end_task, &g->endings[id]);
     if (t->n_uses > 0) {
         *flow_of(g, t) = (Flow){1.0, (double)t->duration, now, event, g->n_activated++};
-        g_array_append_val(g->active, id);
         FOR_USES(g, t, it)
         g_array_append_val(g->users[RES(it)], id);
         solve(g, t);
@@ -600,11 +588,6 @@ static void end_task(ParoEngine *engine, gpointer data)
             dev->head[q]++;
     g->left--;
     if (t->n_uses > 0) {
-        for (guint i = 0; i < g->active->len; i++)
-            if (g_array_index(g->active, ParoTaskId, i) == e->task) {
-                g_array_remove_index(g->active, i);
-                break;
-            }
         FOR_USES(g, t, it)
         {
             GArray *u = g->users[RES(it)];
