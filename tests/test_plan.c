@@ -186,7 +186,7 @@ static gint64 simulate_layout(const char *const *layout, gint64 A, ParoCollCache
     g_autoptr(GError) error = NULL;
     g_autoptr(ParoRun) run = paro_run_load(path, sets, cache, &error);
     ck_assert_msg(run != NULL, "%s", error ? error->message : "");
-    ParoRunOptions options = {FALSE, FALSE};
+    ParoRunOptions options = {FALSE, FALSE, FALSE};
     gint64 from = 0;
     for (guint i = 0; i < n; i++) {
         ParoStepResult r;
@@ -322,7 +322,7 @@ START_TEST(geometric_extrapolation_sums_a_converging_series)
     const double n[] = {0, 1, 7, 40.5};
     for (guint i = 0; i < G_N_ELEMENTS(n); i++) {
         double out = 0, err = 1;
-        ck_assert(paro_plan_extrapolate_geometric(y, n[i], &out, &err));
+        ck_assert(paro_extrapolate_geometric(y, n[i], &out, &err));
         double want = 10 + 2.0 * (4 + n[i]) + 3.0 * pow(0.5, 4 + n[i]);
         /* Tolerance: 1e-12 relative, a handful of double operations. */
         ck_assert_double_eq_tol(out, want, 1e-12 * want);
@@ -332,9 +332,9 @@ START_TEST(geometric_extrapolation_sums_a_converging_series)
      * a divergence (ratio 2). */
     double line[5] = {1, 2, 3, 4, 5}, wave[5] = {0, 1, 1, 2, 2}, grow[5] = {0, 1, 3, 7, 15};
     double out, err;
-    ck_assert(!paro_plan_extrapolate_geometric(line, 3, &out, &err));
-    ck_assert(!paro_plan_extrapolate_geometric(wave, 3, &out, &err));
-    ck_assert(!paro_plan_extrapolate_geometric(grow, 3, &out, &err));
+    ck_assert(!paro_extrapolate_geometric(line, 3, &out, &err));
+    ck_assert(!paro_extrapolate_geometric(wave, 3, &out, &err));
+    ck_assert(!paro_extrapolate_geometric(grow, 3, &out, &err));
 }
 END_TEST
 
@@ -343,7 +343,7 @@ START_TEST(converging_pipelines_extrapolate_within_tolerance)
     /* With the SMs collectives take from compute (training.sm_contention) and GEMMs timed by
      * shape, a pipeline's slopes converge geometrically (plan.c). The planner's rule:
      * five points B - P .. B + 3P (B = 3P, doubled until they converge), each strategy's
-     * step and peak summed to A by paro_plan_extrapolate_five (on a line, or as a converging
+     * step and peak summed to A by paro_extrapolate_five (on a line, or as a converging
      * geometric series). Against
      * full simulations 10 and 40 periods on: within PARO_PLAN_GEOMETRIC_TOLERANCE (1e-6)
      * relative, plus the rounding of a few picoseconds. */
@@ -378,8 +378,10 @@ START_TEST(converging_pipelines_extrapolate_within_tolerance)
                         yp[k] = peak[k][i];
                     }
                     double periods = (double)(later[j] - (B + 3 * P)) / (double)P;
-                    done = paro_plan_extrapolate_five(ys, periods, &want_step[j][i]) &&
-                           paro_plan_extrapolate_five(yp, periods, &want_peak[j][i]);
+                    done = paro_extrapolate_five(ys, periods, PARO_PLAN_GEOMETRIC_TOLERANCE,
+                                                 &want_step[j][i]) &&
+                           paro_extrapolate_five(yp, periods, PARO_PLAN_GEOMETRIC_TOLERANCE,
+                                                 &want_peak[j][i]);
                     converging +=
                         done && !(fabs((ys[4] - ys[3]) - (ys[1] - ys[0])) <= 1e-9 * ys[4]);
                 }

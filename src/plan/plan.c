@@ -73,30 +73,6 @@ static gint64 simulated_micro_steps(const ParoPlanLayout *lay)
     return lay->pp > 1 ? 3 * lay->pp : PLAN_SIMULATED_MICRO_STEPS;
 }
 
-static double geometric_sum(double d_last, double e_last, double r, double n)
-{
-    return n * d_last + e_last * r / (1.0 - r) * (n - r * (1.0 - pow(r, n)) / (1.0 - r));
-}
-
-gboolean paro_plan_extrapolate_geometric(const double y[5], double periods, double *out,
-                                         double *error)
-{
-    double d[4], e[3];
-    for (int k = 0; k < 4; k++)
-        d[k] = y[k + 1] - y[k];
-    for (int k = 0; k < 3; k++)
-        e[k] = d[k + 1] - d[k];
-    if (e[0] == 0 || e[1] == 0)
-        return FALSE;
-    double r1 = e[1] / e[0], r2 = e[2] / e[1];
-    if (!(r1 > 0 && r1 < 0.95 && r2 > 0 && r2 < 0.95))
-        return FALSE;
-    double sum = geometric_sum(d[3], e[2], r2, periods);
-    *out = y[4] + sum;
-    *error = fabs(geometric_sum(d[3], e[2], r1, periods) - sum);
-    return TRUE;
-}
-
 typedef struct {
     const ParoStrategy *strategy;
     double step_s, peak_bytes;
@@ -136,7 +112,8 @@ static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, const 
     if (run == NULL)
         return FALSE;
     const ParoScenario *s = paro_run_get_scenario(run);
-    ParoRunOptions options = {FALSE, FALSE}; /* no time saved: plans rank plain steps */
+    /* no time saved: plans rank plain steps; the planner extrapolates over all strategies */
+    ParoRunOptions options = {FALSE, FALSE, FALSE};
     *gpus = paro_scenario_dp_ranks(s);
     *sequence = s->training.sequence;
     *memory_bytes = s->topology->gpu.memory_bytes;
@@ -154,23 +131,12 @@ static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, const 
 /* Three points one period apart on a line, to 1e-9 of the last. */
 static gboolean is_linear(double y0, double y1, double y2)
 {
-    return fabs((y2 - y1) - (y1 - y0)) <= 1e-9 * y2;
-}
-
-gboolean paro_plan_extrapolate_five(const double y[5], double periods, double *out)
-{
-    double err = 0;
-    if (is_linear(y[2], y[3], y[4])) { /* a transient that ended: periodic from y[2] */
-        *out = y[4] + periods * (y[4] - y[3]);
-        return TRUE;
-    }
-    return paro_plan_extrapolate_geometric(y, periods, out, &err) &&
-           err <= PARO_PLAN_GEOMETRIC_TOLERANCE * fabs(*out);
+    return paro_extrapolate_is_linear(y0, y1, y2, 1e-9);
 }
 
 /* Two more points, base + 2P and base + 3P, after the three of a step that was not yet
  * periodic: each strategy's step and peak extrapolated to @accumulation linearly where its
- * five points are on a line, geometrically (paro_plan_extrapolate_geometric) where they
+ * five points are on a line, geometrically (paro_extrapolate_geometric) where they
  * converge so within PARO_PLAN_GEOMETRIC_TOLERANCE; FALSE (and no error) when a strategy
  * does neither. */
 static gboolean extrapolate_converging(const char *path, const ParoPlanRequest *rq,
@@ -196,8 +162,8 @@ static gboolean extrapolate_converging(const char *path, const ParoPlanRequest *
             step[k] = p[k]->step_s;
             peak[k] = p[k]->peak_bytes;
         }
-        if (!paro_plan_extrapolate_five(step, periods, &final_step[i]) ||
-            !paro_plan_extrapolate_five(peak, periods, &final_peak[i]))
+        if (!paro_extrapolate_five(step, periods, PARO_PLAN_GEOMETRIC_TOLERANCE, &final_step[i]) ||
+            !paro_extrapolate_five(peak, periods, PARO_PLAN_GEOMETRIC_TOLERANCE, &final_peak[i]))
             return FALSE;
     }
     return TRUE;

@@ -67,32 +67,10 @@ gboolean paro_plan_check_work(const ParoScenario *base, const ParoPlanRequest *r
                               GError **error);
 
 /* The relative error the planner accepts when it extrapolates a step that converges to its
- * steady state geometrically instead of reaching it (plan.c). */
+ * steady state geometrically instead of reaching it (plan.c, paro_extrapolate_five): looser
+ * than a run's 1e-9, since a plan ranks hundreds of configurations and the pipelines'
+ * slopes reach 1e-9 only some 50 periods on. */
 #define PARO_PLAN_GEOMETRIC_TOLERANCE 1e-6
-
-/**
- * paro_plan_extrapolate_geometric:
- * @y: a step's time (or peak) at five accumulations spaced by one period, y[4] the last;
- * @periods: how many periods beyond y[4] to extrapolate (>= 0, may be fractional).
- * When the slopes d_k = y[k] - y[k-1] approach their limit geometrically, each change
- * d_{k+1} - d_k a constant ratio 0 < r < 0.95 of the previous one (two estimates of r
- * agreeing), sets *@out to y[4] plus the sum of the next @periods slopes,
- * n d4 + e3 (r / (1 - r)) (n - r (1 - r^n) / (1 - r)), with r from the last three slopes,
- * and *@error to how much that sum moves with the other estimate of r; returns FALSE when
- * the slopes do not converge so.
- */
-gboolean paro_plan_extrapolate_geometric(const double y[5], double periods, double *out,
-                                         double *error);
-
-/**
- * paro_plan_extrapolate_five:
- * The planner's rule for five points one period apart (@y as above): when the last three
- * are on a line (the second difference within 1e-9 of the last point: what the planner
- * asks of its first three points), y[4] + @periods (y[4] - y[3]);
- * converging geometrically, paro_plan_extrapolate_geometric's sum if its error estimate is
- * within PARO_PLAN_GEOMETRIC_TOLERANCE of it. FALSE when neither.
- */
-gboolean paro_plan_extrapolate_five(const double y[5], double periods, double *out);
 
 /** paro_plan_accumulation: the A >= 1 whose batch n b A s is nearest @batch_tokens. */
 gint64 paro_plan_accumulation(double batch_tokens, gint64 gpus, gint64 micro_batch,

@@ -66,8 +66,11 @@ ParoCollCache *paro_run_get_cache(const ParoRun *run)
 gboolean paro_run_strategy(ParoRun *run, const ParoStrategy *st, const ParoRunOptions *options,
                            ParoStepResult *out, GError **error)
 {
-    ParoStepOptions step = {options->keep_trace, TRUE};
-    if (!paro_step_simulate(run->derived, st, run->cache, &step, out, error)) {
+    gboolean (*simulate)(const ParoScenarioDerived *, const ParoStrategy *, ParoCollCache *,
+                         const ParoStepOptions *, ParoStepResult *, GError **) =
+        options->extrapolate ? paro_step_simulate_extrapolated : paro_step_simulate;
+    ParoStepOptions step = {options->keep_trace, TRUE, 0};
+    if (!simulate(run->derived, st, run->cache, &step, out, error)) {
         g_prefix_error(error, "%s: ", st->name);
         return FALSE;
     }
@@ -76,9 +79,9 @@ gboolean paro_run_strategy(ParoRun *run, const ParoStrategy *st, const ParoRunOp
         out->guideline_s = g ? g->t_step : 0;
     }
     if (options->time_saved && paro_compress_is_active(&run->scenario->compression)) {
-        ParoStepOptions plain = {FALSE, FALSE};
+        ParoStepOptions plain = {FALSE, FALSE, 0};
         ParoStepResult base;
-        if (!paro_step_simulate(run->derived, st, run->cache, &plain, &base, error)) {
+        if (!simulate(run->derived, st, run->cache, &plain, &base, error)) {
             g_prefix_error(error, "%s: ", st->name);
             paro_step_result_clear(out);
             return FALSE;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "scenario/guideline.h"
+#include "step/extrapolate.h"
 #include "step/step.h"
 
 G_BEGIN_DECLS
@@ -15,14 +16,16 @@ G_BEGIN_DECLS
 typedef struct _ParoRun ParoRun;
 
 typedef struct {
-    gboolean keep_trace; /* tasks and the memory timeline in each result */
-    gboolean time_saved; /* simulate each strategy again without compression (when the
-                          * scenario compresses anything) to report the time saved */
+    gboolean keep_trace;  /* tasks and the memory timeline in each result */
+    gboolean time_saved;  /* simulate each strategy again without compression (when the
+                           * scenario compresses anything) to report the time saved */
+    gboolean extrapolate; /* a step of many micro-batches read off a few periods of its
+                           * steady state (step/extrapolate.h), within 1e-9 */
 } ParoRunOptions;
 
 #define PARO_RUN_OPTIONS_INIT                                                                      \
     {                                                                                              \
-        FALSE, TRUE                                                                                \
+        FALSE, TRUE, TRUE                                                                          \
     }
 
 /**

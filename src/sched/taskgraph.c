@@ -67,8 +67,8 @@ typedef struct {
     GArray *queue[PARO_SCHED_STREAMS]; /* ParoTaskId, in order of addition */
     guint head[PARO_SCHED_STREAMS];
     ParoMemLedger *ledger;
-    double kind_busy_s[2];
-    double stream_busy_s[PARO_SCHED_STREAMS];
+    ParoTime kind_busy[2]; /* integer sums, so a periodic step adds the same each period */
+    ParoTime stream_busy[PARO_SCHED_STREAMS];
     double sms_taken;  /* share of the SMs running collectives hold now */
     guint n_taking;    /* those collectives */
     GArray *computing; /* ParoTaskId: running compute tasks */
@@ -521,11 +521,6 @@ static void start(ParoTaskGraph *g, ParoTaskId id)
     t->started = TRUE;
     t->start = now;
     apply(g, t, ITEM_START, now);
-    double d = paro_time_to_s(t->duration);
-    dev->kind_busy_s[t->kind] += d;
-    for (int q = 0; q < PARO_SCHED_STREAMS; q++)
-        if (t->streams & (1u << q))
-            dev->stream_busy_s[q] += d;
     g->endings[id] = (Ending){g, id};
     ParoEventId event = paro_engine_schedule(g->engine, paro_time_add(now, t->duration), 0,
                                              end_task, &g->endings[id]);
@@ -574,14 +569,11 @@ static void end_task(ParoEngine *engine, gpointer data)
     ParoTime now = paro_engine_now(engine);
     t->done = TRUE;
     t->end = now;
-    /* what sharing added to its time */
-    double extra = paro_time_to_s(now - t->start) - paro_time_to_s(t->duration);
-    if (t->shared && extra != 0) {
-        dev->kind_busy_s[t->kind] += extra;
-        for (int q = 0; q < PARO_SCHED_STREAMS; q++)
-            if (t->streams & (1u << q))
-                dev->stream_busy_s[q] += extra;
-    }
+    /* its whole time on the device, sharing included */
+    dev->kind_busy[t->kind] += now - t->start;
+    for (int q = 0; q < PARO_SCHED_STREAMS; q++)
+        if (t->streams & (1u << q))
+            dev->stream_busy[q] += now - t->start;
     apply(g, t, ITEM_END, now);
     for (int q = 0; q < PARO_SCHED_STREAMS; q++)
         if (t->streams & (1u << q))
@@ -693,16 +685,16 @@ ParoTaskInfo paro_task_graph_get(const ParoTaskGraph *g, ParoTaskId id)
                           t->end};
 }
 
-double paro_task_graph_kind_busy_s(const ParoTaskGraph *g, guint device, ParoTaskKind kind)
+ParoTime paro_task_graph_kind_busy(const ParoTaskGraph *g, guint device, ParoTaskKind kind)
 {
-    return g->devices[device].kind_busy_s[kind];
+    return g->devices[device].kind_busy[kind];
 }
 
-double paro_task_graph_stream_busy_s(const ParoTaskGraph *g, guint device, guint stream_bit)
+ParoTime paro_task_graph_stream_busy(const ParoTaskGraph *g, guint device, guint stream_bit)
 {
     for (int q = 0; q < PARO_SCHED_STREAMS; q++)
         if (stream_bit == (1u << q))
-            return g->devices[device].stream_busy_s[q];
+            return g->devices[device].stream_busy[q];
     return 0;
 }
 

@@ -120,12 +120,13 @@ typedef struct {
 /** paro_task_graph_get: @task's record. */
 ParoTaskInfo paro_task_graph_get(const ParoTaskGraph *graph, ParoTaskId task);
 
-/** paro_task_graph_kind_busy_s: the seconds @device's tasks of @kind ran, start to end,
- * summed (overlapping tasks count each). */
-double paro_task_graph_kind_busy_s(const ParoTaskGraph *graph, guint device, ParoTaskKind kind);
+/** paro_task_graph_kind_busy: the time @device's tasks of @kind ran, start to end, summed
+ * (overlapping tasks count each); integer, so every period of a periodic step adds the
+ * same to it. */
+ParoTime paro_task_graph_kind_busy(const ParoTaskGraph *graph, guint device, ParoTaskKind kind);
 
-/** paro_task_graph_stream_busy_s: the seconds @device's stream @stream_bit (one bit) was held. */
-double paro_task_graph_stream_busy_s(const ParoTaskGraph *graph, guint device, guint stream_bit);
+/** paro_task_graph_stream_busy: the time @device's stream @stream_bit (one bit) was held. */
+ParoTime paro_task_graph_stream_busy(const ParoTaskGraph *graph, guint device, guint stream_bit);
 
 /** paro_task_graph_n_shared: tasks whose speed changed at least once (for tests). */
 guint paro_task_graph_n_shared(const ParoTaskGraph *graph);

@@ -112,7 +112,7 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     b->P = sc->pp;
     b->v = sc->training.pipeline_virtual;
     b->S = b->P * b->v;
-    b->M = sc->training.accumulation;
+    b->M = b->micro_steps > 0 ? b->micro_steps : sc->training.accumulation;
     b->per_module = L / b->S;
     b->layered = layered;
     b->z = b->d->sizes;

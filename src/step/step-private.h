@@ -96,6 +96,7 @@ typedef struct {
     const ParoStrategy *strategy;
     const ParoCompression *compression; /* the scenario's, or none */
     ParoCollCache *cache;
+    gint64 micro_steps; /* to simulate; 0: the scenario's accumulation */
     ParoTaskGraph *graph;
     /* the layout: P stages, v modules a stage, S = vP modules of per_module layers, M
      * micro-batches */

@@ -44,6 +44,28 @@ static void add_resident(const ParoStepBuild *b, guint d)
     paro_mem_ledger_change(ledger, 0, PARO_MEM_OVERHEAD, sc->training.memory_overhead);
 }
 
+void paro_step_result_finish(const ParoScenarioDerived *d, gint64 micro_steps, ParoStepResult *r)
+{
+    const ParoScenario *sc = d->scenario;
+    double step_s = paro_time_to_s(r->step);
+    r->compute_s = paro_time_to_s(r->compute);
+    r->comm_s = paro_time_to_s(r->comm);
+    r->intra_busy_s = paro_time_to_s(r->intra_busy);
+    r->inter_busy_s = paro_time_to_s(r->inter_busy);
+    r->exposed_comm_s = step_s - r->compute_s;
+    double samples = (double)sc->dp * (double)sc->training.micro_batch * (double)micro_steps;
+    r->samples_per_s = samples / step_s;
+    r->tokens_per_s = r->samples_per_s * (double)sc->training.sequence;
+    double model_flops =
+        (double)micro_steps *
+        paro_model_step_flops(sc->model, sc->training.micro_batch, sc->training.sequence,
+                              d->compute.trainable_share, PARO_RECOMPUTE_NONE) /
+        (double)(sc->tp * sc->pp); /* exact for tp = pp = 1 */
+    r->tflops_per_gpu = model_flops / step_s / 1e12;
+    r->mfu = model_flops / step_s / sc->topology->gpu.peak_flops;
+    r->fits = r->peak_bytes <= sc->topology->gpu.memory_bytes;
+}
+
 static void collect(const ParoStepBuild *b, gboolean keep_trace, ParoStepResult *out)
 {
     const ParoScenario *sc = b->d->scenario;
@@ -52,10 +74,12 @@ static void collect(const ParoStepBuild *b, gboolean keep_trace, ParoStepResult 
     out->strategy = b->strategy;
     out->step = paro_task_graph_makespan(g);
     out->stages = (guint)b->P;
+    out->simulated_micro = b->M;
     out->periodic_from = paro_step_build_periodic_from(b);
-    double most = -1, peak = -1;
+    ParoTime most = -1;
+    double peak = -1;
     for (guint d = 0; d < (guint)b->P; d++) {
-        double compute = paro_task_graph_kind_busy_s(g, d, PARO_TASK_COMPUTE);
+        ParoTime compute = paro_task_graph_kind_busy(g, d, PARO_TASK_COMPUTE);
         if (compute > most)
             most = compute, out->busiest = d;
         double p = paro_mem_ledger_peak(paro_task_graph_ledger(b->graph, d), NULL);
@@ -63,27 +87,15 @@ static void collect(const ParoStepBuild *b, gboolean keep_trace, ParoStepResult 
             peak = p, out->fullest = d;
     }
     guint d = out->busiest;
-    double step_s = paro_time_to_s(out->step);
-    out->compute_s = paro_task_graph_kind_busy_s(g, d, PARO_TASK_COMPUTE);
-    out->comm_s = paro_task_graph_kind_busy_s(g, d, PARO_TASK_COMM);
-    out->intra_busy_s = paro_task_graph_stream_busy_s(g, d, PARO_STREAM_INTRA);
-    out->inter_busy_s = paro_task_graph_stream_busy_s(g, d, PARO_STREAM_INTER);
-    out->exposed_comm_s = step_s - out->compute_s;
+    out->compute = paro_task_graph_kind_busy(g, d, PARO_TASK_COMPUTE);
+    out->comm = paro_task_graph_kind_busy(g, d, PARO_TASK_COMM);
+    out->intra_busy = paro_task_graph_stream_busy(g, d, PARO_STREAM_INTRA);
+    out->inter_busy = paro_task_graph_stream_busy(g, d, PARO_STREAM_INTER);
     out->compress_s = b->stages[d].compress_s;
     out->bytes_saved = b->stages[d].bytes_saved;
-    double samples = (double)sc->dp * (double)sc->training.micro_batch * (double)b->M;
-    out->samples_per_s = samples / step_s;
-    out->tokens_per_s = out->samples_per_s * (double)sc->training.sequence;
-    double model_flops =
-        (double)b->M *
-        paro_model_step_flops(sc->model, sc->training.micro_batch, sc->training.sequence,
-                              b->d->compute.trainable_share, PARO_RECOMPUTE_NONE) /
-        (double)(sc->tp * sc->pp); /* exact for tp = pp = 1 */
-    out->tflops_per_gpu = model_flops / step_s / 1e12;
-    out->mfu = model_flops / step_s / sc->topology->gpu.peak_flops;
     const ParoMemLedger *fullest = paro_task_graph_ledger(b->graph, out->fullest);
     out->peak_bytes = paro_mem_ledger_peak(fullest, &out->at_peak);
-    out->fits = out->peak_bytes <= sc->topology->gpu.memory_bytes;
+    paro_step_result_finish(b->d, b->M, out);
     if (!paro_scenario_is_dp_only(sc))
         out->guideline_s = paro_step_build_textbook_s(b);
     if (!keep_trace)
@@ -111,6 +123,7 @@ gboolean paro_step_simulate(const ParoScenarioDerived *d, const ParoStrategy *st
     b.d = d;
     b.strategy = st;
     b.compression = o->compress ? &sc->compression : &none;
+    b.micro_steps = o->micro_steps;
     b.cache = cache;
     b.error = error;
     gboolean ok = paro_step_build_init(&b);

@@ -43,16 +43,20 @@ typedef struct {
                              * time and memory (an estimate from the schedule: 4 without
                              * pipeline, 3 pp with one, later with layered accumulation, until
                              * compute hides a module's once-a-step collectives) */
+    gint64 simulated_micro; /* micro-batches simulated in all: A, or the fewer an
+                             * extrapolation read A off (step/extrapolate.h) */
     guint busiest, fullest; /* the stages the time and the memory figures are taken on */
-    double compute_s;       /* the busiest stage's kernels (layers, optimizer) */
-    double comm_s;          /* its collectives and sends, each from start to end, summed */
-    double intra_busy_s;    /* busy time of its intra-group stream (global ones included) */
-    double inter_busy_s;    /* busy time of its inter-group stream (global ones included) */
-    double exposed_comm_s;  /* step - compute: what communication adds */
-    double compress_s;      /* codec kernel time of its collectives and of the pipeline sends
-                               it makes, inside their durations */
-    double bytes_saved;     /* bytes it does not send in the step thanks to compression */
-    double time_saved_s;    /* step without compression - step; < 0: it costs more than it saves */
+    ParoTime compute, comm, intra_busy, inter_busy; /* the four figures below, as integers:
+                                                     * exact under extrapolation */
+    double compute_s;      /* the busiest stage's kernels (layers, optimizer) */
+    double comm_s;         /* its collectives and sends, each from start to end, summed */
+    double intra_busy_s;   /* busy time of its intra-group stream (global ones included) */
+    double inter_busy_s;   /* busy time of its inter-group stream (global ones included) */
+    double exposed_comm_s; /* step - compute: what communication adds */
+    double compress_s;     /* codec kernel time of its collectives and of the pipeline sends
+                              it makes, inside their durations */
+    double bytes_saved;    /* bytes it does not send in the step thanks to compression */
+    double time_saved_s;   /* step without compression - step; < 0: it costs more than it saves */
     double samples_per_s, tokens_per_s;
     double tflops_per_gpu; /* model FLOPs (no recomputation) per second */
     double mfu;            /* tflops_per_gpu / peak */
@@ -73,12 +77,21 @@ int paro_step_result_compare(gconstpointer a, gconstpointer b);
 typedef struct {
     gboolean keep_trace; /* record tasks and the memory timeline in the result */
     gboolean compress;   /* apply the scenario's compression; FALSE: its uncompressed twin */
+    gint64 micro_steps;  /* micro-batches to simulate; 0: the scenario's accumulation */
 } ParoStepOptions;
 
 #define PARO_STEP_OPTIONS_INIT                                                                     \
     {                                                                                              \
-        FALSE, TRUE                                                                                \
+        FALSE, TRUE, 0                                                                             \
     }
+
+/**
+ * paro_step_result_finish:
+ * Fills @r's figures that follow from its integer times, its peak and @micro_steps
+ * micro-batches: compute_s, comm_s, intra_busy_s, inter_busy_s, exposed_comm_s, the
+ * rates, MFU and fits. The step calls it; so does an extrapolation that set those.
+ */
+void paro_step_result_finish(const ParoScenarioDerived *d, gint64 micro_steps, ParoStepResult *r);
 
 /**
  * paro_step_simulate:

@@ -160,6 +160,7 @@ typedef struct {
     ParoSweepProgress progress;
     gpointer progress_data;
     ParoCollCache *cache; /* one for all points and threads: keyed by value */
+    gboolean extrapolate;
     const volatile sig_atomic_t *cancel;
 } Run;
 
@@ -300,6 +301,7 @@ static void work(gpointer data, gpointer user_data)
     }
     p->run = paro_run_new(scenario, run->cache);
     ParoRunOptions options = PARO_RUN_OPTIONS_INIT;
+    options.extrapolate = run->extrapolate;
     p->results = paro_run_strategies(p->run, run->strategies, &options, &error);
     if (p->results == NULL) {
         fail(run, point, at_point(run, choice, error));
@@ -350,6 +352,7 @@ GPtrArray *paro_sweep_run_with(const char *scenario_path, const char *const *set
     run.progress = options->progress;
     run.progress_data = options->progress_data;
     run.cache = paro_coll_cache_new();
+    run.extrapolate = !options->no_extrapolate;
     run.cancel = options->cancel;
     g_mutex_init(&run.lock);
 

@@ -49,6 +49,7 @@ typedef struct {
                                           * (points already running finish) */
     ParoSweepProgress progress;
     gpointer progress_data;
+    gboolean no_extrapolate; /* simulate every micro-batch (ParoRunOptions.extrapolate) */
 } ParoSweepOptions;
 
 /**
