@@ -84,14 +84,22 @@ expect "C1 prefetch 2^32" 1 "'prefetch' is 4,294,967,296, above the limit of 4,0
     run $S --set training.prefetch=4294967296
 expect "C2 accumulation 2^31" 1 "'accumulation' is 2,147,483,648, above the limit of 1,048,576" \
     run $S --set training.accumulation=2147483648
+# A step without pipeline is read off 2 + 3 + 4 micro-batches (step/extrapolate.c), so a
+# long accumulation is cheap; simulated whole (--no-extrapolate) it is refused as before.
+expect "C2 accumulation 1e6, extrapolated" 0 "zero-3" \
+    run $S --set training.accumulation=1000000
 expect "C2 accumulation 1e6" 1 \
     "a step of 32,000,000 layer-steps would need about 38.4 GB to simulate, beyond the limit of 1.07 GB for one simulation; lower training.accumulation" \
-    run $S --set training.accumulation=1000000
+    run $S --set training.accumulation=1000000 --no-extrapolate
 expect "C2 accumulation 1e5" 1 "--set[1]:1:23: a step of 3,200,000 layer-steps would need about 3.84 GB" \
-    run $S --set training.accumulation=100000
+    run $S --set training.accumulation=100000 --no-extrapolate
 expect "C2 accumulation 1e4 (29 strategies)" 1 \
     "simulating 29 strategies would take about 19 s (a step of 320,000 layer-steps: 0.64 s each" \
-    run $S --set training.accumulation=10000
+    run $S --set training.accumulation=10000 --no-extrapolate
+expect "C2 accumulation 1e5 in a pipeline (not extrapolated)" 1 \
+    "a step of 3,200,000 layer-steps would need about" \
+    run $S --set training.accumulation=100000 --set parallelism.tp=1 --set parallelism.pp=2 \
+    --set parallelism.dp=16
 expect "C3 layers 2^40 (run)" 1 "--set[1]:1:27: 'layers' is 1,099,511,627,776, above the limit of 4,096" \
     run $S --set model.architecture.layers=1099511627776
 expect "C3 layers 2^40 (strategies)" 1 "'layers' is 1,099,511,627,776, above the limit of 4,096" \
@@ -131,7 +139,7 @@ expect "a sweep point beyond the work limit names its values" 1 \
 
 # ---- H1, H2, C9: the step's work estimated before simulating ----
 expect "H1 a node of 1,024 GPUs (run)" 1 \
-    "simulating 29 strategies would take about 151 s (a step of 320 layer-steps: 0.00064 s each; about 24 collectives of up to 1,024 GPUs" \
+    "simulating 29 strategies would take about 151 s (a step of 288 layer-steps: 0.00058 s each; about 24 collectives of up to 1,024 GPUs" \
     run $S --set topology.node.gpus=1024 --set parallelism.group=1024 --set collectives.model=flow
 expect "H2 257 nodes" 1 "(257 nodes do not fill leaf switches of 32, so every GPU is simulated): 22 s), beyond the limit of 10 s; lower topology.nodes" \
     run $S --set topology.nodes=257 --set collectives.model=flow
@@ -219,8 +227,11 @@ grep -q "warning" "$work/err" && not_ok "W8 the default plan warns" || ok "W8 no
 
 # ---- messages that misled ----
 expect "a range to 1e300 stops at the first point beyond the limits" 1 \
-    "--vary[1]:1:23: at training.accumulation=32768: a step of 1,048,576 layer-steps" \
+    "--vary[1]:1:23: 'accumulation' is 2,097,152, above the limit of 1,048,576" \
     sweep $S --vary 'training.accumulation=1..1e300*2' --strategies zero-3
+expect "a range to 1e300 stops at the first point beyond the work limit (--no-extrapolate)" 1 \
+    "--vary[1]:1:23: at training.accumulation=32768: a step of 1,048,576 layer-steps" \
+    sweep $S --vary 'training.accumulation=1..1e300*2' --strategies zero-3 --no-extrapolate
 expect "a count beyond 2^53" 1 "'accumulation' is 1e+17, beyond the counts parosim takes" \
     strategies $S --set training.accumulation=1e17
 "$parosim" sweep $TINY --vary topology.nodes=1,2 --vary training.micro_batch=1,2 --strategies zero-3 \

@@ -82,7 +82,7 @@ int paro_cmd_run(int argc, char **argv)
     }
     g_autoptr(ParoRun) run = paro_run_new(scenario, NULL);
     /* What the simulations will cost, refused at once when beyond the limits. */
-    if (!paro_workload_check(scenario, chosen->len, trace_path != NULL, &error)) {
+    if (!paro_workload_check(scenario, chosen->len, trace_path != NULL, !no_extrapolate, &error)) {
         paro_cli_report_error(error, (const char *const *)sets, NULL);
         return PARO_EXIT_ERROR;
     }

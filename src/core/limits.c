@@ -28,7 +28,8 @@ const ParoLimit paro_limit_parameters =
 const ParoLimit paro_limit_accumulation =
     COUNT("accumulation", 1, 1048576,
           "a critical batch of 1e8 tokens on one GPU at 2,048-token sequences needs 5e4 "
-          "micro-steps, and the step simulates every one");
+          "micro-steps, and a step that is not periodic (pipelines, layered accumulation) "
+          "simulates every one");
 const ParoLimit paro_limit_micro_batch =
     COUNT("micro_batch", 1, 1048576, "2^20 sequences a micro-step is beyond any GPU's memory");
 const ParoLimit paro_limit_sequence =

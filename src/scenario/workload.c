@@ -211,11 +211,20 @@ static gboolean refuse(GError **error, const ParoScenario *s, ParoSite site, con
 }
 
 gboolean paro_workload_check(const ParoScenario *s, guint n_strategies, gboolean trace,
-                             GError **error)
+                             gboolean extrapolate, GError **error)
 {
     ParoWorkload w;
     if (!paro_workload_estimate(s, n_strategies, &w, error))
         return FALSE;
+    /* Without pipeline, an extrapolated step simulates 2 + 3 + 4 micro-batches, whatever A
+     * (step/extrapolate.c); pipelines may fall back to the whole step, so A counts. */
+    double A = (double)s->training.accumulation;
+    if (extrapolate && !trace && s->pp == 1 &&
+        s->training.accumulation_order != PARO_PIPE_LAYERED && A > 9) {
+        w.tasks *= 9 / A;
+        w.step_s *= 9 / A;
+        w.step_bytes *= 9 / A;
+    }
     double n = (double)MAX(1u, n_strategies), budget = paro_limit_work_budget_s();
     double total = n * w.step_s + w.coll_s;
     const char *unit = s->tp > 1 ? "layer-steps with their TP collectives" : "layer-steps";

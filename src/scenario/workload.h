@@ -36,6 +36,7 @@ gboolean paro_workload_estimate(const ParoScenario *s, guint n_strategies, ParoW
 /**
  * paro_workload_check:
  * @trace: a --trace is asked for (its size is then bounded too)
+ * @extrapolate: the run reads long steps off a few micro-batches (ParoRunOptions)
  * Refuses with a located PARO_CONFIG_ERROR_RANGE, at the input that drives it (the
  * accumulation, the layers, the GPUs per node, the nodes...), a simulation of
  * @n_strategies strategies whose estimated time exceeds paro_limit_work_seconds, whose
@@ -43,7 +44,7 @@ gboolean paro_workload_estimate(const ParoScenario *s, guint n_strategies, ParoW
  * message gives the estimate and its factors.
  */
 gboolean paro_workload_check(const ParoScenario *s, guint n_strategies, gboolean trace,
-                             GError **error);
+                             gboolean extrapolate, GError **error);
 
 /** paro_workload_refuse: sets a PARO_CONFIG_ERROR_RANGE located where @site was written
  * (the scenario's first line when unknown): "@message; lower <its key>". Returns FALSE. */

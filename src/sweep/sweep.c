@@ -256,7 +256,7 @@ static ParoScenario *load_point(const Run *run, const guint *choice, GError **er
         return NULL;
     }
     /* Every point is a run: refused, with its values, when it alone is beyond the limits. */
-    if (!paro_workload_check(s, run->strategies->len, FALSE, &local)) {
+    if (!paro_workload_check(s, run->strategies->len, FALSE, run->extrapolate, &local)) {
         g_propagate_error(error, at_point(run, choice, relocate(run, choice, local)));
         paro_scenario_free(s);
         return NULL;
