@@ -52,6 +52,37 @@ START_TEST(accumulation_rounds_to_the_nearest_batch)
 }
 END_TEST
 
+START_TEST(plan_does_not_depend_on_its_threads)
+{
+    /* The configurations run on a thread pool, each into its own rows, gathered in the
+     * order of the search: one thread and three give the same rows, byte for byte. */
+    g_autofree char *path = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
+    const char *small[] = {"topology.nodes=2", NULL};
+    GArray *rows[2] = {NULL, NULL};
+    const int jobs[2] = {1, 3};
+    for (int k = 0; k < 2; k++) {
+        ParoPlanRequest rq = {
+            .tokens = 1e10, .batch_tokens = 2e6, .lga = TRUE, .sets = small, .jobs = jobs[k]};
+        g_autoptr(GError) error = NULL;
+        rows[k] = paro_plan_search(path, &rq, &error);
+        ck_assert_msg(rows[k] != NULL, "%s", error ? error->message : "");
+    }
+    ck_assert_uint_gt(rows[0]->len, 10);
+    ck_assert_uint_eq(rows[0]->len, rows[1]->len);
+    for (guint i = 0; i < rows[0]->len; i++) {
+        const ParoPlanRow *a = &g_array_index(rows[0], ParoPlanRow, i),
+                          *b = &g_array_index(rows[1], ParoPlanRow, i);
+        ck_assert_msg(a->strategy == b->strategy && a->step_s == b->step_s &&
+                          a->peak_bytes == b->peak_bytes && a->group == b->group &&
+                          a->micro_batch == b->micro_batch && a->layout.pp == b->layout.pp &&
+                          a->algorithm == b->algorithm,
+                      "row %u differs", i);
+    }
+    g_array_unref(rows[0]);
+    g_array_unref(rows[1]);
+}
+END_TEST
+
 START_TEST(plan_rows_follow_their_definitions)
 {
     /* On the default scenario cut to 2 nodes, with a 1e10-token budget and a 2M-token batch: the
@@ -415,6 +446,7 @@ static Suite *plan_suite(void)
     tcase_add_test(tc, scaling_law_budget);
     tcase_add_test(tc, accumulation_rounds_to_the_nearest_batch);
     tcase_add_test(tc, plan_rows_follow_their_definitions);
+    tcase_add_test(tc, plan_does_not_depend_on_its_threads);
     tcase_add_test(tc, extrapolated_steps_equal_full_simulation);
     tcase_add_test(tc, extrapolated_pipelines_equal_full_simulation);
     tcase_add_test(tc, geometric_extrapolation_sums_a_converging_series);

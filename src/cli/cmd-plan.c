@@ -141,7 +141,7 @@ int paro_cmd_plan(int argc, char **argv)
 {
     g_auto(GStrv) sets = NULL;
     g_autofree char *tokens_text = NULL, *batch_text = NULL, *format_name = NULL;
-    int top = 10;
+    int top = 10, jobs = 0;
     gboolean rq_lga = FALSE, rq_dp_only = FALSE;
     GOptionEntry entries[] = {
         {"tokens", 0, 0, G_OPTION_ARG_STRING, &tokens_text,
@@ -155,6 +155,8 @@ int paro_cmd_plan(int argc, char **argv)
         {"dp-only", 0, 0, G_OPTION_ARG_NONE, &rq_dp_only,
          "Search data parallelism only (tp = pp = 1)", NULL},
         {"top", 'k', 0, G_OPTION_ARG_INT, &top, "Rows to print (default 10; 0: all)", "K"},
+        {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+         "Worker threads (default: the cores); the table does not depend on it", "N"},
         {"format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "table (default) or csv", "FORMAT"},
         {NULL},
     };
@@ -167,9 +169,14 @@ int paro_cmd_plan(int argc, char **argv)
         return PARO_EXIT_USAGE;
     }
     int format = paro_cli_parse_format(format_name ? format_name : "table");
-    ParoPlanRequest rq = {.sets = (const char *const *)sets, .lga = rq_lga, .dp_only = rq_dp_only};
+    ParoPlanRequest rq = {
+        .sets = (const char *const *)sets, .lga = rq_lga, .dp_only = rq_dp_only, .jobs = jobs};
     const char *usage = NULL;
-    if (argc != 2 || top < 0 || format < 0 || format == PARO_FORMAT_JSON)
+    if (jobs > 0 && !paro_limit_check_option(&paro_limit_jobs, "--jobs", jobs, &error)) {
+        g_printerr("parosim plan: %s\nTry 'parosim plan --help'.\n", error->message);
+        return PARO_EXIT_USAGE;
+    }
+    if (argc != 2 || top < 0 || jobs < 0 || format < 0 || format == PARO_FORMAT_JSON)
         usage = "expected SCENARIO.yaml, --top >= 0, --format table or csv";
     else if (rq_lga && rq_dp_only)
         usage = "--lga (modular pipelines) and --dp-only (tp = pp = 1) exclude each other";

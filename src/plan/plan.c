@@ -273,6 +273,37 @@ static gboolean run_config(const char *path, const ParoPlanRequest *rq, const Pa
     return TRUE;
 }
 
+/* One configuration of the search, and what simulating it gave. */
+typedef struct {
+    ParoPlanLayout layout;
+    gint64 group, micro_batch, accumulation;
+    int algorithm;
+    GArray *rows;  /* ParoPlanRow, or NULL */
+    GError *error; /* or NULL */
+} Config;
+
+typedef struct {
+    const char *path;
+    const ParoPlanRequest *rq;
+    ParoCollCache *cache;
+} Search;
+
+static void run_one(gpointer data, gpointer user_data)
+{
+    Config *c = data;
+    const Search *s = user_data;
+    c->rows = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
+    if (!run_config(s->path, s->rq, &c->layout, c->group, c->micro_batch, c->accumulation,
+                    c->algorithm, s->cache, c->rows, &c->error))
+        g_clear_pointer(&c->rows, g_array_unref);
+}
+
+static void config_clear(Config *c)
+{
+    g_clear_pointer(&c->rows, g_array_unref);
+    g_clear_error(&c->error);
+}
+
 GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
 {
     g_autoptr(ParoScenario) base = paro_scenario_load(path, rq->sets, error);
@@ -303,9 +334,7 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
         }
     const gint64 micro_batches[] = {1, 2, 4, 8, 16};
     const int algorithms[] = {PARO_ALGO_AUTO, PARO_ALGO_HO_RING};
-    g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
-    /* one cache for the whole search: keyed by value, it serves every configuration */
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+    g_autoptr(GArray) configs = g_array_new(FALSE, TRUE, sizeof(Config));
     for (guint li = 0; li < layouts->len; li++) {
         const ParoPlanLayout *lay = &g_array_index(layouts, ParoPlanLayout, li);
         gboolean plain_dp = lay->tp == 1 && lay->pp == 1 && !lay->layered;
@@ -333,21 +362,42 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
                      * collectives keep to ring, which bounds the search */
                     if (algorithms[ai] == PARO_ALGO_HO_RING && (m == 1 || m == dp || !plain_dp))
                         continue;
-                    GError *local = NULL;
-                    if (run_config(path, rq, lay, m, b, a, algorithms[ai], cache, rows, &local))
-                        continue;
-                    /* a configuration the cluster cannot take is not a plan; bad input is */
-                    if (local->domain == PARO_SIM_ERROR ||
-                        g_error_matches(local, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_CONSTRAINT)) {
-                        g_error_free(local);
-                        continue;
-                    }
-                    g_propagate_error(error, local);
-                    return NULL;
+                    Config c = {.layout = *lay,
+                                .group = m,
+                                .micro_batch = b,
+                                .accumulation = a,
+                                .algorithm = algorithms[ai]};
+                    g_array_append_val(configs, c);
                 }
             }
         }
     }
+    /* one cache for the whole search: keyed by value and thread-safe, it serves every
+     * configuration; the configurations run on all cores, each into its own rows */
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+    Search search = {path, rq, cache};
+    int jobs = rq->jobs > 0 ? rq->jobs : (int)g_get_num_processors();
+    GThreadPool *pool = g_thread_pool_new(run_one, &search, MAX(1, jobs), TRUE, NULL);
+    for (guint i = 0; i < configs->len; i++)
+        g_thread_pool_push(pool, &g_array_index(configs, Config, i), NULL);
+    g_thread_pool_free(pool, FALSE, TRUE);
+    /* in the order of a sequential search: its rows, and its first error that is bad input
+     * (a configuration the cluster cannot take is not a plan) */
+    g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
+    for (guint i = 0; i < configs->len; i++) {
+        Config *c = &g_array_index(configs, Config, i);
+        if (c->error != NULL && c->error->domain != PARO_SIM_ERROR &&
+            !g_error_matches(c->error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_CONSTRAINT)) {
+            g_propagate_error(error, g_steal_pointer(&c->error));
+            for (guint k = 0; k < configs->len; k++)
+                config_clear(&g_array_index(configs, Config, k));
+            return NULL;
+        }
+        if (c->rows != NULL)
+            g_array_append_vals(rows, c->rows->data, c->rows->len);
+    }
+    for (guint k = 0; k < configs->len; k++)
+        config_clear(&g_array_index(configs, Config, k));
     g_array_sort(rows, compare_rows);
     /* A strategy that does not use groups (no I in its triple) gives the same step for
      * every m, and one without global collectives for every algorithm: keep the first of

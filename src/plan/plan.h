@@ -44,6 +44,7 @@ typedef struct {
     gboolean dp_only;    /* search tp = pp = 1 only */
     gboolean lga;        /* also layered accumulation with modular pipelines (one layer a module) */
     const char *const *sets;   /* fixed overrides (nullable) */
+    int jobs;                  /* worker threads; 0: one a core */
     ParoTrainingBudget budget; /* (out) the scaling law's figures for the model */
     gint64 gpus;               /* (out) all GPUs of the cluster */
     double params;             /* (out) non-embedding parameters used for the law */
