@@ -123,6 +123,30 @@ static void clear_all(ParoStepResult *p, int n)
         paro_step_result_clear(&p[i]);
 }
 
+/* Points @first to @last - 1 of base - P, base, base + P, ... into @p; on failure all of
+ * @p is cleared. */
+static gboolean simulate_points(const ParoScenarioDerived *d, const ParoStrategy *st,
+                                ParoCollCache *cache, const ParoStepOptions *options, gint64 base,
+                                gint64 P, ParoStepResult *p, int first, int last, GError **error)
+{
+    for (int i = first; i < last; i++)
+        if (!simulate_at(d, st, cache, options, base + (i - 1) * P, &p[i], error)) {
+            clear_all(p, i);
+            return FALSE;
+        }
+    return TRUE;
+}
+
+/* @p[@last] extended to @A micro-batches becomes the result; the other points are freed. */
+static void take(const ParoScenarioDerived *d, gint64 A, ParoStepResult *p, int last,
+                 gint64 simulated, ParoStepResult *out)
+{
+    p[last].simulated_micro = simulated;
+    *out = p[last];
+    clear_all(p, last);
+    paro_step_result_finish(d, A, out);
+}
+
 gboolean paro_step_simulate_extrapolated(const ParoScenarioDerived *d, const ParoStrategy *st,
                                          ParoCollCache *cache, const ParoStepOptions *options,
                                          ParoStepResult *out, GError **error)
@@ -140,35 +164,22 @@ gboolean paro_step_simulate_extrapolated(const ParoScenarioDerived *d, const Par
     if (options->keep_trace || sc->training.accumulation_order == PARO_PIPE_LAYERED ||
         3 * base >= A)
         return simulate_at(d, st, cache, options, A, out, error);
-    for (int i = 0; i < 3; i++)
-        if (!simulate_at(d, st, cache, options, base + (i - 1) * P, &p[i], error)) {
-            clear_all(p, i);
-            return FALSE;
-        }
+    if (!simulate_points(d, st, cache, options, base, P, p, 0, 3, error))
+        return FALSE;
     if (all_linear(p)) {
         extend_linear(&p[1], &p[2], (A - base - P) / P);
-        p[2].simulated_micro = 3 * base;
-        *out = p[2];
-        clear_all(p, 2);
-        paro_step_result_finish(d, A, out);
+        take(d, A, p, 2, 3 * base, out);
         return TRUE;
     }
-    /* not periodic yet: two more points, and a geometric sum if the slopes converge */
-    gboolean summed = FALSE;
-    if (5 * base + 5 * P < A) { /* the five points' micro-batches, fewer than A's */
-        for (int i = 3; i < 5; i++)
-            if (!simulate_at(d, st, cache, options, base + (i - 1) * P, &p[i], error)) {
-                clear_all(p, i);
-                return FALSE;
-            }
-        summed = extend_five(p, (A - base - 3 * P) / P);
-    }
-    if (summed) {
-        p[4].simulated_micro = 5 * base + 5 * P;
-        *out = p[4];
-        clear_all(p, 4);
-        paro_step_result_finish(d, A, out);
-        return TRUE;
+    /* not periodic yet: two more points, and a geometric sum if the slopes converge, when
+     * the five points' micro-batches are fewer than A's */
+    if (5 * base + 5 * P < A) {
+        if (!simulate_points(d, st, cache, options, base, P, p, 3, 5, error))
+            return FALSE;
+        if (extend_five(p, (A - base - 3 * P) / P)) {
+            take(d, A, p, 4, 5 * base + 5 * P, out);
+            return TRUE;
+        }
     }
     clear_all(p, 5);
     return simulate_at(d, st, cache, options, A, out, error);
