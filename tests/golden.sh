@@ -106,6 +106,11 @@ golden validate-calibrated-allgather.txt validate --predict topologies/dgx-h100x
 exit_code "validate --corpus --check a tighter record" 1 validate --corpus validation/nccl-corpus \
     --check tests/data/calib/corpus-tighter.tsv
 golden error-gemm-dimension.txt calibrate tests/data/calib/bad-log-gemm-dimension.txt
+# Whole layers timed on an H100 (validation/harness/layer.py) against the compute model
+golden validate-layers-h100.txt validate --layers topologies/dgx-h100x8.yaml \
+    validation/data/h100/2026-11-25_layer.txt
+golden error-bad-layer-log.txt validate --layers topologies/dgx-h100x8.yaml \
+    tests/data/calib/bad-layer-short-row.txt
 golden plan-default.txt plan "$scenario" --top 8
 golden plan-65b.csv plan scenarios/paro-llama-65b-full_n32.yaml --tokens 1e11 --top 5 --format csv --dp-only
 golden plan-7b-lga.txt plan "$scenario" --set topology.nodes=2 --lga --top 12

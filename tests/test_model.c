@@ -191,7 +191,10 @@ START_TEST(compute_causal_flash_attention_halves_the_core)
      * (flash-attention's benchmarks count causal FLOPs so, `// (2 if causal else 1)`), and
      * its backward 2.5x that. flash1 (FlashAttention-1, "around 2x" slower: Dao 2023) runs
      * the same FLOPs at half the rate: it adds exactly one more flash core to each pass;
-     * GEMMs and elementwise bytes are the same under both. */
+     * GEMMs and elementwise bytes are the same under both. The kernel's rate is the GPU's
+     * 0.60 of peak times the fill of its waves, 2 * 32 * 4096/128 = 2048 query tiles on 108
+     * SMs in ceil(2048/108) = 19 waves, 2048/2052, times its per-tile cost: a causal tile
+     * visits (32 + 1)/2 = 16.5 key blocks and pays 2.75 more, 16.5/19.25 = 6/7. */
     g_autofree char *path = paro_test_path("models/llama-7b.yaml");
     g_autoptr(ParoModel) m = paro_model_load(path, NULL);
     ParoComputeSetup c = {.peak_flops = 312e12,
@@ -208,12 +211,70 @@ START_TEST(compute_causal_flash_attention_halves_the_core)
     g_autoptr(GArray) flash = paro_compute_layers(m, &c);
     c.attention = PARO_ATTENTION_FLASH1;
     g_autoptr(GArray) flash1 = paro_compute_layers(m, &c);
-    double core = 2.0 * 2 * 4096.0 * 4096 * 32 * 128 / (312e12 * 0.60);
+    double core = 2.0 * 2 * 4096.0 * 4096 * 32 * 128 / (312e12 * 0.60 * 2048 / 2052 * 6 / 7);
     const ParoLayerCost *a = &g_array_index(flash, ParoLayerCost, 1);
     const ParoLayerCost *b = &g_array_index(flash1, ParoLayerCost, 1);
     /* Tolerance: 1e-9 relative, sums of a few doubles. */
     ck_assert_double_eq_tol(b->forward_s - a->forward_s, core, core * 1e-9);
     ck_assert_double_eq_tol(b->backward_s - a->backward_s, 2.5 * core, core * 1e-9);
+}
+END_TEST
+
+START_TEST(compute_elementwise_bytes_by_kernel)
+{
+    /* System: a GPT layer (LayerNorm, biases, GeLU MLP of 4h; h = 4096) and a LLaMA-7B
+     * layer (RMSNorm, no biases, SwiGLU, f = 11008), FlashAttention, one TP rank, b = 1,
+     * s = 2048, on a GPU of 1 TB/s.
+     * Expectation, counted kernel by kernel from PyTorch's unfused layer (16-bit tensors,
+     * each kernel reading its inputs and writing its output once; per token, in bytes):
+     *   GPT forward: LayerNorm x2 (2h read, 2h written: 8h), residual add x2 (two reads, a
+     *   write: 12h), the attention output copied to [T, h] (4h), GeLU over 4h (16h): 40h;
+     *   backward: LayerNorm input gradient x2 (read x and dy, write dx: 12h) and weight
+     *   gradient pass x2 (read x and dy: 8h), the residual joins' gradient sums (12h), the
+     *   output gradient's copy (4h), dq, dk and dv packed into [T, 3h] (12h), the bias
+     *   gradients' reads of dy (qkv 6h, proj 2h, up 8h, down 2h: 18h), GeLU's gradient
+     *   (read dy and x, write dx, 4h wide: 24h): 90h. In all 130 h.
+     *   LLaMA forward: RMSNorm x2 8h, residuals 12h, copy 4h, SiLU (4f) and its product
+     *   with the up projection (6f): 24h + 10f; backward: norms 20h, residuals 12h, copies
+     *   4h + 12h, no biases, the product's two gradients (12f), SiLU's (6f), the gate and
+     *   up gradients concatenated (8f): 48h + 26f. In all 72h + 36f.
+     * At the measured share of bandwidth (PARO_ELEMENTWISE_BW_SHARE) the layer's memory
+     * time is T x bytes / (1e12 x share). */
+    ParoComputeSetup c = {.peak_flops = 989e12,
+                          .matmul_efficiency = 0.8,
+                          .sms = 132,
+                          .attention_efficiency = 0.27,
+                          .hbm_Bps = 1e12,
+                          .batch = 1,
+                          .seq = 2048,
+                          .trainable_share = 1,
+                          .recompute = PARO_RECOMPUTE_NONE,
+                          .attention = PARO_ATTENTION_FLASH,
+                          .tp = 1};
+    ParoModel gpt = {.has_shape = TRUE,
+                     .hidden = 4096,
+                     .layers = 3,
+                     .heads = 32,
+                     .kv_heads = 32,
+                     .head_dim = 128,
+                     .ffn = 16384,
+                     .vocab = 50000,
+                     .mlp = PARO_MLP_PLAIN,
+                     .norm = PARO_NORM_LAYERNORM,
+                     .attn_bias = TRUE,
+                     .mlp_bias = TRUE};
+    g_autofree char *path = paro_test_path("models/llama-7b.yaml");
+    g_autoptr(ParoModel) llama = paro_model_load(path, NULL);
+    ck_assert_int_eq(llama->ffn, 11008);
+    double bw = 1e12 * PARO_ELEMENTWISE_BW_SHARE, T = 2048;
+    g_autoptr(GArray) a = paro_compute_layers(&gpt, &c);
+    g_autoptr(GArray) b = paro_compute_layers(llama, &c);
+    double expect_gpt = T * 130.0 * 4096 / bw, expect_llama = T * (72.0 * 4096 + 36.0 * 11008) / bw;
+    /* Tolerance: 1e-12 relative, a sum of a few doubles. */
+    ck_assert_double_eq_tol(g_array_index(a, ParoLayerCost, 1).memory_s, expect_gpt,
+                            expect_gpt * 1e-12);
+    ck_assert_double_eq_tol(g_array_index(b, ParoLayerCost, 1).memory_s, expect_llama,
+                            expect_llama * 1e-12);
 }
 END_TEST
 
@@ -287,6 +348,7 @@ static Suite *model_suite(void)
     tcase_add_test(tc, model_flops_megatron_formula);
     tcase_add_test(tc, gemm_model_against_measured_h100);
     tcase_add_test(tc, compute_causal_flash_attention_halves_the_core);
+    tcase_add_test(tc, compute_elementwise_bytes_by_kernel);
     tcase_add_test(tc, model_hf_matches_yaml);
     tcase_add_test(tc, model_count_only);
     tcase_add_test(tc, model_huge_heads_do_not_overflow);

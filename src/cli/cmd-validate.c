@@ -19,6 +19,8 @@ static const char validate_help[] =
     "\n"
     "With --predict TOPOLOGY LOG... or --corpus FOLDER it predicts nccl-tests logs from a\n"
     "datasheet topology alone instead (no calibration): 'parosim validate --predict --help'.\n"
+    "With --layers TOPOLOGY LOG... it predicts whole transformer layers timed on a GPU\n"
+    "(validation/harness/layer.py): 'parosim validate --layers --help'.\n"
     "\n"
     "Example:\n"
     "  parosim validate validation/fits/h100-2026-11-23.yaml \\\n"
@@ -116,9 +118,12 @@ static void render(GString *out, GString *csv, const char *cal_path, GArray *row
 
 int paro_cmd_validate(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) /* predictions from a topology: cmd-predict.c */
+    for (int i = 1; i < argc; i++) { /* predictions from a topology: cmd-predict.c */
         if (g_str_has_prefix(argv[i], "--predict") || g_str_has_prefix(argv[i], "--corpus"))
             return paro_cmd_validate_predict(argc, argv);
+        if (g_str_has_prefix(argv[i], "--layers"))
+            return paro_cmd_validate_layers(argc, argv);
+    }
     g_autofree char *csv_path = NULL;
     GOptionEntry entries[] = {
         {"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_path,

@@ -10,9 +10,10 @@
  *               (the tiles above the diagonal are skipped), at its own rate, backward 2.5x
  *               the forward (five s x s x d products against two: it recomputes the
  *               scores);
- *   elementwise norms, activations, dropout, residuals, softmax: the forward reads and
- *               writes about the layer's activation bytes (without recomputation) once, the
- *               backward twice, at HBM bandwidth: the memory-bound part a FLOP count misses;
+ *   elementwise norms, residual adds, the MLP's activation, layout copies around the
+ *               attention kernel, bias gradients: the bytes each unfused kernel reads and
+ *               writes (elementwise_bytes), at the share of HBM bandwidth such kernels reach;
+ *               eager attention adds its score tensor's bytes once forward, twice backward;
  *   loss        the cross-entropy's fp32 passes over the logits (last layer), at HBM bandwidth;
  *   recompute   full: the layer's forward again, except the output head (Megatron does not
  *               recompute it); selective: the eager attention core and its elementwise
@@ -40,6 +41,32 @@ double paro_compute_gemm_s(const ParoComputeSetup *c, double m, double n, double
     }
     double bytes = 2.0 * (m * k + k * n + m * n);
     return MAX(work, bytes / c->hbm_Bps) + PARO_GEMM_OVERHEAD_S;
+}
+
+/* The bytes one token moves through the elementwise kernels of a layer on one TP rank, as
+ * PyTorch's unfused kernels run them (counted in docs/compute.md, "Elementwise"; checked
+ * against a profiled layer by `parosim validate --layers`): 16-bit tensors, each kernel
+ * reading its inputs and writing its output once.
+ *   forward:  two norms (read, write: 4 h), two residual adds (two reads, a write: 6 h), the
+ *             attention output copied into the products' layout (4 q/t), the MLP's
+ *             activation (GeLU 4 f/t; SwiGLU: SiLU 4 f/t and the product 6 f/t);
+ *   backward: two norms (the input gradient 6 h, the weight gradient's pass 4 h), the two
+ *             residual joins' gradient sums (6 h), the output gradient's layout copy (4 q/t)
+ *             and the query, key and value gradients packed into one (4 (q+2kv)/t), each
+ *             bias gradient's pass over its output gradient (2 x width), the activation's
+ *             gradient (GeLU: 6 f/t; SwiGLU: 26 f/t).
+ * Without sequence parallelism the norms and residuals are whole on every TP rank. */
+static void elementwise_bytes(const ParoModel *m, const ParoComputeSetup *c, double *forward,
+                              double *backward)
+{
+    double t = (double)c->tp, h = (double)m->hidden, f = (double)m->ffn / t;
+    double whole = c->sequence_parallel ? h / t : h;
+    double q = (double)(m->heads * m->head_dim) / t, kv = (double)(m->kv_heads * m->head_dim) / t;
+    gboolean gated = m->mlp == PARO_MLP_GATED;
+    double bias = (m->attn_bias ? 2.0 * (q + 2.0 * kv) + 2.0 * h : 0) +
+                  (m->mlp_bias ? 2.0 * (gated ? 2.0 : 1.0) * f + 2.0 * h : 0);
+    *forward = 20.0 * whole + 4.0 * q + (gated ? 10.0 : 4.0) * f;
+    *backward = 32.0 * whole + 4.0 * q + 4.0 * (q + 2.0 * kv) + bias + (gated ? 26.0 : 6.0) * f;
 }
 
 /* Forward and backward time of one product of the forward shape (m, n, k). */
@@ -77,6 +104,13 @@ static void attention_core(const ParoModel *m, const ParoComputeSetup *c, double
          * quoted on that count). The eager path computes the whole s x s score matrix and
          * masks it afterwards. */
         flops /= 2.0;
+        /* One query tile of 128 rows per SM at a time, in waves; a causal tile visits
+         * (blocks + 1) / 2 key blocks on average, each tile paying a fixed cost. */
+        double blocks = ceil((double)c->seq / PARO_GEMM_TILE);
+        double tiles = (double)c->batch * heads * blocks, visits = (blocks + 1.0) / 2.0;
+        if (c->sms > 0)
+            rate *= tiles / (ceil(tiles / (double)c->sms) * (double)c->sms);
+        rate *= visits / (visits + PARO_ATTENTION_TILE_OVERHEAD);
     }
     *forward = flops / rate;
     *backward = (fused ? 2.5 : 2.0) * *forward;
@@ -93,10 +127,20 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
                                                 c->attention, c->tp, c->sequence_parallel);
     double act_selective = paro_model_activation_bytes_tp(
         m, c->batch, c->seq, PARO_RECOMPUTE_SELECTIVE, c->attention, c->tp, c->sequence_parallel);
-    double elementwise_s = act / c->hbm_Bps, scores_s = (act - act_selective) / c->hbm_Bps;
+    /* Elementwise kernels reach a share of HBM bandwidth (PARO_ELEMENTWISE_BW_SHARE). */
+    double elementwise_Bps = c->hbm_Bps * PARO_ELEMENTWISE_BW_SHARE;
+    double token_f = 0, token_b = 0;
+    if (m->has_shape)
+        elementwise_bytes(m, c, &token_f, &token_b);
+    /* Eager attention's score tensor: the bytes selective recomputation drops (5 a s^2 b:
+     * scores, softmax output, dropout mask), read and written once forward, twice back. */
+    double scores_s = (act - act_selective) / elementwise_Bps;
+    double elementwise_f = T * token_f / elementwise_Bps + scores_s;
+    double elementwise_b = T * token_b / elementwise_Bps + 2.0 * scores_s;
     for (gint64 l = 0; l < L; l++) {
         ParoLayerCost *lc = &g_array_index(layers, ParoLayerCost, l);
         double forward = 0, backward = 0, head_f = 0, head_b = 0, core_f = 0, core_b = 0;
+        double loss = 0;
         if (m->has_shape) {
             double h = (double)m->hidden, v = (double)m->vocab, f = (double)m->ffn;
             double q = (double)m->heads * (double)m->head_dim;
@@ -115,9 +159,9 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
             product(c, T, h, f / t, &forward, &backward);
             if (l == L - 1) {
                 product(c, T, v / t, h, &head_f, &head_b);
-                double loss_s = T * v / t * PARO_LOSS_BYTES_PER_LOGIT / 2.0 / c->hbm_Bps;
-                head_f += loss_s;
-                head_b += loss_s;
+                loss = T * v / t * PARO_LOSS_BYTES_PER_LOGIT / c->hbm_Bps;
+                head_f += loss / 2.0;
+                head_b += loss / 2.0;
             }
             attention_core(m, c, &core_f, &core_b);
         } else {
@@ -127,12 +171,15 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
             backward = (1.0 + c->trainable_share) * forward;
         }
         double again =
-            c->recompute == PARO_RECOMPUTE_FULL ? forward + core_f + elementwise_s
+            c->recompute == PARO_RECOMPUTE_FULL ? forward + core_f + elementwise_f
             : c->recompute == PARO_RECOMPUTE_SELECTIVE && c->attention == PARO_ATTENTION_EAGER
                 ? core_f + scores_s
                 : 0;
-        lc->forward_s = forward + head_f + core_f + elementwise_s;
-        lc->backward_s = backward + head_b + core_b + 2.0 * elementwise_s + again;
+        lc->gemm_s = forward + backward + head_f + head_b - loss;
+        lc->attention_s = core_f + core_b;
+        lc->memory_s = elementwise_f + elementwise_b + loss;
+        lc->forward_s = forward + head_f + core_f + elementwise_f;
+        lc->backward_s = backward + head_b + core_b + elementwise_b + again;
     }
     return layers;
 }

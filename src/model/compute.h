@@ -29,11 +29,26 @@ typedef struct {
     double weight_share; /* this layer's share of the parameters (sums to 1) */
     double forward_s;    /* on one TP rank */
     double backward_s;   /* including the recomputed forward */
+    /* The same forward plus backward, without recomputation, by kind of kernel: the
+     * products (the head's too), the attention core, the memory-bound rest (elementwise
+     * kernels and the loss). What `parosim validate --layers` holds against a profiled
+     * layer's kernels. */
+    double gemm_s, attention_s, memory_s;
 } ParoLayerCost;
 
 /* Fixed cost of one GEMM kernel: the residual of a 1024^3 bf16 GEMM on an H100 over its
  * one wave (8.8 us measured, 5.6 us of tile work; validation/data/h100). */
 #define PARO_GEMM_OVERHEAD_S 3e-6
+/* The share of HBM bandwidth the elementwise kernels of a layer reach: measured on an
+ * H100 (validation/data/h100/2026-11-25_layer.txt, PyTorch 2.11's unfused kernels):
+ * their profiled time against the bytes compute.c counts (docs/compute.md). */
+#define PARO_ELEMENTWISE_BW_SHARE 0.47
+/* A FlashAttention kernel's fixed cost per query tile (loading the tile, writing its output,
+ * the last rescale), in key blocks of 128: a tile that visits n key blocks runs at
+ * n / (n + 2.75) of the kernel's rate. Fitted with the H100's rate (0.27 of peak) to the 41
+ * FlashAttention-2 layers of validation/data/h100/2026-11-25_layer.txt
+ * (validation/harness/fit_attention.py); docs/compute.md. */
+#define PARO_ATTENTION_TILE_OVERHEAD 2.75
 /* The output tile of the GEMM model: 128 x 128 (cuBLAS's common Hopper and Ampere tiles
  * are 128 x 128 and 256 x 128; NVIDIA, "Matrix Multiplication Background", section 2.3). */
 #define PARO_GEMM_TILE 128.0

@@ -33,20 +33,21 @@ ParoGpuTraits paro_gpu_traits_from_name(const char *name)
      * are the H100's die. FlashAttention: an assumption per generation (docs/compute.md):
      * FlashAttention-2 reaches 50-73% of the A100's peak forward and less backward (Dao
      * 2023). On Hopper, the FlashAttention-2 that PyTorch's SDPA and the frameworks ran
-     * until FlashAttention-3 (2024, opt-in) "achieves only 35% utilization on the H100"
-     * (Shah et al. 2024, abstract): 0.35; FlashAttention-3 users set
-     * gpu.attention_efficiency (about 0.6-0.75). No FlashAttention on V100 (sm70). The more
-     * specific names come first. */
+     * until FlashAttention-3 (2024, opt-in), measured inside whole layers on our H100
+     * (validation/data/h100/2026-11-25_layer.txt): 0.27 of peak with compute.c's per-tile
+     * cost and wave fill, fitted to 41 layers; FlashAttention-3 and cuDNN attention users
+     * set gpu.attention_efficiency (about 0.5-0.75). No FlashAttention on V100 (sm70). The
+     * more specific names come first. */
     static const struct {
         const char *part;
         ParoGpuTraits traits;
     } known[] = {
-        {"GH200", {132, 821.0 / 989.0, 0.35}},
-        {"H100 PCIe", {114, 0, 0.35}},
-        {"H100-PCIE", {114, 0, 0.35}},
-        {"H100", {132, 792.1 / 989.0, 0.35}},
-        {"H200", {132, 792.1 / 989.0, 0.35}},
-        {"H800", {132, 792.1 / 989.0, 0.35}},
+        {"GH200", {132, 821.0 / 989.0, 0.27}},
+        {"H100 PCIe", {114, 0, 0.27}},
+        {"H100-PCIE", {114, 0, 0.27}},
+        {"H100", {132, 792.1 / 989.0, 0.27}},
+        {"H200", {132, 792.1 / 989.0, 0.27}},
+        {"H800", {132, 792.1 / 989.0, 0.27}},
         {"A100", {108, 267.9 / 312.0, 0.60}},
         {"A800", {108, 267.9 / 312.0, 0.60}},
         {"V100", {80, 0, 0}},
