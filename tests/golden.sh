@@ -178,7 +178,23 @@ else
     not_ok "trace TSV"
 fi
 if "$parosim" run "$scenario" --strategies IIG,zero-3 --trace "$trace/t.json" >/dev/null &&
-    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d['traceEvents']) > 1000" "$trace/t.json"; then
+    python3 - "$trace/t.json" <<'EOF'
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+assert len(events) > 1000
+# numeric pid and tid (Perfetto's direct path), each named by a metadata event first
+names = {}
+for e in events:
+    assert isinstance(e["pid"], int) and isinstance(e.get("tid", 0), int), e
+    if e["name"] == "process_name":
+        names[e["pid"]] = e["args"]["name"]
+    elif e["name"] == "thread_name":
+        names[(e["pid"], e["tid"])] = e["args"]["name"]
+    elif e["ph"] == "X":
+        assert e["pid"] in names and (e["pid"], e["tid"]) in names, e
+assert sorted(v for k, v in names.items() if isinstance(k, int)) == ["GGG", "IIG"], names
+EOF
+then
     ok "trace Chrome JSON"
 else
     not_ok "trace Chrome JSON"

@@ -217,16 +217,90 @@ void paro_report_run(const ParoScenarioDerived *g, const ParoStepResult *rows, g
     }
 }
 
+/* The thread of a task in the Chrome trace: its stage's streams in a fixed order, numbered
+ * from 1 (Perfetto reads numeric pid and tid directly; names come as metadata events). */
+static guint chrome_tid(const ParoTraceTask *t)
+{
+    static const char *const kinds[] = {"compute", "p2p", "global", "intra", "inter"};
+    const char *name = stream_name(t->streams);
+    guint kind = 0;
+    while (kind + 1 < G_N_ELEMENTS(kinds) && strcmp(kinds[kind], name) != 0)
+        kind++;
+    return 1 + t->device * G_N_ELEMENTS(kinds) + kind;
+}
+
+/* Chrome trace JSON: one process per strategy (pid = its rank in the output, from 1), one
+ * thread per stage and stream, named by metadata events before their first task; memory as
+ * a counter track of the process. */
+static void chrome_trace(const ParoStepResult *rows, guint n, GString *out)
+{
+    g_string_append(out, "{\"traceEvents\": [\n");
+    const char *sep = "";
+    for (guint i = 0; i < n; i++) {
+        const ParoStepResult *r = &rows[i];
+        if (r->trace == NULL)
+            continue;
+        guint pid = i + 1;
+        g_string_append_printf(out,
+                               "%s{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %u, "
+                               "\"args\": {\"name\": \"%s\"}}",
+                               sep, pid, r->strategy->name);
+        sep = ",\n";
+        g_autoptr(GArray) named = g_array_new(FALSE, FALSE, sizeof(guint));
+        for (guint k = 0; k < r->trace->len; k++) {
+            const ParoTraceTask *t = &g_array_index(r->trace, ParoTraceTask, k);
+            guint tid = chrome_tid(t);
+            gboolean seen = FALSE;
+            for (guint j = 0; j < named->len && !seen; j++)
+                seen = g_array_index(named, guint, j) == tid;
+            if (!seen) {
+                g_array_append_val(named, tid);
+                /* with a pipeline, a stage's streams are its own threads */
+                g_autofree char *stage =
+                    r->stages > 1 ? g_strdup_printf("stage %u ", t->device) : g_strdup("");
+                g_string_append_printf(out,
+                                       ",\n{\"name\": \"thread_name\", \"ph\": \"M\", "
+                                       "\"pid\": %u, \"tid\": %u, \"args\": {\"name\": "
+                                       "\"%s%s\"}}",
+                                       pid, tid, stage, stream_name(t->streams));
+            }
+            char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
+            g_string_append_printf(
+                out,
+                ",\n{\"name\": \"%s\", \"ph\": \"X\", \"pid\": %u, \"tid\": %u, "
+                "\"ts\": %s, \"dur\": %s, \"args\": {\"micro\": %d, \"layer\": %d}}",
+                t->name, pid, tid,
+                g_ascii_formatd(a, sizeof a, "%.6f", paro_time_to_s(t->start) * 1e6),
+                g_ascii_formatd(b, sizeof b, "%.6f", paro_time_to_s(t->end - t->start) * 1e6),
+                t->micro, t->layer);
+        }
+        for (guint k = 0; r->memory && k < r->memory->len; k++) {
+            const ParoMemSample *m = &g_array_index(r->memory, ParoMemSample, k);
+            char a[G_ASCII_DTOSTR_BUF_SIZE];
+            g_string_append_printf(
+                out,
+                ",\n{\"name\": \"memory\", \"ph\": \"C\", \"pid\": %u, \"ts\": %s, "
+                "\"args\": {",
+                pid, g_ascii_formatd(a, sizeof a, "%.6f", paro_time_to_s(m->time) * 1e6));
+            for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
+                g_string_append_printf(out, "%s\"%s\": %.0f", c ? ", " : "",
+                                       paro_mem_category_names[c], m->bytes[c]);
+            g_string_append(out, "}}");
+        }
+    }
+    g_string_append(out, "\n]}\n");
+}
+
 void paro_report_trace(const ParoStepResult *rows, guint n, gboolean chrome, GString *out)
 {
-    if (chrome)
-        g_string_append(out, "{\"traceEvents\": [\n");
-    else
-        g_string_append(out, "# parosim trace: tasks (seconds) and memory (bytes) per strategy\n"
-                             "# task\tstrategy\tstream\tname\tmicro\tlayer\tstart\tend\tstage\n"
-                             "# memory\tstrategy\ttime\tparams\tgrads\toptimizer\tactivations"
-                             "\tgathered\tbuckets\tcomm_buffers\tworkspace\toverhead\ttotal\n");
-    gboolean first = TRUE;
+    if (chrome) {
+        chrome_trace(rows, n, out);
+        return;
+    }
+    g_string_append(out, "# parosim trace: tasks (seconds) and memory (bytes) per strategy\n"
+                         "# task\tstrategy\tstream\tname\tmicro\tlayer\tstart\tend\tstage\n"
+                         "# memory\tstrategy\ttime\tparams\tgrads\toptimizer\tactivations"
+                         "\tgathered\tbuckets\tcomm_buffers\tworkspace\toverhead\ttotal\n");
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
         if (r->trace == NULL)
@@ -234,47 +308,17 @@ void paro_report_trace(const ParoStepResult *rows, guint n, gboolean chrome, GSt
         for (guint k = 0; k < r->trace->len; k++) {
             const ParoTraceTask *t = &g_array_index(r->trace, ParoTraceTask, k);
             char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
-            /* with a pipeline, a stage's streams are its own threads */
-            g_autofree char *stage =
-                r->stages > 1 ? g_strdup_printf("stage %u ", t->device) : g_strdup("");
-            if (chrome) {
-                g_string_append_printf(
-                    out,
-                    "%s{\"name\": \"%s\", \"ph\": \"X\", \"pid\": \"%s\", \"tid\": \"%s%s\", "
-                    "\"ts\": %s, \"dur\": %s, \"args\": {\"micro\": %d, \"layer\": %d}}",
-                    first ? "" : ",\n", t->name, r->strategy->name, stage, stream_name(t->streams),
-                    g_ascii_formatd(a, sizeof a, "%.6f", paro_time_to_s(t->start) * 1e6),
-                    g_ascii_formatd(b, sizeof b, "%.6f", paro_time_to_s(t->end - t->start) * 1e6),
-                    t->micro, t->layer);
-                first = FALSE;
-            } else {
-                g_string_append_printf(
-                    out, "task\t%s\t%s\t%s\t%d\t%d\t%s\t", r->strategy->name,
-                    stream_name(t->streams), t->name, t->micro, t->layer,
-                    g_ascii_formatd(a, sizeof a, "%.9f", paro_time_to_s(t->start)));
-                g_string_append_printf(out, "%s\t%u\n",
-                                       g_ascii_formatd(b, sizeof b, "%.9f", paro_time_to_s(t->end)),
-                                       t->device);
-            }
+            g_string_append_printf(out, "task\t%s\t%s\t%s\t%d\t%d\t%s\t", r->strategy->name,
+                                   stream_name(t->streams), t->name, t->micro, t->layer,
+                                   g_ascii_formatd(a, sizeof a, "%.9f", paro_time_to_s(t->start)));
+            g_string_append_printf(out, "%s\t%u\n",
+                                   g_ascii_formatd(b, sizeof b, "%.9f", paro_time_to_s(t->end)),
+                                   t->device);
         }
         for (guint k = 0; r->memory && k < r->memory->len; k++) {
             const ParoMemSample *m = &g_array_index(r->memory, ParoMemSample, k);
             double total = 0;
             char a[G_ASCII_DTOSTR_BUF_SIZE];
-            if (chrome) {
-                g_string_append_printf(
-                    out,
-                    ",\n{\"name\": \"memory\", \"ph\": \"C\", \"pid\": \"%s\", \"ts\": %s, "
-                    "\"args\": {",
-                    r->strategy->name,
-                    g_ascii_formatd(a, sizeof a, "%.6f", paro_time_to_s(m->time) * 1e6));
-                for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
-                    g_string_append_printf(out, "%s\"%s\": %.0f", c ? ", " : "",
-                                           paro_mem_category_names[c], m->bytes[c]);
-                g_string_append(out, "}}");
-                first = FALSE;
-                continue;
-            }
             g_string_append_printf(out, "memory\t%s\t%s", r->strategy->name,
                                    g_ascii_formatd(a, sizeof a, "%.9f", paro_time_to_s(m->time)));
             for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++) {
@@ -284,6 +328,4 @@ void paro_report_trace(const ParoStepResult *rows, guint n, gboolean chrome, GSt
             g_string_append_printf(out, "\t%.0f\n", total);
         }
     }
-    if (chrome)
-        g_string_append(out, "\n]}\n");
 }
