@@ -6,6 +6,7 @@
 
 #include "check-main.h"
 #include "core/error.h"
+#include "core/spell.h"
 #include "core/units.h"
 
 typedef struct {
@@ -108,6 +109,25 @@ START_TEST(units_format_is_locale_free)
 }
 END_TEST
 
+START_TEST(spell_distance_and_nearest)
+{
+    /* Expectations: Levenshtein's textbook pair kitten/sitting is 3 (k->s, e->i, +g); the
+     * optimal string alignment distance counts a swap of neighbours as one edit (ca/ac 1,
+     * where Levenshtein gives 2); the empty string is as far as the other's length. */
+    ck_assert_uint_eq(paro_spell_distance("kitten", "sitting"), 3);
+    ck_assert_uint_eq(paro_spell_distance("ca", "ac"), 1);
+    ck_assert_uint_eq(paro_spell_distance("", "abc"), 3);
+    ck_assert_uint_eq(paro_spell_distance("accumulation", "accumulation"), 0);
+    const char *const commands[] = {"run", "sweep", "strategies", "plan", "plot"};
+    ck_assert_str_eq(paro_spell_nearest("runn", commands, 5), "run");
+    ck_assert_str_eq(paro_spell_nearest("stratgies", commands, 5), "strategies");
+    /* "plon" is one edit from both plan and plot: no suggestion rather than a guess */
+    ck_assert_ptr_null(paro_spell_nearest("plon", commands, 5));
+    /* too far: a third of the word's length, at least one edit */
+    ck_assert_ptr_null(paro_spell_nearest("xyz", commands, 5));
+}
+END_TEST
+
 static Suite *units_suite(void)
 {
     Suite *s = suite_create("units");
@@ -117,6 +137,7 @@ static Suite *units_suite(void)
     tcase_add_test(tc, units_unknown_unit_lists_accepted);
     tcase_add_test(tc, units_ratio);
     tcase_add_test(tc, units_format_is_locale_free);
+    tcase_add_test(tc, spell_distance_and_nearest);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/spell.h"
 #include "core/units.h"
 #include "plot/plot.h"
 
@@ -56,6 +57,18 @@ static const char *const *metrics_of(int kind)
     if (kind == PARO_PLOT_THROUGHPUT_SCALING)
         return throughput;
     return NULL;
+}
+
+/* "unknown kind 'X'", with the nearest kind if X looks like a typo of one, and the list. */
+static char *unknown_kind_message(const char *name)
+{
+    const char *names[PARO_PLOT_N_KINDS + 1] = {NULL}; /* NULL-terminated for g_strjoinv */
+    for (int k = 0; k < PARO_PLOT_N_KINDS; k++)
+        names[k] = paro_plot_kinds[k].name;
+    const char *nearest = paro_spell_nearest(name, names, PARO_PLOT_N_KINDS);
+    g_autofree char *list = g_strjoinv(", ", (char **)names);
+    return nearest ? g_strdup_printf("unknown KIND '%s'; did you mean '%s'?", name, nearest)
+                   : g_strdup_printf("unknown KIND '%s' (kinds: %s)", name, list);
 }
 
 int paro_cmd_plot(int argc, char **argv)
@@ -112,10 +125,11 @@ int paro_cmd_plot(int argc, char **argv)
                           .data_output = data,
                           .scripts_dir = scripts};
     const char *usage = NULL;
+    g_autofree char *unknown_kind = NULL;
     if (argc != 3 || output == NULL)
         usage = "expected KIND INPUT -o FILE";
     else if (kind < 0)
-        usage = "unknown KIND (see --help for the list)";
+        usage = unknown_kind = unknown_kind_message(argv[1]);
     else if (!parse_size(size, &rq.width, &rq.height))
         usage = "--size must be WIDTHxHEIGHT in pixels, e.g. 1200x700";
     else if (capacity &&

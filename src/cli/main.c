@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/spell.h"
 
 typedef struct {
     const char *name;
@@ -85,6 +86,15 @@ int main(int argc, char **argv)
             g_set_prgname(prgname); /* copies */
             return commands[i].run(argc - 1, argv + 1);
         }
+    const char *names[G_N_ELEMENTS(commands)];
+    for (guint i = 0; i < G_N_ELEMENTS(commands); i++)
+        names[i] = commands[i].name;
+    const char *nearest = paro_spell_nearest(argv[1], names, G_N_ELEMENTS(names));
+    if (nearest) { /* a typo: the suggestion, not the whole usage */
+        fprintf(stderr, "parosim: unknown command '%s'; did you mean '%s'?\n", argv[1], nearest);
+        fprintf(stderr, "Try 'parosim --help'.\n");
+        return PARO_EXIT_USAGE;
+    }
     fprintf(stderr, "parosim: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return PARO_EXIT_USAGE;

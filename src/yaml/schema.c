@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/spell.h"
+
 gboolean paro_schema_expect_kind(const ParoNode *node, ParoNodeKind kind, const char *what,
                                  GError **error)
 {
@@ -180,8 +182,15 @@ gboolean paro_schema_apply(const ParoNode *mapping, const char *what, const Paro
                 break;
         if (i == n_fields) {
             g_autofree char *list = known_keys(fields, n_fields);
+            const char *names[64];
+            for (gsize j = 0; j < n_fields; j++)
+                names[j] = fields[j].key;
+            const char *nearest = paro_spell_nearest(key->scalar, names, (guint)n_fields);
+            g_autofree char *hint =
+                nearest ? g_strdup_printf("; did you mean '%s'?", nearest) : g_strdup("");
             paro_node_error(error, key, PARO_CONFIG_ERROR_UNKNOWN_KEY,
-                            "unknown key '%s' in '%s' (known: %s)", key->scalar, what, list);
+                            "unknown key '%s' in '%s'%s (known: %s)", key->scalar, what, hint,
+                            list);
             return FALSE;
         }
         if (!parse_field(&fields[i], value, record, user_data, error))
