@@ -109,6 +109,9 @@ golden error-gemm-dimension.txt calibrate tests/data/calib/bad-log-gemm-dimensio
 # Whole layers timed on an H100 (validation/harness/layer.py) against the compute model
 golden validate-layers-h100.txt validate --layers topologies/dgx-h100x8.yaml \
     validation/data/h100/2026-11-25_layer.txt
+# ... and on the held-out layers (shapes the compute model's constants were not fitted on)
+golden validate-layers-h100-heldout.txt validate --layers topologies/dgx-h100x8.yaml \
+    validation/data/h100/2026-11-25_layer-heldout.txt
 golden error-bad-layer-log.txt validate --layers topologies/dgx-h100x8.yaml \
     tests/data/calib/bad-layer-short-row.txt
 golden plan-default.txt plan "$scenario" --top 8

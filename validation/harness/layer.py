@@ -256,6 +256,22 @@ def run_shape(sh, args, device, l2_bytes):
             "gemm_tflops": gemm_flops / (split["gemm"] / n * 1e-3) / 1e12 if split["gemm"] else 0}
 
 
+def heldout_shapes():
+    """Shapes the models' constants were not fitted on (the standard set was): other
+    widths, long sequences as llm-foundry's 16k-64k rows run them, TP 2, LLaMA-13B."""
+    out = [Shape("gpt", h, h // 128, 128, 4 * h, 1, s, b, "flash", 0.0)
+           for h in (1536, 3072, 6144) for s, b in ((1024, 8), (4096, 2), (16384, 1))]
+    out += [Shape("gpt", h, h // 128, 128, 4 * h, 1, 32768, 1, "flash", 0.0)
+            for h in (2048, 4096)]
+    out += [Shape("gpt", 2048, 16, 128, 8192, 1, 65536, 1, "flash", 0.0)]
+    out += [Shape("gpt", h, h // 128, 128, 4 * h, 2, 2048, b, "flash", 0.0)
+            for h, b in ((6144, 2), (10240, 1))]
+    out += [Shape("llama", 5120, 40, 128, 13824, 1, s, b, "flash", 0.0)
+            for s, b in ((2048, 2), (8192, 1))]
+    out += [Shape("llama", 3200, 25, 128, 8640, 1, 4096, 2, "flash", 0.0)]
+    return out
+
+
 def standard_shapes(quick):
     """Shapes of the published runs' models (validation/published): MPT 125M to 70B and
     GPT-3 as llm-foundry and Megatron run them, LLaMA-7B and -70B, one TP rank of the
@@ -350,6 +366,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="three shapes, for a smoke test")
+    ap.add_argument("--heldout", action="store_true",
+                    help="the held-out set: shapes the compute model was not fitted on")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--max-depth", type=int, default=24, help="most layers in a stack")
@@ -387,7 +405,7 @@ def main():
             f"{'span(us)':>9} {'kernels':>7} {'gemmTF':>6}\n")
     out.write(cols)
     results, failures = [], 0
-    for sh in standard_shapes(args.quick):
+    for sh in heldout_shapes() if args.heldout else standard_shapes(args.quick):
         try:
             r = run_shape(sh, args, device, l2)
         except Exception as e:  # one shape failing (memory, a backend missing) is reported
