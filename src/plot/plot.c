@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "core/datadir.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "plot/table.h"
@@ -47,22 +48,21 @@ int paro_plot_kind_from_name(const char *name)
 
 char *paro_plot_scripts_dir(const char *explicit, GError **error)
 {
-    const char *candidates[] = {explicit, g_getenv("PAROSIM_PLOTS_DIR"), PARO_PLOTS_SOURCE_DIR,
-                                PARO_PLOTS_INSTALL_DIR};
-    for (guint i = 0; i < G_N_ELEMENTS(candidates); i++) {
-        if (candidates[i] == NULL)
-            continue;
-        g_autofree char *probe = g_build_filename(candidates[i], "common.gp", NULL);
+    const char *named = explicit ? explicit : g_getenv("PAROSIM_PLOTS_DIR");
+    if (named) { /* the user named this folder: say so rather than look elsewhere */
+        g_autofree char *probe = g_build_filename(named, "common.gp", NULL);
         if (g_file_test(probe, G_FILE_TEST_IS_REGULAR))
-            return g_strdup(candidates[i]);
-        if (i < 2) /* the user named this folder: say so rather than look elsewhere */
-            break;
+            return g_strdup(named);
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "no plot scripts (common.gp) in %s",
+                    named);
+        return NULL;
     }
-    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "no plot scripts (common.gp) in %s",
-                explicit                        ? explicit
-                : g_getenv("PAROSIM_PLOTS_DIR") ? g_getenv("PAROSIM_PLOTS_DIR")
-                                                : PARO_PLOTS_SOURCE_DIR
-                    " or " PARO_PLOTS_INSTALL_DIR);
+    g_autofree char *data = paro_data_dir("plots/common.gp");
+    if (data)
+        return g_build_filename(data, "plots", NULL);
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                "no plot scripts (plots/common.gp) in $PAROSIM_DATA_DIR, beside the binary "
+                "or in the source tree; set PAROSIM_PLOTS_DIR");
     return NULL;
 }
 

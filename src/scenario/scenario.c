@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "core/datadir.h"
 #include "core/files.h"
 #include "net/network.h"
 #include "pipe/pipe.h"
@@ -502,6 +503,9 @@ static gboolean check_scenario(ParoScenario *s, const ParoNode *root, GError **e
 ParoScenario *paro_scenario_load(const char *path, const char *const *overrides, GError **error)
 {
     g_return_val_if_fail(path != NULL, NULL);
+    /* a bare name finds a shipped scenario from any directory */
+    g_autofree char *found = paro_data_find_scenario(path);
+    path = found;
     g_autoptr(ParoNode) root = paro_yaml_load_file(path, error);
     if (root == NULL || !paro_schema_check_header(root, "scenario", error))
         return NULL;

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* Where parosim's own data lives (models/, topologies/, scenarios/, plots/), so that an
+ * installed tool finds it from any directory and a moved installation still works:
+ * $PAROSIM_DATA_DIR, else share/parosim beside the running binary's folder (the path from
+ * bindir to datadir, fixed at configure time), else the source tree it was built from. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/**
+ * paro_data_dir:
+ * Returns: (transfer full) (nullable): the first of the folders above that holds
+ * the regular file @probe (a path relative to it, e.g. "plots/common.gp"), or NULL.
+ */
+char *paro_data_dir(const char *probe);
+
+/**
+ * paro_data_find_scenario:
+ * @name: what the user wrote
+ * Returns: (transfer full): @name itself when it is an existing file or has a folder
+ * part; else the data folder's scenarios/@name or scenarios/@name.yaml when one exists;
+ * else @name (so that the error names what was written).
+ */
+char *paro_data_find_scenario(const char *name);
+
+G_END_DECLS
