@@ -17,7 +17,7 @@ run | test) ;;
     ;;
 esac
 
-packages=(meson ninja-build pkg-config gcc libglib2.0-dev libyaml-dev libgsl-dev check gnuplot-nox clang-format help2man
+packages=(meson ninja-build pkg-config gcc libglib2.0-dev libyaml-dev libgsl-dev check gnuplot-nox clang-format help2man python3-pandas
     libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do

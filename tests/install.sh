@@ -7,6 +7,7 @@
 # usage: tests/install.sh BUILD_DIR
 set -u
 build=$(cd "$1" && pwd)
+source=$(cd "$(dirname "$0")/.." && pwd)
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 n=0
@@ -45,8 +46,28 @@ if [ -n "$(find "$tree" -name parosim.1)" ]; then
 fi
 check "the bash completion is installed and completes a command" \
     bash -c "source '$tree/share/bash-completion/completions/parosim' && PATH='$tree/bin':\$PATH && COMP_WORDS=(parosim pl) COMP_CWORD=1 && _parosim && [ \"\${COMPREPLY[*]}\" = 'plan plot' ]"
+# the library: a program that includes only parosim.h, built through pkg-config, and the
+# Python binding; not with a sanitized library, which plain cc and python3 cannot load
+pydir=.
+if [ -z "${PAROSIM_SANITIZED:-}" ]; then
+    pcdir=$(dirname "$(find "$tree" -name parosim.pc | head -1)")
+    check "a C program builds against the installed library (pkg-config) and runs" \
+        bash -c "flags=\$(PKG_CONFIG_PATH='$pcdir' pkg-config --define-variable=prefix='$tree' --cflags --libs parosim) &&
+            cc -o demo '$source/tests/api_demo.c' \$flags -Wl,-rpath,\$(PKG_CONFIG_PATH='$pcdir' pkg-config --define-variable=prefix='$tree' --variable=libdir parosim) &&
+            ./demo $scenario zero-3,IIG rows | grep -q '^1,IIG,true,'"
+    # the Python binding, imported from the prefix, finding the library beside it
+    pydir=$(dirname "$(dirname "$(find "$tree" -path '*parosim/__init__.py' | head -1)")")
+    if [ "$pydir" != . ]; then
+        check "the Python binding imports from the prefix and runs a scenario by name" \
+            bash -c "PYTHONPATH='$pydir' python3 -c 'import parosim; r = parosim.Scenario(\"$scenario\").run(\"zero-3,IIG\"); assert r[0][\"name\"] == \"IIG\", r'"
+    fi
+fi
 moved="$dest/moved"
 mv "$tree" "$moved"
+if [ "$pydir" != . ]; then
+    check "... and so does the Python binding, library included" \
+        bash -c "PYTHONPATH='$moved${pydir#"$tree"}' python3 -c 'import parosim; assert parosim.Scenario(\"$scenario\").run(\"NII\")'"
+fi
 check "a moved installation still finds its data" \
     bash -c "'$moved/bin/parosim' run $scenario --strategies zero-3 | grep -qF '($moved/bin/../share/parosim/scenarios/$scenario.yaml)'"
 echo "1..$n"

@@ -505,9 +505,23 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
     g_return_val_if_fail(path != NULL, NULL);
     /* a bare name finds a shipped scenario from any directory */
     g_autofree char *found = paro_data_find_scenario(path);
-    path = found;
-    g_autoptr(ParoNode) root = paro_yaml_load_file(path, error);
-    if (root == NULL || !paro_schema_check_header(root, "scenario", error))
+    ParoNode *root = paro_yaml_load_file(found, error);
+    return root ? paro_scenario_from_node(root, found, overrides, error) : NULL;
+}
+
+ParoScenario *paro_scenario_load_data(const char *yaml, const char *label,
+                                      const char *const *overrides, GError **error)
+{
+    g_return_val_if_fail(yaml != NULL && label != NULL, NULL);
+    ParoNode *root = paro_yaml_load_data(yaml, strlen(yaml), label, error);
+    return root ? paro_scenario_from_node(root, label, overrides, error) : NULL;
+}
+
+ParoScenario *paro_scenario_from_node(ParoNode *root_in, const char *path,
+                                      const char *const *overrides, GError **error)
+{
+    g_autoptr(ParoNode) root = root_in;
+    if (!paro_schema_check_header(root, "scenario", error))
         return NULL;
 
     g_autoptr(GPtrArray) parsed =

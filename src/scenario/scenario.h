@@ -99,6 +99,22 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoScenario, paro_scenario_free)
  */
 ParoScenario *paro_scenario_load(const char *path, const char *const *overrides, GError **error);
 
+/**
+ * paro_scenario_load_data:
+ * The same from YAML text; @label names it in messages, and its folder part is where
+ * relative references (model:, topology:, calibration:) are looked up ("DIR/<yaml>").
+ */
+ParoScenario *paro_scenario_load_data(const char *yaml, const char *label,
+                                      const char *const *overrides, GError **error);
+
+/**
+ * paro_scenario_from_node:
+ * @root: (transfer full): the scenario's parsed document
+ * @path: its file (or label): references are relative to its folder
+ */
+ParoScenario *paro_scenario_from_node(ParoNode *root, const char *path,
+                                      const char *const *overrides, GError **error);
+
 /** paro_scenario_dp_ranks: GPUs in data parallelism (n = dp; all GPUs when tp = pp = 1). */
 gint64 paro_scenario_dp_ranks(const ParoScenario *s);
 
