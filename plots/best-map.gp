@@ -32,10 +32,12 @@ set offsets 0, 0, 0, 0
 stats input using 1:2 nooutput
 set xrange [STATS_min_x-0.5:STATS_max_x+0.5]
 set yrange [STATS_min_y-0.5:STATS_max_y+0.5]
-# a file swapped in by the sweep (model=models/llama-7b.yaml) is named by its stem
+# a file swapped in by the sweep (model=models/llama-7b.yaml) is named by its stem; any
+# other value is printed whole ('25 Gb/s' and '1/64' have slashes but are no paths)
 basename(s) = strstrt(s, '/') ? basename(s[strstrt(s, '/')+1:]) : s
 stem(s) = strstrt(s, '.yaml') ? s[1:strstrt(s, '.yaml')-1] : strstrt(s, '.json') ? s[1:strstrt(s, '.json')-1] : s
-tic(s) = stem(basename(s))
+is_file(s) = strstrt(s, '.yaml') || strstrt(s, '.json')
+tic(s) = is_file(s) ? stem(basename(s)) : s
 cell_label(w, m) = w eq 'OOM' ? 'OOM' : (m == m ? sprintf("%s\n+%.1f%%", w, 100*m) : w)
 plot input using 1:2:3 with image notitle, \
      '' using 1:2:(cell_label(strcol(7), column(4))):xtic(tic(strcol(5))):ytic(tic(strcol(6))) with labels font ',9' notitle

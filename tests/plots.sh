@@ -64,6 +64,17 @@ else
     not_ok "svg output"
 fi
 
+# a best-map's ticks are the swept values whole: '25 Gb/s' and '1/64' are no file paths
+"$parosim" sweep "$scenario" --vary 'topology.node.nics.bandwidth=25 Gb/s,100 Gb/s' \
+    --vary training.trainable.fraction=1,1/64 --set training.accumulation=2 \
+    --strategies NII,zero-3 -o "$work/sweep-units.csv"
+if "$parosim" plot best-map "$work/sweep-units.csv" -o "$work/map.svg" &&
+    grep -q '>25 Gb/s<' "$work/map.svg" && grep -q '>1/64<' "$work/map.svg"; then
+    ok "best-map ticks keep values with slashes whole"
+else
+    not_ok "best-map ticks: $(grep -o '>[^<]*Gb/s<\|>[0-9/]*<' "$work/map.svg" | tr '\n' ' ')"
+fi
+
 # failures: exit 1, a message, and no file left where the plot would have gone
 "$parosim" plot best-map "$work/run.csv" -o "$work/bad.png" 2>"$work/err"
 code=$?
