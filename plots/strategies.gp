@@ -8,7 +8,12 @@ if (!exists("input")) { print "set input='run.csv' with gnuplot -e"; exit status
 set datafile separator ','
 stats input using (column("mem_capacity")/2**30):(column("mem_peak")/2**30) nooutput
 capacity = STATS_max_x
-mem_top = (STATS_max_y > capacity ? STATS_max_y : capacity) * 1.15
+# The memory axis stops at 3x the GPU's memory, so that a 1 TB DDP peak does not squash
+# the strategies that fit into the bottom of the plot; peaks above it are drawn on the
+# top edge as triangles with their value written.
+mem_clip = 3 * capacity
+mem_top = (STATS_max_y > capacity ? (STATS_max_y < mem_clip ? STATS_max_y : mem_clip) : capacity) * 1.15
+above(g) = g > mem_top / 1.15 + 1e-9
 stats input using (column("samples_per_s")) nooutput
 set yrange [0:STATS_max * 1.15]
 set y2range [0:mem_top]
@@ -29,5 +34,10 @@ plot input using 0:(fits(0) ? column("samples_per_s") : 0):xtic(label(0)) \
      '' using 0:(fits(0) ? NaN : column("samples_per_s")) \
          with boxes fs pattern 2 border lc rgb '#999999' lc rgb '#999999' title 'would-be throughput: out of memory', \
      '' using 0:(fits(0) ? NaN : column("samples_per_s")) with points pt 2 ps 2 lw 2 lc rgb '#000000' notitle, \
-     '' using 0:(column("mem_peak")/2**30) axes x1y2 with points pt 7 ps 1.2 lc rgb '#CC3311' title 'peak memory', \
+     '' using 0:(above(column("mem_peak")/2**30) ? NaN : column("mem_peak")/2**30) axes x1y2 \
+         with points pt 7 ps 1.2 lc rgb '#CC3311' title 'peak memory', \
+     '' using 0:(above(column("mem_peak")/2**30) ? mem_top / 1.15 : NaN) axes x1y2 \
+         with points pt 9 ps 1.4 lc rgb '#CC3311' notitle, \
+     '' using 0:(above(column("mem_peak")/2**30) ? mem_top / 1.15 : NaN):(sprintf("%.0f", column("mem_peak")/2**30)) \
+         axes x1y2 with labels offset 0, 0.9 font ',7' tc rgb '#CC3311' notitle, \
      capacity axes x1y2 with lines dt 2 lw 2 lc rgb '#CC3311' title sprintf('GPU memory (%.0f GiB)', capacity)
