@@ -115,6 +115,7 @@ golden validate-layers-h100-heldout.txt validate --layers topologies/dgx-h100x8.
 golden error-bad-layer-log.txt validate --layers topologies/dgx-h100x8.yaml \
     tests/data/calib/bad-layer-short-row.txt
 golden plan-default.txt plan "$scenario" --top 8
+golden plan-default-all.txt plan "$scenario" --top 8 --all
 golden plan-65b.csv plan scenarios/paro-llama-65b-full_n32.yaml --tokens 1e11 --top 5 --format csv --dp-only
 golden plan-7b-lga.txt plan "$scenario" --set topology.nodes=2 --lga --top 12
 golden error-unknown-key.txt strategies tests/data/bad/scenario-unknown-key.yaml

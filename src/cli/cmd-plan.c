@@ -24,7 +24,8 @@ static const char plan_help[] =
     "inside a node) x pipeline stages pp (dividing the layers) with 1F1B; --lga adds layered\n"
     "gradient accumulation on modular pipelines (one layer a module, full recomputation;\n"
     "Lamy-Poirier 2021); --dp-only keeps to tp = pp = 1. Prints the best rows, those that\n"
-    "fit first.\n"
+    "fit first: each strategy once per layout, in its best configuration, with how much\n"
+    "longer than the first row it trains ('behind'); --all prints every configuration.\n"
     "\n"
     "Examples:\n"
     "  parosim plan scenarios/llama-7b_a100x8-100g_n32.yaml\n"
@@ -43,6 +44,34 @@ static char *schedule_label(const ParoPlanLayout *l)
                       : g_strdup(paro_pipe_schedule_names[l->schedule]);
 }
 
+/* The best configuration of each strategy on each layout (tp, pp, schedule), fastest first:
+ * the rows the search ranks behind it differ only in group size, micro-batch or algorithm,
+ * within a fraction of a percent (issue #17). --all prints every configuration. */
+static GArray *best_per_layout(const GArray *rows)
+{
+    GArray *kept = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
+    for (guint i = 0; i < rows->len; i++) {
+        const ParoPlanRow *r = &g_array_index(rows, ParoPlanRow, i);
+        gboolean seen = FALSE;
+        for (guint k = 0; k < kept->len && !seen; k++) {
+            const ParoPlanRow *o = &g_array_index(kept, ParoPlanRow, k);
+            seen = o->strategy == r->strategy && o->layout.tp == r->layout.tp &&
+                   o->layout.pp == r->layout.pp && o->layout.schedule == r->layout.schedule &&
+                   o->layout.virtual_stages == r->layout.virtual_stages &&
+                   o->layout.layered == r->layout.layered;
+        }
+        if (!seen)
+            g_array_append_vals(kept, r, 1);
+    }
+    return kept;
+}
+
+/* How much longer than the first row's training a row takes: 0 for the best. */
+static double behind(const ParoPlanRow *rows, guint i)
+{
+    return rows[i].train_s / rows[0].train_s - 1.0;
+}
+
 static void table(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n, GString *out)
 {
     const ParoTrainingBudget *b = &rq->budget;
@@ -56,10 +85,10 @@ static void table(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n, G
         b->min_steps, rq->tokens, rq->batch_tokens, rq->gpus);
     g_string_append(out, "#rank strategy          tp  pp  schedule         m     b     A  "
                          "algorithm    batch      step     steps  "
-                         "train   GPU-hours    peak  fits\n"
+                         "train  behind   GPU-hours    peak  fits\n"
                          "#                                                                        "
                          "   (tokens)     (s)              (days)"
-                         "               (GB)\n");
+                         "                       (GB)\n");
     for (guint i = 0; i < n; i++) {
         const ParoPlanRow *r = &rows[i];
         g_autofree char *schedule = schedule_label(&r->layout);
@@ -70,12 +99,13 @@ static void table(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n, G
             out,
             "%5u %-17s %2" G_GINT64_FORMAT " %3" G_GINT64_FORMAT "  %-14s %4" G_GINT64_FORMAT
             " %5" G_GINT64_FORMAT " %5" G_GINT64_FORMAT
-            "  %-10s %9.3g %9s %9s %7s %11.4g %7s  %s\n",
+            "  %-10s %9.3g %9s %9s %7s %+6.1f%% %11.4g %7s  %s\n",
             i + 1, r->strategy->name, r->layout.tp, r->layout.pp, schedule, r->group,
             r->micro_batch, r->accumulation, paro_algorithm_names[r->algorithm], r->batch_tokens,
             paro_format_fixed(step, sizeof step, r->step_s, 3, 9),
             paro_format_fixed(steps, sizeof steps, r->steps, 0, 9),
-            paro_format_fixed(days, sizeof days, r->train_s / 86400.0, 2, 7), r->gpu_hours,
+            paro_format_fixed(days, sizeof days, r->train_s / 86400.0, 2, 7),
+            100.0 * behind(rows, i), r->gpu_hours,
             paro_format_fixed(peak, sizeof peak, r->peak_bytes / 1e9, 2, 7),
             r->fits ? "yes" : "OOM");
     }
@@ -116,7 +146,7 @@ static void csv(const ParoPlanRow *rows, guint n, GString *out)
 {
     g_string_append(
         out, "rank,name,tp,pp,schedule,virtual,layered,group,micro_batch,accumulation,algorithm,"
-             "batch_tokens,time_step,steps,time_train,gpu_hours,mem_peak,fits\n");
+             "batch_tokens,time_step,steps,time_train,behind,gpu_hours,mem_peak,fits\n");
     for (guint i = 0; i < n; i++) {
         const ParoPlanRow *r = &rows[i];
         g_string_append_printf(
@@ -127,8 +157,9 @@ static void csv(const ParoPlanRow *rows, guint n, GString *out)
             paro_pipe_schedule_names[r->layout.schedule], r->layout.virtual_stages,
             r->layout.layered ? "true" : "false", r->group, r->micro_batch, r->accumulation,
             paro_algorithm_names[r->algorithm]);
-        const double v[] = {r->batch_tokens, r->step_s,    r->steps,
-                            r->train_s,      r->gpu_hours, round(r->peak_bytes)};
+        const double v[] = {r->batch_tokens,     r->step_s,       r->steps,
+                            r->train_s,          behind(rows, i), r->gpu_hours,
+                            round(r->peak_bytes)};
         for (guint k = 0; k < G_N_ELEMENTS(v); k++) {
             g_string_append_c(out, ',');
             paro_report_number(out, v[k]);
@@ -142,7 +173,7 @@ int paro_cmd_plan(int argc, char **argv)
     g_auto(GStrv) sets = NULL;
     g_autofree char *tokens_text = NULL, *batch_text = NULL, *format_name = NULL;
     int top = 10, jobs = 0;
-    gboolean rq_lga = FALSE, rq_dp_only = FALSE;
+    gboolean rq_lga = FALSE, rq_dp_only = FALSE, all = FALSE;
     GOptionEntry entries[] = {
         {"tokens", 0, 0, G_OPTION_ARG_STRING, &tokens_text,
          "Token budget (default: the scaling law's 2 B_crit S_min)", "N"},
@@ -155,6 +186,8 @@ int paro_cmd_plan(int argc, char **argv)
         {"dp-only", 0, 0, G_OPTION_ARG_NONE, &rq_dp_only,
          "Search data parallelism only (tp = pp = 1)", NULL},
         {"top", 'k', 0, G_OPTION_ARG_INT, &top, "Rows to print (default 10; 0: all)", "K"},
+        {"all", 0, 0, G_OPTION_ARG_NONE, &all,
+         "Every configuration searched (default: the best of each strategy and layout)", NULL},
         {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
          "Worker threads (default: the cores); the table does not depend on it", "N"},
         {"format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "table (default) or csv", "FORMAT"},
@@ -196,11 +229,12 @@ int paro_cmd_plan(int argc, char **argv)
         g_printerr("parosim plan: %s\nTry 'parosim plan --help'.\n", usage);
         return PARO_EXIT_USAGE;
     }
-    g_autoptr(GArray) rows = paro_plan_search(argv[1], &rq, &error);
-    if (rows == NULL) {
+    g_autoptr(GArray) searched = paro_plan_search(argv[1], &rq, &error);
+    if (searched == NULL) {
         paro_cli_report_error(error, (const char *const *)sets, NULL);
         return PARO_EXIT_ERROR;
     }
+    g_autoptr(GArray) rows = all ? g_array_ref(searched) : best_per_layout(searched);
     guint n = top == 0 ? rows->len : MIN((guint)top, rows->len);
     g_autoptr(GString) out = g_string_new(NULL);
     if (format == PARO_FORMAT_CSV)
