@@ -6,8 +6,15 @@ if (!exists("output")) { print "set output='FILE.png' (or .svg) with gnuplot -e"
 if (!exists("width")) width = 1000
 if (!exists("height")) height = 600
 if (!exists("title")) title = ''
+# hover=1: gnuplot's mousing script inline in the SVG (coordinates and hypertext on hover),
+# so that it needs no other file (the HTML report embeds it)
+if (!exists("hover")) hover = 0
 if (output[strlen(output)-3:] eq '.svg') {
-    set terminal svg size width,height dynamic enhanced font 'DejaVu Sans,11' background rgb 'white'
+    if (hover) {
+        set terminal svg size width,height dynamic mouse standalone enhanced font 'DejaVu Sans,11' background rgb 'white'
+    } else {
+        set terminal svg size width,height dynamic enhanced font 'DejaVu Sans,11' background rgb 'white'
+    }
 } else {
     set terminal pngcairo size width,height enhanced font 'DejaVu Sans,10' background rgb 'white'
 }

@@ -28,6 +28,10 @@ set key outside top center horizontal
 fits(x) = strcol("fits") eq "true"
 # "NGG (zero-2)": the strategy and its first alias
 first_alias(a) = strstrt(a, ';') ? a[1:strstrt(a, ';')-1] : a
+# hover=1 (an SVG in the HTML report): each bar's exact figures under an invisible point
+hover_text(x) = sprintf("%s: step %.3f s (compute %.3f, exposed comm %.3f), %.1f samples/s, peak %.1f GiB%s", \
+    strcol("name"), column("time_step"), column("time_compute"), column("time_exposed_comm"), \
+    column("samples_per_s"), column("mem_peak")/2**30, fits(0) ? "" : ", out of memory")
 label(x) = strlen(strcol("aliases")) ? strcol("name").' ('.first_alias(strcol("aliases")).')' : strcol("name")
 plot input using 0:(fits(0) ? column("samples_per_s") : 0):xtic(label(0)) \
          with boxes fs solid 0.85 noborder lc rgb '#4477AA' title 'throughput', \
@@ -40,4 +44,6 @@ plot input using 0:(fits(0) ? column("samples_per_s") : 0):xtic(label(0)) \
          with points pt 9 ps 1.4 lc rgb '#CC3311' notitle, \
      '' using 0:(above(column("mem_peak")/2**30) ? mem_top / 1.15 : NaN):(sprintf("%.0f", column("mem_peak")/2**30)) \
          axes x1y2 with labels offset 0, 0.9 font ',7' tc rgb '#CC3311' notitle, \
-     capacity axes x1y2 with lines dt 2 lw 2 lc rgb '#CC3311' title sprintf('GPU memory (%.0f GiB)', capacity)
+     capacity axes x1y2 with lines dt 2 lw 2 lc rgb '#CC3311' title sprintf('GPU memory (%.0f GiB)', capacity), \
+     '' using 0:(hover ? column("samples_per_s") : NaN):(hover_text(0)) \
+         with labels hypertext point pt 7 ps 3 lc rgb '#FFFFFFFF' notitle

@@ -19,6 +19,8 @@ esac
 
 packages=(meson ninja-build pkg-config gcc libglib2.0-dev libyaml-dev libgsl-dev check gnuplot-nox clang-format help2man python3-pandas
     libopenmpi-dev openmpi-bin)
+# the test suite also opens the HTML report in a real browser (tests/report.sh)
+[ "$what" = test ] && packages+=(chromium)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

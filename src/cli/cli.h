@@ -57,6 +57,7 @@ int paro_cmd_plan(int argc, char **argv);
 int paro_cmd_calibrate(int argc, char **argv);
 int paro_cmd_validate(int argc, char **argv);
 int paro_cmd_validate_predict(int argc, char **argv); /* --predict, --corpus (cmd-predict.c) */
-int paro_cmd_validate_layers(int argc, char **argv);  /* --layers (cmd-layers.c) */
+int paro_cmd_report(int argc, char **argv);
+int paro_cmd_validate_layers(int argc, char **argv); /* --layers (cmd-layers.c) */
 
 G_END_DECLS

@@ -23,6 +23,8 @@ static const Command commands[] = {
      "memory, traffic and closed-form step time of every sharding strategy, ranked"},
     {"plan", paro_cmd_plan,
      "the shortest time to train: configurations and strategies at the critical batch"},
+    {"report", paro_cmd_report,
+     "the main job as one self-contained HTML page: ranking, figures, parameters"},
     {"plot", paro_cmd_plot,
      "render a strategy-selection plot (gnuplot) from a run, sweep, trace or collective output"},
     {"collective", paro_cmd_collective,

@@ -291,6 +291,8 @@ gboolean paro_plot_render(const ParoPlotRequest *rq, GError **error)
         add_string(vars, "output", image);
         if (rq->title)
             add_string(vars, "title", rq->title);
+        if (rq->hover)
+            g_ptr_array_add(vars, g_strdup("hover=1"));
         if (rq->width > 0 && rq->height > 0) {
             g_ptr_array_add(vars, g_strdup_printf("width=%d", rq->width));
             g_ptr_array_add(vars, g_strdup_printf("height=%d", rq->height));

@@ -46,6 +46,8 @@ typedef struct {
     int width, height;           /* pixels; 0 = the script's default */
     const char *data_output;     /* nullable: also keep the derived data file here */
     const char *scripts_dir;     /* nullable: see paro_plot_scripts_dir() */
+    gboolean hover;              /* .svg: gnuplot's mousing script inline, and the scripts'
+                                  * hover texts (the HTML report) */
 } ParoPlotRequest;
 
 /**

@@ -23,6 +23,24 @@ void paro_report_strategies(const ParoGuideline *g, ParoFormat format, GString *
 /** paro_report_strategies_header: the '#' lines giving every resolved parameter. */
 void paro_report_strategies_header(const ParoScenarioDerived *d, GString *out);
 
+/* The HTML report's parts (report-html.c). */
+typedef struct {
+    const char *title;          /* the scenario's name */
+    const char *header;         /* the run table's '#' lines */
+    const char *parameters;     /* the resolved parameters (paro_report_strategies_header) */
+    const ParoStepResult *rows; /* ranked, as paro_report_run takes them */
+    guint n_rows;
+    const ParoStepResult *best;  /* nullable: none fits */
+    const char *const *figures;  /* SVG documents, or PNG files' bytes (figure_sizes) */
+    const gsize *figure_sizes;   /* 0 for an SVG document; else the PNG's bytes */
+    const char *const *captions; /* one a figure */
+    guint n_figures;
+} ParoHtmlReport;
+
+/** paro_report_html: one self-contained HTML page of @report (nothing loaded from the
+ * network: the figures are data: URLs, the style inline). */
+void paro_report_html(const ParoHtmlReport *report, GString *out);
+
 /** paro_report_run: the training-step report of @n results in rank order. */
 void paro_report_run(const ParoScenarioDerived *d, const ParoStepResult *rows, guint n,
                      ParoFormat format, GString *out);
