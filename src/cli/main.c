@@ -55,7 +55,7 @@ static void usage(FILE *to)
                 "  parosim strategies scenarios/llama-7b_a100x8-100g_n32.yaml\n"
                 "\n"
                 "'parosim COMMAND --help' explains a command. Inputs: models/, topologies/,\n"
-                "scenarios/ (see README.md, 'File formats').\n");
+                "scenarios/ (docs/formats.md); docs/cli/ has a page a command.\n");
 }
 
 int main(int argc, char **argv)

@@ -42,7 +42,7 @@
  *   serial (chunk_bytes = 0)     ZeRO++ quantizes the whole tensor, then communicates, then
  *                  dequantizes: T = T_net + T_codec.
  * The kernels share the SMs with the layer's compute; that cost is not modelled (the
- * compute stream keeps its speed), an optimistic error stated in README.md's decision list.
+ * compute stream keeps its speed), an optimistic error stated in docs/decisions.md.
  * No per-call fixed overhead (kappa) is modelled: kernel launches are ~us against
  * collectives of >= 1 MiB.
  *

@@ -5,7 +5,7 @@
  * bytes; the compression and decompression kernels run on the collective's own stream,
  * either pipelined with the transfer piece by piece (MVAPICH's multi-stream codec) or in
  * series with it (ZeRO++'s quantize-then-communicate kernels), and are reported apart as
- * "compress" time. compress.c derives the formulas; README.md's decision list says why. */
+ * "compress" time. compress.c derives the formulas; docs/decisions.md says why. */
 #pragma once
 
 #include <glib.h>

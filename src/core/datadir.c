@@ -35,7 +35,7 @@ char *paro_data_dir(const char *probe)
     return NULL;
 }
 
-char *paro_data_find_scenario(const char *name)
+char *paro_data_find(const char *folder, const char *name)
 {
     if (strchr(name, '/') != NULL || g_file_test(name, G_FILE_TEST_EXISTS))
         return g_strdup(name);
@@ -43,10 +43,15 @@ char *paro_data_find_scenario(const char *name)
         g_str_has_suffix(name, ".yaml") ? g_strdup(name) : g_strconcat(name, ".yaml", NULL);
     const char *files[] = {name, yaml};
     for (guint i = 0; i < G_N_ELEMENTS(files); i++) {
-        g_autofree char *probe = g_build_filename("scenarios", files[i], NULL);
+        g_autofree char *probe = g_build_filename(folder, files[i], NULL);
         g_autofree char *dir = paro_data_dir(probe);
         if (dir)
             return g_build_filename(dir, probe, NULL);
     }
     return g_strdup(name);
+}
+
+char *paro_data_find_scenario(const char *name)
+{
+    return paro_data_find("scenarios", name);
 }

@@ -17,6 +17,15 @@ G_BEGIN_DECLS
 char *paro_data_dir(const char *probe);
 
 /**
+ * paro_data_find:
+ * @folder: "scenarios", "models" or "topologies"
+ * Returns: (transfer full): @name itself when it is an existing file or has a folder
+ * part; else the data folder's @folder/@name or @folder/@name.yaml when one exists; else
+ * @name.
+ */
+char *paro_data_find(const char *folder, const char *name);
+
+/**
  * paro_data_find_scenario:
  * @name: what the user wrote
  * Returns: (transfer full): @name itself when it is an existing file or has a folder

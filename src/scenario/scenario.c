@@ -337,6 +337,18 @@ static gboolean resolve_reference(ParoNode *root, const char *key, GError **erro
             g_autofree char *dir = g_path_get_dirname(v->source);
             path = g_build_filename(dir, v->scalar, NULL);
         }
+        /* a bare name that is no file beside the scenario: a shipped model or topology
+         * (model: llama-13b), as `parosim run NAME` finds a scenario */
+        static const char *const folders[][2] = {{"model", "models"}, {"topology", "topologies"}};
+        for (guint f = 0; f < G_N_ELEMENTS(folders); f++)
+            if (strcmp(key, folders[f][0]) == 0 && strchr(v->scalar, '/') == NULL &&
+                !g_file_test(path, G_FILE_TEST_EXISTS)) {
+                g_autofree char *found = paro_data_find(folders[f][1], v->scalar);
+                if (strcmp(found, v->scalar) != 0) {
+                    g_free(path);
+                    path = g_steal_pointer(&found);
+                }
+            }
         g_autoptr(GError) local = NULL;
         if (!paro_file_check_input(path, &paro_limit_input_bytes, &local)) {
             paro_node_error(error, v, PARO_CONFIG_ERROR_REFERENCE,
