@@ -38,8 +38,9 @@ scenario=scenarios/llama-7b_a100x8-100g_n32.yaml
     --trace "$work/trace.tsv" >/dev/null
 "$parosim" sweep "$scenario" --vary topology.nodes=2,4 --vary training.trainable.fraction=1,1/16 \
     --set training.accumulation=2 --strategies NII,zero-2,zero-3 -o "$work/sweep.csv"
-echo "algorithm,gpus,size,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,intra_bytes,inter_bytes" \
-    >"$work/coll.csv"
+header=$("$parosim" collective --topology topologies/a100x8-100g.yaml --op allgather \
+    --gpus 16 -b 64M -e 64M --format csv | head -1)
+echo "algorithm,gpus,$header" >"$work/coll.csv"
 for algo in ring ho-ring; do
     for gpus in 16 32; do
         printf '%s,%s,' "$algo" "$gpus" >>"$work/coll.csv"

@@ -146,7 +146,8 @@ static void csv(const ParoPlanRow *rows, guint n, GString *out)
 {
     g_string_append(
         out, "rank,name,tp,pp,schedule,virtual,layered,group,micro_batch,accumulation,algorithm,"
-             "batch_tokens,time_step,steps,time_train,behind,gpu_hours,mem_peak,fits\n");
+             "batch_tokens,time_step,steps,time_train,behind,gpu_hours,mem_peak,fits,"
+             "schema_version\n");
     for (guint i = 0; i < n; i++) {
         const ParoPlanRow *r = &rows[i];
         g_string_append_printf(
@@ -164,7 +165,7 @@ static void csv(const ParoPlanRow *rows, guint n, GString *out)
             g_string_append_c(out, ',');
             paro_report_number(out, v[k]);
         }
-        g_string_append_printf(out, ",%s\n", r->fits ? "true" : "false");
+        g_string_append_printf(out, ",%s,%d\n", r->fits ? "true" : "false", PARO_SCHEMA_VERSION);
     }
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "calib/calib-validate.h"
+#include "report/report.h"
 
 static const char validate_help[] =
     "Predicts every measured point of the logs with the calibration and prints measured,\n"
@@ -15,7 +16,8 @@ static const char validate_help[] =
     "> 16 MiB). Collectives: the group's fitted alpha-beta ('fit') and the simulator's ring\n"
     "closed form on the calibrated network ('sim'); GEMMs of the calibration's dtype:\n"
     "2MNK / matmul_rate; hbm rows: bytes moved / hbm_bandwidth. --csv writes\n"
-    "source,kind,op,scope,ranks,bytes,measured_us,predicted_us,error (plots/validate.gp).\n"
+    "source,kind,op,scope,ranks,bytes,measured_us,predicted_us,error,schema_version\n"
+    "(plots/validate.gp).\n"
     "\n"
     "With --predict TOPOLOGY LOG... or --corpus FOLDER it predicts nccl-tests logs from a\n"
     "datasheet topology alone instead (no calibration): 'parosim validate --predict --help'.\n"
@@ -87,7 +89,8 @@ static void render(GString *out, GString *csv, const char *cal_path, GArray *row
                            "scope", "ranks", "bytes", "measured_us", "fit_us", "error", "sim_us",
                            "sim_err");
     if (csv)
-        g_string_append(csv, "source,kind,op,scope,ranks,bytes,measured_us,predicted_us,error\n");
+        g_string_append(csv, "source,kind,op,scope,ranks,bytes,measured_us,predicted_us,error,"
+                             "schema_version\n");
     for (guint i = 0; i < rows->len; i++) {
         const ParoValidRow *r = &g_array_index(rows, ParoValidRow, i);
         char m[G_ASCII_DTOSTR_BUF_SIZE], p[G_ASCII_DTOSTR_BUF_SIZE], e[G_ASCII_DTOSTR_BUF_SIZE];
@@ -103,10 +106,10 @@ static void render(GString *out, GString *csv, const char *cal_path, GArray *row
                                fmt(e, "%+.4f", err), fmt(s, "%.2f", r->sim_us),
                                fmt(se, "%+.4f", serr));
         if (csv && !isnan(r->predicted_us))
-            g_string_append_printf(csv, "%s,%s,%s,%s,%" G_GINT64_FORMAT ",%.0f,%s,%s,%s\n",
+            g_string_append_printf(csv, "%s,%s,%s,%s,%" G_GINT64_FORMAT ",%.0f,%s,%s,%s,%d\n",
                                    r->source, r->kind, r->op, scope, r->ranks, r->bytes,
                                    fmt(m, "%.4f", r->measured_us), fmt(p, "%.4f", r->predicted_us),
-                                   fmt(e, "%.6f", err));
+                                   fmt(e, "%.6f", err), PARO_SCHEMA_VERSION);
     }
     g_string_append(out,
                     "#\n# summary   band              rows  median|e|     worst  unpredicted\n");

@@ -20,6 +20,7 @@ static void json(const ParoCollReport *h, const GArray *rows, double factor, GSt
     const ParoCollSpec *spec = h->spec;
     g_string_append(out, "{\n  \"parosim\": ");
     paro_report_json_string(out, PARO_VERSION);
+    g_string_append_printf(out, ",\n  \"schema_version\": %d", PARO_SCHEMA_VERSION);
     g_string_append(out, ",\n  \"topology\": ");
     paro_report_json_string(out, h->topology->name);
     g_string_append_printf(
@@ -116,9 +117,9 @@ void paro_report_collective(const ParoCollReport *h, const GArray *rows, ParoFor
     }
     if (format == PARO_FORMAT_CSV)
         g_string_append(out, flow(h) ? "size,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,"
-                                       "intra_bytes,inter_bytes\n"
+                                       "intra_bytes,inter_bytes,schema_version\n"
                                      : "size,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,"
-                                       "nccl_algorithm,protocol\n");
+                                       "nccl_algorithm,protocol,schema_version\n");
     else
         head(h, out);
     double busbw_sum = 0;
@@ -136,12 +137,14 @@ void paro_report_collective(const ParoCollReport *h, const GArray *rows, ParoFor
         const char *algo = paro_nccl_algo_names[row->algo];
         const char *proto = paro_nccl_proto_names[row->proto];
         if (csv && flow(h)) {
-            g_string_append_printf(
-                out, "%.0f,%" G_GINT64_FORMAT ",float,%s,%d,%s,%s,%s,%.0f,%.0f\n", row->size, count,
-                redop, root, t_us, a, b, row->intra_bytes, row->inter_bytes);
+            g_string_append_printf(out,
+                                   "%.0f,%" G_GINT64_FORMAT ",float,%s,%d,%s,%s,%s,%.0f,%.0f,%d\n",
+                                   row->size, count, redop, root, t_us, a, b, row->intra_bytes,
+                                   row->inter_bytes, PARO_SCHEMA_VERSION);
         } else if (csv) {
-            g_string_append_printf(out, "%.0f,%" G_GINT64_FORMAT ",float,%s,%d,%s,%s,%s,%s,%s\n",
-                                   row->size, count, redop, root, t_us, a, b, algo, proto);
+            g_string_append_printf(out, "%.0f,%" G_GINT64_FORMAT ",float,%s,%d,%s,%s,%s,%s,%s,%d\n",
+                                   row->size, count, redop, root, t_us, a, b, algo, proto,
+                                   PARO_SCHEMA_VERSION);
         } else {
             char sz[G_ASCII_DTOSTR_BUF_SIZE], in[G_ASCII_DTOSTR_BUF_SIZE],
                 ex[G_ASCII_DTOSTR_BUF_SIZE];

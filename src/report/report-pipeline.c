@@ -32,6 +32,7 @@ static void render_json(GString *out, const ParoPipeReport *in, const GArray *ro
 {
     g_string_append(out, "{\n  \"parosim\": ");
     paro_report_json_string(out, PARO_VERSION);
+    g_string_append_printf(out, ",\n  \"schema_version\": %d", PARO_SCHEMA_VERSION);
     g_string_append_printf(out,
                            ",\n  \"devices\": %" G_GINT64_FORMAT
                            ",\n  \"micro_batches\": %" G_GINT64_FORMAT ",\n  \"forward\": ",
@@ -115,7 +116,7 @@ void paro_report_pipeline(const ParoPipeReport *in, const GArray *rows, ParoForm
                         "schedule,accumulation,devices,virtual,modules,micro_batches,forward_s,"
                         "backward_s,makespan_s,ideal_s,bubble,bubble_formula,peak_in_flight,"
                         "activations,"
-                        "p2p_messages,p2p_bytes,p2p_time_s\n");
+                        "p2p_messages,p2p_bytes,p2p_time_s,schema_version\n");
     } else {
         g_autofree char *fw = time_text(in->forward), *bk = time_text(in->backward);
         g_autofree char *p2p = time_text(in->p2p_time), *lat = time_text(in->p2p_latency);
@@ -168,14 +169,14 @@ void paro_report_pipeline(const ParoPipeReport *in, const GArray *rows, ParoForm
         if (format == PARO_FORMAT_CSV) {
             g_autofree char *bu = fmt("%.9g", r->bubble);
             g_autofree char *fo = isnan(fm) ? g_strdup("") : fmt("%.9g", fm);
-            g_string_append_printf(out,
-                                   "%s,%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
-                                   ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
-                                   ",%s,%s,%s,%s,%s,%s,%" G_GINT64_FORMAT ",%s,%" G_GINT64_FORMAT
-                                   ",%.0f,%s\n",
-                                   name, paro_pipe_accumulation_names[s->accumulation], s->devices,
-                                   s->chunks, paro_pipe_n_modules(s), s->micro, f, b, mk, id, bu,
-                                   fo, max_in_flight(r), act, r->p2p_messages, r->p2p_bytes, t);
+            g_string_append_printf(
+                out,
+                "%s,%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                ",%" G_GINT64_FORMAT ",%s,%s,%s,%s,%s,%s,%" G_GINT64_FORMAT ",%s,%" G_GINT64_FORMAT
+                ",%.0f,%s,%d\n",
+                name, paro_pipe_accumulation_names[s->accumulation], s->devices, s->chunks,
+                paro_pipe_n_modules(s), s->micro, f, b, mk, id, bu, fo, max_in_flight(r), act,
+                r->p2p_messages, r->p2p_bytes, t, PARO_SCHEMA_VERSION);
             continue;
         }
         g_autofree char *bu = fmt("%.2f", 100 * r->bubble);

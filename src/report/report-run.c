@@ -98,6 +98,7 @@ static void json(const ParoScenarioDerived *g, const ParoStepResult *rows, guint
     const ParoScenario *s = g->scenario;
     g_string_append(out, "{\n  \"parosim\": ");
     paro_report_json_string(out, PARO_VERSION);
+    g_string_append_printf(out, ",\n  \"schema_version\": %d", PARO_SCHEMA_VERSION);
     g_string_append(out, ",\n  \"scenario\": ");
     paro_report_json_string(out, s->name);
     g_string_append_printf(out, ",\n  \"n\": %" G_GINT64_FORMAT ",\n  \"m\": %" G_GINT64_FORMAT,
@@ -164,7 +165,8 @@ static void csv(const ParoScenarioDerived *g, const ParoStepResult *rows, guint 
     for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
         g_string_append_printf(out, ",mem_%s", paro_mem_category_names[c]);
     /* Appended last (and always, so every row of a sweep has the same columns). */
-    g_string_append(out, ",gpus,mem_capacity,time_compress,bytes_saved,time_saved\n");
+    g_string_append(out, ",gpus,mem_capacity,time_compress,bytes_saved,time_saved,"
+                         "schema_version\n");
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
         g_autofree char *aliases = g_strjoinv(";", (char **)r->strategy->aliases);
@@ -197,7 +199,7 @@ static void csv(const ParoScenarioDerived *g, const ParoStepResult *rows, guint 
         paro_report_number(out, r->bytes_saved);
         g_string_append_c(out, ',');
         paro_report_number(out, r->time_saved_s);
-        g_string_append_c(out, '\n');
+        g_string_append_printf(out, ",%d\n", PARO_SCHEMA_VERSION);
     }
 }
 

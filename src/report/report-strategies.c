@@ -203,6 +203,7 @@ static void json(const ParoGuideline *guideline, GString *out)
     const ParoScenario *s = g->scenario;
     g_string_append(out, "{\n  \"parosim\": ");
     paro_report_json_string(out, PARO_VERSION);
+    g_string_append_printf(out, ",\n  \"schema_version\": %d", PARO_SCHEMA_VERSION);
     g_string_append(out, ",\n  \"scenario\": ");
     paro_report_json_string(out, s->name);
     g_string_append(out, ",\n  \"model\": ");
@@ -268,7 +269,7 @@ static void csv(const ParoGuideline *g, GString *out)
                          "mem_total,traffic_intra,"
                          "traffic_inter,time_compute,time_optimizer,time_comm,time_step,"
                          "time_serial,time_param,time_gradient,time_sync_grad,time_sync_param,"
-                         "fits,dominated,effective\n");
+                         "fits,dominated,effective,schema_version\n");
     for (guint i = 0; i < g->results->len; i++) {
         const ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
         g_autofree char *aliases = aliases_joined(r->strategy, ";");
@@ -298,8 +299,9 @@ static void csv(const ParoGuideline *g, GString *out)
             g_string_append_c(out, ',');
             paro_report_number(out, values[k]);
         }
-        g_string_append_printf(out, ",%s,%s,%s\n", r->fits ? "true" : "false",
-                               r->dominated ? "true" : "false", r->effective ? "true" : "false");
+        g_string_append_printf(out, ",%s,%s,%s,%d\n", r->fits ? "true" : "false",
+                               r->dominated ? "true" : "false", r->effective ? "true" : "false",
+                               PARO_SCHEMA_VERSION);
     }
 }
 

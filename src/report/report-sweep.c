@@ -30,7 +30,10 @@ static void csv_field(GString *out, const char *v)
 void paro_report_sweep_head(const GPtrArray *axes, ParoFormat format, GString *out)
 {
     if (format == PARO_FORMAT_JSON) {
-        g_string_append(out, "{\n  \"axes\": [");
+        g_string_append(out, "{\n  \"parosim\": ");
+        paro_report_json_string(out, PARO_VERSION);
+        g_string_append_printf(out, ",\n  \"schema_version\": %d,\n  \"axes\": [",
+                               PARO_SCHEMA_VERSION);
         for (guint a = 0; a < axes->len; a++) {
             g_string_append(out, a ? ", " : "");
             paro_report_json_string(out, ((ParoSweepAxis *)g_ptr_array_index(axes, a))->path);

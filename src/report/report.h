@@ -14,6 +14,12 @@
 
 G_BEGIN_DECLS
 
+/* The version of the JSON and CSV outputs' structure (docs/formats.md, "Output schema"):
+ * every JSON document carries it as "schema_version", every CSV row as its last column.
+ * It changes when a field or column is removed, renamed or changes meaning or unit; adding
+ * one at the end (CSV) or anywhere (JSON) does not. */
+#define PARO_SCHEMA_VERSION 1
+
 typedef enum { PARO_FORMAT_TABLE, PARO_FORMAT_JSON, PARO_FORMAT_CSV } ParoFormat;
 extern const char *const paro_format_names[]; /* "table", "json", "csv", NULL */
 
