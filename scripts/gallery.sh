@@ -37,16 +37,13 @@ step "best-strategy map: inter-node bandwidth x trainable share"
 
 step "collective scaling: 1 GiB AllGather, ring vs hierarchical vs ho-ring (Figure 4 form)"
 coll=$out/collective-allgather.csv
-header=$("$parosim" collective --topology topologies/a100x8-100g.yaml --op allgather \
-    --gpus 16 -b 1G -e 1G --format csv | head -1)
-echo "algorithm,gpus,$header" >"$coll"
+# one CSV a algorithm over the GPU counts (--gpus takes a range), an algorithm column added
 for algo in ring hierarchical ho-ring; do
-    for gpus in 16 32 64 128; do
-        row=$("$parosim" collective --topology topologies/a100x8-100g.yaml --op allgather \
-            --algo "$algo" --gpus "$gpus" -b 1G -e 1G --format csv | tail -1)
-        echo "$algo,$gpus,$row" >>"$coll"
-    done
-done
+    "$parosim" collective --topology topologies/a100x8-100g.yaml --op allgather \
+        --algo "$algo" --gpus 16..128*2 -b 1G -e 1G --format csv |
+        awk -v a="$algo" 'NR == 1 { if (first) print "algorithm," $0; next } { print a "," $0 }' \
+            first=$([ "$algo" = ring ] && echo 1 || echo 0)
+done >"$coll"
 "$parosim" plot collective-scaling "$coll" -o "$out/collective-scaling.png" \
     --title '1 GiB AllGather on A100 nodes (8 GPUs, 100 Gb/s each)'
 

@@ -59,6 +59,8 @@ golden collective-allgather-ho-ring.csv collective --topology topologies/dgx-h10
     --op allgather --algo ho-ring -b 1M -e 1G -f 8 --format csv
 golden collective-reducescatter-explicit.json collective --topology topologies/lassen-v100x4.yaml \
     --model flow --op reducescatter --algo hierarchical --gpus 32 -b 64M -e 64M --explicit --format json
+golden collective-gpus-list.csv collective --topology topologies/a100x8-100g.yaml --op allgather \
+    --algo ho-ring --gpus 16..128*2 -b 1G -e 1G --format csv
 golden collective-allreduce-tree.txt collective --topology topologies/a100x8-100g.yaml \
     --model flow --op allreduce --algo tree -b 8 -e 64M -f 64
 # NCCL's model (the default): its choice of algorithm and protocol by size, on one H100 node
@@ -83,6 +85,10 @@ golden sweep-nodes-share.csv sweep "$scenario" --vary topology.nodes=2..8*2 \
     --vary training.trainable.fraction=1,1/16 --strategies zero-2,zero-3,NII,IIG --jobs 2
 golden sweep-bandwidth.json sweep "$scenario" --vary 'topology.node.nics.bandwidth=100 Gb/s,400 Gb/s' \
     --strategies NII,zero-3 --format json
+# a fixed global batch: nodes and accumulation varied together (--zip), not crossed
+golden sweep-zip.csv sweep "$scenario" --vary topology.nodes=2,4,8 --zip training.accumulation=40,20,10 \
+    --strategies NII,zero-3
+golden error-zip-count.txt sweep "$scenario" --vary topology.nodes=2,4,8 --zip training.accumulation=40,20
 golden error-vary.txt sweep "$scenario" --vary topology.nodes=2,4,-1
 golden error-vary-range.txt sweep "$scenario" --vary topology.nodes=8..2*2
 golden calibrate-nccl-tests.yaml calibrate tests/data/calib/nccl-tests-a100-8-allreduce.txt \

@@ -51,7 +51,7 @@ expect "C5 -b 0 -e 8" 2 "-b must be positive when -e is larger" \
     collective --topology $T --op allreduce -b 0 -e 8
 expect "C5 -f 1.0000001" 2 "'the sizes of -b, -e and -f' is 187,149,748, above the limit of 1,000" \
     collective --topology $T --op allreduce -f 1.0000001
-expect "W10 collective --gpus 0" 2 "--gpus, --group, --channels and --chunks must be at least 1" \
+expect "W10 collective --gpus 0" 2 "--gpus must be at least 1" \
     collective --topology $T --op allreduce --gpus 0
 expect "W10 collective --group 0" 2 "must be at least 1" \
     collective --topology $T --op allreduce --group 0

@@ -15,6 +15,7 @@
 #include "core/units.h"
 #include "report/report.h"
 #include "scenario/scenario.h"
+#include "sweep/sweep.h"
 #include "yaml/loaders.h"
 
 static const char collective_help[] =
@@ -104,13 +105,167 @@ static int lookup(const char *const *names, const char *name)
     return -1;
 }
 
+/* Appends one GPU count's report: as it is for a single count; with several, CSV rows gain
+ * a leading gpus column (the header once), JSON objects form an array, tables follow each
+ * other (each names its GPUs in its '#' lines). */
+static void append_count(GString *out, const GString *one, gint64 gpus, gboolean several,
+                         ParoFormat format, guint index)
+{
+    if (!several) {
+        g_string_append_len(out, one->str, (gssize)one->len);
+        return;
+    }
+    if (format == PARO_FORMAT_JSON) {
+        g_string_append(out, index == 0 ? "[\n" : ",\n");
+        g_string_append_len(out, one->str, (gssize)one->len);
+        while (out->len && out->str[out->len - 1] == '\n')
+            g_string_truncate(out, out->len - 1);
+        return;
+    }
+    if (format == PARO_FORMAT_TABLE) {
+        if (index > 0)
+            g_string_append_c(out, '\n');
+        g_string_append_len(out, one->str, (gssize)one->len);
+        return;
+    }
+    g_auto(GStrv) lines = g_strsplit(one->str, "\n", -1);
+    for (int i = 0; lines[i] && *lines[i]; i++) {
+        if (i == 0 && index == 0)
+            g_string_append_printf(out, "gpus,%s\n", lines[i]);
+        else if (i > 0)
+            g_string_append_printf(out, "%" G_GINT64_FORMAT ",%s\n", gpus, lines[i]);
+    }
+}
+
+/* --gpus N, or a list or range as --vary takes them (16,32,64 or 16..128*2), as counts;
+ * NULL: one count, -1 (the whole topology). Returns: NULL and a message in @usage. */
+static GArray *gpu_counts(const char *text, char **usage)
+{
+    GArray *counts = g_array_new(FALSE, FALSE, sizeof(gint64));
+    if (text == NULL) {
+        gint64 all = -1;
+        g_array_append_val(counts, all);
+        return counts;
+    }
+    g_autofree char *arg = g_strconcat("gpus=", text, NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoSweepAxis) axis = paro_sweep_axis_parse(arg, 1, &error);
+    for (guint i = 0; axis && i < axis->values->len; i++) {
+        const char *v = g_ptr_array_index(axis->values, i);
+        char *end;
+        gint64 n = g_ascii_strtoll(v, &end, 10);
+        if (*end || n < 1) {
+            *usage = g_strdup_printf("--gpus must be at least 1: a whole number, a list or a "
+                                     "range (16,32,64 or 16..128*2), not '%s'",
+                                     v);
+            g_array_free(counts, TRUE);
+            return NULL;
+        }
+        g_array_append_val(counts, n);
+    }
+    if (axis == NULL) {
+        *usage = g_strdup_printf("--gpus: %s", error->message);
+        g_array_free(counts, TRUE);
+        return NULL;
+    }
+    return counts;
+}
+
+/* The choices of one `collective` call, shared by every GPU count of --gpus. */
+typedef struct {
+    int op, algo, model, proto, fidelity, format;
+    double min_bytes, max_bytes, factor;
+    gint64 group, channels, chunks;
+    gboolean explicit_mode;
+} CollChoice;
+
+/* Times the collective over the sizes on @gpus GPUs (-1: the whole topology) and appends its
+ * report to @out. Returns: an exit status. */
+static int one_count(ParoTopology *topology, const CollChoice *c, gint64 gpus, GString *out)
+{
+    g_autoptr(GError) error = NULL;
+    gint64 gpn = topology->gpus_per_node;
+    ParoCollSpec spec;
+    paro_coll_spec_init(&spec, topology, (ParoCollKind)c->op, (ParoAlgorithm)c->algo,
+                        gpus > 0 ? gpus : paro_topology_n_gpus(topology),
+                        c->group > 0 ? c->group : MIN(gpn, gpus > 0 ? gpus : gpn), 0);
+    if (c->channels > 0)
+        spec.channels = c->channels;
+    if (c->chunks > 0)
+        spec.chunks = c->chunks;
+    ParoCollReport head = {topology, &spec, (ParoCollModel)c->model, (ParoNetFidelity)c->fidelity,
+                           FALSE};
+    g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(ParoCollRow));
+    if (c->model == PARO_COLL_MODEL_NCCL) {
+        guint protos = c->proto >= 0 ? 1u << c->proto : 0;
+        for (double size = c->min_bytes; size <= c->max_bytes * (1 + 1e-12); size *= c->factor) {
+            ParoCollRow row = {floor(size / 4) * 4, 0, NAN, NAN, PARO_NCCL_RING, PARO_NCCL_SIMPLE};
+            spec.size_bytes = row.size;
+            double s;
+            if (!paro_nccl_collective_s(topology, &spec, protos, &s, &row.algo, &row.proto,
+                                        &error)) {
+                g_printerr("parosim collective: %s\n", error->message);
+                return PARO_EXIT_ERROR;
+            }
+            row.time = paro_time_from_s(s);
+            g_array_append_val(rows, row);
+            if (c->min_bytes == c->max_bytes)
+                break;
+        }
+        paro_report_collective(&head, rows, (ParoFormat)c->format, out);
+        return PARO_EXIT_OK;
+    }
+    if (spec.algorithm == PARO_ALGO_AUTO) /* the flow model runs NCCL's rings */
+        spec.algorithm = PARO_ALGO_RING;
+    gint64 nodes = (spec.n + gpn - 1) / gpn;
+    gboolean explicit_mode = c->explicit_mode || paro_coll_spec_has_root(&spec, gpn);
+    head.explicit_mode = explicit_mode;
+    g_autoptr(ParoGraph) graph =
+        paro_graph_new(topology, nodes, !explicit_mode && nodes > 1, &error);
+    if (graph == NULL) {
+        g_printerr("parosim collective: %s\n", error->message);
+        return PARO_EXIT_ERROR;
+    }
+    /* What the simulations will cost, before the first: refused at once when beyond the
+     * work limit (issue #16 H1, H3: a node of 1,024 GPUs or 16,384 explicit GPUs ran for
+     * minutes without a word). */
+    ParoCollWork work = paro_coll_estimate(graph, &spec);
+    double n_sizes = count_sizes(c->min_bytes, c->max_bytes, c->factor);
+    if (work.seconds * n_sizes > paro_limit_work_budget_s()) {
+        g_autofree char *what = paro_coll_work_describe(&work);
+        g_printerr("parosim collective: error: simulating this collective would take about "
+                   "%.0f s (%s, for %.0f size%s), beyond the limit of %.0f s; lower %s\n",
+                   work.seconds * n_sizes, what, n_sizes, n_sizes == 1 ? "" : "s",
+                   paro_limit_work_budget_s(), driver(&work, explicit_mode, n_sizes, gpn));
+        return PARO_EXIT_ERROR;
+    }
+    for (double size = c->min_bytes; size <= c->max_bytes * (1 + 1e-12); size *= c->factor) {
+        ParoCollRow row = {floor(size / 4) * 4, 0, 0, 0, PARO_NCCL_RING, PARO_NCCL_SIMPLE};
+        spec.size_bytes = row.size;
+        ParoCollResult r;
+        if (!paro_coll_simulate(graph, (ParoNetFidelity)c->fidelity, &spec, &r, &error)) {
+            g_printerr("parosim collective: %s\n", error->message);
+            return PARO_EXIT_ERROR;
+        }
+        row.time = r.time;
+        row.intra_bytes = r.intra_bytes;
+        row.inter_bytes = r.inter_bytes;
+        g_array_append_val(rows, row);
+        if (c->min_bytes == c->max_bytes)
+            break;
+    }
+    paro_report_collective(&head, rows, (ParoFormat)c->format, out);
+    return PARO_EXIT_OK;
+}
+
 int paro_cmd_collective(int argc, char **argv)
 {
     g_autofree char *topology_path = NULL, *op_name = NULL, *algo_name = NULL;
     g_autofree char *calibration_path = NULL;
     g_autofree char *min_text = NULL, *max_text = NULL, *format_name = NULL, *net_name = NULL;
     g_autofree char *model_name = NULL, *proto_name = NULL;
-    gint64 gpus = -1, group = -1, channels = -1, chunks = -1; /* -1: not given */
+    gint64 group = -1, channels = -1, chunks = -1; /* -1: not given */
+    g_autofree char *gpus_text = NULL;
     double factor = 2;
     gboolean explicit_mode = FALSE;
     GOptionEntry entries[] = {
@@ -123,8 +278,10 @@ int paro_cmd_collective(int argc, char **argv)
         {"model", 0, 0, G_OPTION_ARG_STRING, &model_name, "nccl (default) or flow", "MODEL"},
         {"proto", 0, 0, G_OPTION_ARG_STRING, &proto_name,
          "NCCL's protocol: auto (default), LL, LL128 or Simple", "PROTO"},
-        {"gpus", 'n', 0, G_OPTION_ARG_INT64, &gpus,
-         "GPUs taking part (default: the whole topology)", "N"},
+        {"gpus", 'n', 0, G_OPTION_ARG_STRING, &gpus_text,
+         "GPUs taking part (default: the whole topology); a list or range (16,32,64 or "
+         "16..128*2) prints one table, with a gpus column in CSV",
+         "N"},
         {"group", 'm', 0, G_OPTION_ARG_INT64, &group, "Group size m (default: GPUs per node)", "M"},
         {"channels", 'c', 0, G_OPTION_ARG_INT64, &channels,
          "Rings per phase (default: the topology's nccl.channels, else NICs per node)", "C"},
@@ -195,16 +352,25 @@ int paro_cmd_collective(int argc, char **argv)
         usage = "-f must be a finite number greater than 1";
     else if (min_bytes == 0 && max_bytes > 0)
         usage = "-b must be positive when -e is larger: the sizes grow by the factor -f";
-    else if (gpus == 0 || group == 0 || channels == 0 || chunks == 0 || gpus < -1 || group < -1 ||
-             channels < -1 || chunks < -1)
-        usage = "--gpus, --group, --channels and --chunks must be at least 1";
+    else if (group == 0 || channels == 0 || chunks == 0 || group < -1 || channels < -1 ||
+             chunks < -1)
+        usage = "--group, --channels and --chunks must be at least 1";
+    g_autofree char *gpus_usage = NULL;
+    g_autoptr(GArray) counts = usage ? NULL : gpu_counts(gpus_text, &gpus_usage);
+    if (usage == NULL && counts == NULL)
+        usage = gpus_usage;
     g_autoptr(GError) limit_error = NULL;
+    for (guint i = 0; usage == NULL && i < counts->len; i++) {
+        gint64 n = g_array_index(counts, gint64, i);
+        if (n > 0 && !paro_limit_check_option(&paro_limit_gpus, "--gpus", (double)n, &limit_error))
+            usage = limit_error->message;
+    }
+    if (usage == NULL && counts->len > 1000)
+        usage = "--gpus names more than 1,000 counts";
     if (usage == NULL &&
         (!paro_limit_check_option(&paro_limit_bytes, "-e", max_bytes, &limit_error) ||
          !paro_limit_check_option(&paro_limit_coll_sizes, "the sizes of -b, -e and -f",
                                   count_sizes(min_bytes, max_bytes, factor), &limit_error) ||
-         (gpus > 0 &&
-          !paro_limit_check_option(&paro_limit_gpus, "--gpus", (double)gpus, &limit_error)) ||
          (group > 0 &&
           !paro_limit_check_option(&paro_limit_gpus, "--group", (double)group, &limit_error)) ||
          (channels > 0 && !paro_limit_check_option(&paro_limit_channels, "--channels",
@@ -230,78 +396,18 @@ int paro_cmd_collective(int argc, char **argv)
         paro_calib_apply(&cal, (ParoCollModel)model, topology);
         paro_calib_clear(&cal);
     }
-    gint64 gpn = topology->gpus_per_node;
-    ParoCollSpec spec;
-    paro_coll_spec_init(&spec, topology, (ParoCollKind)op, (ParoAlgorithm)algo,
-                        gpus > 0 ? gpus : paro_topology_n_gpus(topology),
-                        group > 0 ? group : MIN(gpn, gpus > 0 ? gpus : gpn), 0);
-    if (channels > 0)
-        spec.channels = channels;
-    if (chunks > 0)
-        spec.chunks = chunks;
-    ParoCollReport head = {topology, &spec, (ParoCollModel)model, (ParoNetFidelity)fidelity, FALSE};
-    g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(ParoCollRow));
-    if (model == PARO_COLL_MODEL_NCCL) {
-        guint protos = proto >= 0 ? 1u << proto : 0;
-        for (double size = min_bytes; size <= max_bytes * (1 + 1e-12); size *= factor) {
-            ParoCollRow row = {floor(size / 4) * 4, 0, NAN, NAN, PARO_NCCL_RING, PARO_NCCL_SIMPLE};
-            spec.size_bytes = row.size;
-            double s;
-            if (!paro_nccl_collective_s(topology, &spec, protos, &s, &row.algo, &row.proto,
-                                        &error)) {
-                g_printerr("parosim collective: %s\n", error->message);
-                return PARO_EXIT_ERROR;
-            }
-            row.time = paro_time_from_s(s);
-            g_array_append_val(rows, row);
-            if (min_bytes == max_bytes)
-                break;
-        }
-        g_autoptr(GString) out = g_string_new(NULL);
-        paro_report_collective(&head, rows, (ParoFormat)format, out);
-        return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
-    }
-    if (spec.algorithm == PARO_ALGO_AUTO) /* the flow model runs NCCL's rings */
-        spec.algorithm = PARO_ALGO_RING;
-    gint64 nodes = (spec.n + gpn - 1) / gpn;
-    if (paro_coll_spec_has_root(&spec, gpn))
-        explicit_mode = TRUE;
-    head.explicit_mode = explicit_mode;
-    g_autoptr(ParoGraph) graph =
-        paro_graph_new(topology, nodes, !explicit_mode && nodes > 1, &error);
-    if (graph == NULL) {
-        g_printerr("parosim collective: %s\n", error->message);
-        return PARO_EXIT_ERROR;
-    }
-    /* What the simulations will cost, before the first: refused at once when beyond the
-     * work limit (issue #16 H1, H3: a node of 1,024 GPUs or 16,384 explicit GPUs ran for
-     * minutes without a word). */
-    ParoCollWork work = paro_coll_estimate(graph, &spec);
-    double n_sizes = count_sizes(min_bytes, max_bytes, factor);
-    if (work.seconds * n_sizes > paro_limit_work_budget_s()) {
-        g_autofree char *what = paro_coll_work_describe(&work);
-        g_printerr("parosim collective: error: simulating this collective would take about "
-                   "%.0f s (%s, for %.0f size%s), beyond the limit of %.0f s; lower %s\n",
-                   work.seconds * n_sizes, what, n_sizes, n_sizes == 1 ? "" : "s",
-                   paro_limit_work_budget_s(), driver(&work, explicit_mode, n_sizes, gpn));
-        return PARO_EXIT_ERROR;
-    }
-    for (double size = min_bytes; size <= max_bytes * (1 + 1e-12); size *= factor) {
-        ParoCollRow row = {floor(size / 4) * 4, 0, 0, 0, PARO_NCCL_RING, PARO_NCCL_SIMPLE};
-        spec.size_bytes = row.size;
-        ParoCollResult r;
-        if (!paro_coll_simulate(graph, (ParoNetFidelity)fidelity, &spec, &r, &error)) {
-            g_printerr("parosim collective: %s\n", error->message);
-            return PARO_EXIT_ERROR;
-        }
-        row.time = r.time;
-        row.intra_bytes = r.intra_bytes;
-        row.inter_bytes = r.inter_bytes;
-        g_array_append_val(rows, row);
-        if (min_bytes == max_bytes)
-            break;
-    }
+    CollChoice choice = {op,        algo,   model, proto,    fidelity, format,       min_bytes,
+                         max_bytes, factor, group, channels, chunks,   explicit_mode};
     g_autoptr(GString) out = g_string_new(NULL);
-    paro_report_collective(&head, rows, (ParoFormat)format, out);
+    for (guint i = 0; i < counts->len; i++) {
+        gint64 n = g_array_index(counts, gint64, i);
+        g_autoptr(GString) one = g_string_new(NULL);
+        int status = one_count(topology, &choice, n, one);
+        if (status != PARO_EXIT_OK)
+            return status;
+        append_count(out, one, n, counts->len > 1, (ParoFormat)format, i);
+    }
+    if (counts->len > 1 && format == PARO_FORMAT_JSON)
+        g_string_append(out, "\n]\n");
     return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
 }

@@ -55,6 +55,17 @@ static void show_progress(guint64 done, guint64 total, gpointer data)
  * points done, as a single process does (issue #16). */
 static volatile sig_atomic_t interrupted;
 
+/* --vary and --zip in the order written ("v" or "z", then the argument): a zip goes with
+ * the axis before it, so their order matters and one option array each would lose it. */
+static GPtrArray *axis_args;
+
+static gboolean on_axis(const char *name, const char *value, gpointer data, GError **error)
+{
+    gboolean zip = strcmp(name, "--zip") == 0 || strcmp(name, "-z") == 0;
+    g_ptr_array_add(axis_args, g_strconcat(zip ? "z" : "v", value, NULL));
+    return TRUE;
+}
+
 static void on_signal(int signo)
 {
     interrupted = signo;
@@ -62,13 +73,20 @@ static void on_signal(int signo)
 
 int paro_cmd_sweep(int argc, char **argv)
 {
-    g_auto(GStrv) sets = NULL, varies = NULL;
+    g_auto(GStrv) sets = NULL;
+    g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
+    axis_args = args;
     g_autofree char *format_name = NULL, *strategies_text = NULL, *output = NULL;
     int jobs = 0;
     gboolean no_extrapolate = FALSE;
     GOptionEntry entries[] = {
-        {"vary", 'v', 0, G_OPTION_ARG_STRING_ARRAY, &varies,
+        {"vary", 'v', 0, G_OPTION_ARG_CALLBACK, (gpointer)on_axis,
          "A varied path and its values (repeatable): PATH=V1,V2 or PATH=A..B*F", "PATH=VALUES"},
+        {"zip", 'z', 0, G_OPTION_ARG_CALLBACK, (gpointer)on_axis,
+         "Varied together with the --vary or --zip before it, value for value (as many "
+         "values): --vary topology.nodes=4,8,16 --zip training.accumulation=16,8,4 keeps "
+         "the global batch",
+         "PATH=VALUES"},
         {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "A fixed override (repeatable)",
          "KEY=VALUE"},
         {"strategies", 0, 0, G_OPTION_ARG_STRING, &strategies_text,
@@ -92,7 +110,13 @@ int paro_cmd_sweep(int argc, char **argv)
         return PARO_EXIT_USAGE;
     }
     int format = paro_cli_parse_format(format_name ? format_name : "csv");
-    if (argc != 2 || varies == NULL || format == PARO_FORMAT_TABLE || format < 0 || jobs < 0) {
+    /* the arguments as --vary[i] and --zip[i] labels name them in messages */
+    g_autoptr(GPtrArray) vary_texts = g_ptr_array_new();
+    for (guint i = 0; i < args->len; i++)
+        g_ptr_array_add(vary_texts, (char *)g_ptr_array_index(args, i) + 1);
+    g_ptr_array_add(vary_texts, NULL);
+    const char *const *varies = (const char *const *)vary_texts->pdata;
+    if (argc != 2 || args->len == 0 || format == PARO_FORMAT_TABLE || format < 0 || jobs < 0) {
         g_printerr("parosim sweep: expected SCENARIO.yaml, at least one --vary, --format csv or "
                    "json\nTry 'parosim sweep --help'.\n");
         return PARO_EXIT_USAGE;
@@ -110,6 +134,24 @@ int paro_cmd_sweep(int argc, char **argv)
     for (int i = 0; varies[i]; i++) {
         ParoSweepAxis *a = paro_sweep_axis_parse(varies[i], i + 1, &error);
         if (a == NULL) {
+            paro_cli_report_error(error, NULL, (const char *const *)varies);
+            return PARO_EXIT_ERROR;
+        }
+        a->zipped = ((const char *)g_ptr_array_index(args, i))[0] == 'z';
+        if (a->zipped) {
+            g_free(a->label);
+            a->label = g_strdup_printf("--zip[%d]", i + 1);
+        }
+        const ParoSweepAxis *before = axes->len ? g_ptr_array_index(axes, axes->len - 1) : NULL;
+        if (a->zipped && (before == NULL || before->values->len != a->values->len)) {
+            if (before == NULL)
+                paro_config_error_set(&error, PARO_CONFIG_ERROR_CONSTRAINT, a->label, 1, 1,
+                                      "--zip goes with a --vary before it");
+            else
+                paro_config_error_set(&error, PARO_CONFIG_ERROR_CONSTRAINT, a->label, 1, 1,
+                                      "'%s' has %u values, zipped to %s's %u: give as many",
+                                      a->path, a->values->len, before->label, before->values->len);
+            paro_sweep_axis_free(a);
             paro_cli_report_error(error, NULL, (const char *const *)varies);
             return PARO_EXIT_ERROR;
         }
@@ -134,7 +176,10 @@ int paro_cmd_sweep(int argc, char **argv)
     double product = 1;
     g_autoptr(GString) factors = g_string_new(NULL);
     for (guint a = 0; a < axes->len; a++) {
-        guint len = ((ParoSweepAxis *)g_ptr_array_index(axes, a))->values->len;
+        const ParoSweepAxis *axis = g_ptr_array_index(axes, a);
+        if (axis->zipped)
+            continue;
+        guint len = axis->values->len;
         product *= (double)len;
         g_autofree char *count = paro_format_count(len);
         g_string_append_printf(factors, "%s%s", a ? " x " : "", count);

@@ -17,8 +17,8 @@ static char *source_line(const char *file, int line, const char *const *set_args
     const char *const *args = NULL;
     if (sscanf(file, "--set[%d]", &index) == 1)
         args = set_args;
-    else if (sscanf(file, "--vary[%d]", &index) == 1)
-        args = vary_args;
+    else if (sscanf(file, "--vary[%d]", &index) == 1 || sscanf(file, "--zip[%d]", &index) == 1)
+        args = vary_args; /* --vary and --zip arguments share one numbering, in order */
     if (g_str_has_prefix(file, "--")) {
         if (args == NULL || index < 1 || (guint)index > g_strv_length((char **)args))
             return NULL;

@@ -23,9 +23,10 @@ const ParoPlotKindInfo paro_plot_kinds[PARO_PLOT_N_KINDS] = {
          "throughput bars per strategy, peak memory on the right axis, OOM crossed"},
     [PARO_PLOT_BEST_MAP] = {"best-map", "best-map.gp", "CSV of `parosim sweep` over two axes",
                             "heat map of the winning strategy per cell, with its margin"},
-    [PARO_PLOT_COLLECTIVE_SCALING] = {"collective-scaling", "collective-scaling.gp",
-                                      "CSV: algorithm,gpus, then `parosim collective --format csv`",
-                                      "bus bandwidth (or time) vs GPUs, a line per algorithm"},
+    [PARO_PLOT_COLLECTIVE_SCALING] =
+        {"collective-scaling", "collective-scaling.gp",
+         "CSV: algorithm, then `parosim collective --gpus LIST --format csv`",
+         "bus bandwidth (or time) vs GPUs, a line per algorithm"},
     [PARO_PLOT_THROUGHPUT_SCALING] = {"throughput-scaling", "throughput-scaling.gp",
                                       "CSV of `parosim sweep` over the GPU count",
                                       "throughput vs GPUs, a line per strategy"},

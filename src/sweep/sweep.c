@@ -137,6 +137,8 @@ guint64 paro_sweep_n_points(GPtrArray *axes)
     guint64 n = 1;
     for (guint i = 0; i < axes->len; i++) {
         const ParoSweepAxis *a = g_ptr_array_index(axes, i);
+        if (a->zipped)
+            continue;
         n *= a->values->len;
         if (n > 1000000000)
             return 0;
@@ -222,13 +224,24 @@ static GError *at_point(const Run *run, const guint *choice, GError *e)
     return out;
 }
 
+/* A zipped axis takes the value index of the axis before it. */
+static void zip_choices(GPtrArray *axes, guint *choice)
+{
+    for (guint i = 1; i < axes->len; i++)
+        if (((const ParoSweepAxis *)g_ptr_array_index(axes, i))->zipped)
+            choice[i] = choice[i - 1];
+}
+
 static void decompose(const Run *run, guint64 point, guint *choice)
 {
     for (gint i = (gint)run->axes->len - 1; i >= 0; i--) {
         const ParoSweepAxis *a = g_ptr_array_index(run->axes, i);
+        if (a->zipped)
+            continue;
         choice[i] = (guint)(point % a->values->len);
         point /= a->values->len;
     }
+    zip_choices(run->axes, choice);
 }
 
 static ParoScenario *load_point(const Run *run, const guint *choice, GError **error)
@@ -361,9 +374,10 @@ GPtrArray *paro_sweep_run_with(const char *scenario_path, const char *const *set
     g_autofree guint *choice = g_new0(guint, axes->len);
     for (guint i = 0; i < axes->len; i++) {
         const ParoSweepAxis *a = g_ptr_array_index(axes, i);
-        for (guint v = 0; v < a->values->len; v++) {
+        for (guint v = 0; v < a->values->len && !a->zipped; v++) {
             memset(choice, 0, sizeof(guint) * axes->len);
             choice[i] = v;
+            zip_choices(axes, choice);
             ParoScenario *s = load_point(&run, choice, error);
             if (s == NULL) {
                 g_ptr_array_unref(run.points);

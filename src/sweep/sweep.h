@@ -15,6 +15,8 @@ typedef struct {
     char *path;            /* dotted path */
     GPtrArray *values;     /* char*, as written */
     GArray *value_columns; /* int: 1-based column of each value in @arg */
+    gboolean zipped;       /* `--zip`: varied together with the axis before it, value for
+                            * value (same count), not crossed with it */
 } ParoSweepAxis;
 
 void paro_sweep_axis_free(ParoSweepAxis *axis);
@@ -27,7 +29,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoSweepAxis, paro_sweep_axis_free)
  */
 ParoSweepAxis *paro_sweep_axis_parse(const char *arg, int index, GError **error);
 
-/** paro_sweep_n_points: the product of the axes' lengths (0 if it overflows 1e9). */
+/** paro_sweep_n_points: the product of the lengths of the axes not zipped to the one before
+ * (0 if it overflows 1e9). */
 guint64 paro_sweep_n_points(GPtrArray *axes);
 
 typedef struct {
