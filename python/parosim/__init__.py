@@ -76,7 +76,7 @@ _lib = _load()
 
 
 def version():
-    """The library's version, e.g. '0.1.0'."""
+    """The library's version, e.g. '0.2.0'."""
     return _lib.parosim_version().decode()
 
 

@@ -47,7 +47,7 @@ typedef struct {
     double peak_bytes;     /* per GPU */
 } ParosimStepRow;
 
-/** parosim_version: "0.1.0" (static). */
+/** parosim_version: "0.2.0" (static): the version of the library (meson.build). */
 PAROSIM_API const char *parosim_version(void);
 
 /** parosim_free: frees a string, a row array or an error message the library returned. */
