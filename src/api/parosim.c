@@ -79,29 +79,10 @@ void parosim_scenario_free(ParosimScenario *scenario)
 /* The strategies named as --strategies takes them (NULL or "all": every one). */
 static GPtrArray *strategies_named(const char *text, char **error)
 {
-    GPtrArray *list = g_ptr_array_new();
-    if (text == NULL || strcmp(text, "all") == 0) {
-        for (guint i = 0; i < paro_strategy_n_all(); i++)
-            g_ptr_array_add(list, (gpointer)paro_strategy_get(i));
-        return list;
-    }
-    g_auto(GStrv) names = g_strsplit(text, ",", -1);
-    for (int i = 0; names[i]; i++) {
-        const ParoStrategy *s = paro_strategy_lookup(g_strstrip(names[i]));
-        if (s == NULL) {
-            if (error)
-                *error = g_strdup_printf("unknown strategy '%s'", names[i]);
-            g_ptr_array_free(list, TRUE);
-            return NULL;
-        }
-        if (!g_ptr_array_find(list, s, NULL))
-            g_ptr_array_add(list, (gpointer)s);
-    }
-    if (list->len == 0) {
-        set_error(error, "no strategy named");
-        g_ptr_array_free(list, TRUE);
-        return NULL;
-    }
+    g_autoptr(GError) local = NULL;
+    GPtrArray *list = paro_strategy_list_parse(text, &local);
+    if (list == NULL)
+        set_error(error, local->message);
     return list;
 }
 

@@ -77,36 +77,10 @@ gboolean paro_cli_write(const GString *text)
 
 GPtrArray *paro_cli_parse_strategies(const char *text, const char *command)
 {
-    GPtrArray *list = g_ptr_array_new();
-    if (text == NULL || strcmp(text, "all") == 0) {
-        for (guint i = 0; i < paro_strategy_n_all(); i++)
-            g_ptr_array_add(list, (gpointer)paro_strategy_get(i));
-        return list;
-    }
-    g_auto(GStrv) names = g_strsplit(text, ",", -1);
-    for (int i = 0; names[i]; i++) {
-        const ParoStrategy *s = paro_strategy_lookup(g_strstrip(names[i]));
-        if (s == NULL) {
-            g_printerr("parosim %s: unknown strategy '%s' (a triple such as NIG, or ddp, "
-                       "zero-1, zero-2, zero-3, fsdp-full, mics, fsdp-hybrid, "
-                       "fsdp-hybrid-zero2, zero++, or all)\n",
-                       command, names[i]);
-            g_ptr_array_free(list, TRUE);
-            return NULL;
-        }
-        gboolean seen = FALSE;
-        for (guint k = 0; k < list->len; k++)
-            seen |= g_ptr_array_index(list, k) == s;
-        if (!seen)
-            g_ptr_array_add(list, (gpointer)s);
-    }
-    if (list->len == 0) {
-        g_printerr("parosim %s: --strategies names no strategy (a triple such as NIG, an "
-                   "alias, or all)\n",
-                   command);
-        g_ptr_array_free(list, TRUE);
-        return NULL;
-    }
+    g_autoptr(GError) error = NULL;
+    GPtrArray *list = paro_strategy_list_parse(text, &error);
+    if (list == NULL)
+        g_printerr("parosim %s: %s\n", command, error->message);
     return list;
 }
 

@@ -210,3 +210,34 @@ void paro_strategy_collectives(const ParoStrategy *s, const ParoStateSizes *z, G
     gradient_sync(s->g, s->os, grad_size, m, calls);
     parameter_sync(s->os, s->p, z->param_bytes * z->trainable, m, calls);
 }
+
+GPtrArray *paro_strategy_list_parse(const char *text, GError **error)
+{
+    GPtrArray *list = g_ptr_array_new();
+    if (text == NULL || strcmp(text, "all") == 0) {
+        for (guint i = 0; i < paro_strategy_n_all(); i++)
+            g_ptr_array_add(list, (gpointer)paro_strategy_get(i));
+        return list;
+    }
+    g_auto(GStrv) names = g_strsplit(text, ",", -1);
+    for (int i = 0; names[i]; i++) {
+        const ParoStrategy *s = paro_strategy_lookup(g_strstrip(names[i]));
+        if (s == NULL) {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "unknown strategy '%s' (a triple such as NIG, or ddp, zero-1, zero-2, "
+                        "zero-3, fsdp-full, mics, fsdp-hybrid, fsdp-hybrid-zero2, zero++, or all)",
+                        names[i]);
+            g_ptr_array_free(list, TRUE);
+            return NULL;
+        }
+        if (!g_ptr_array_find(list, s, NULL))
+            g_ptr_array_add(list, (gpointer)s);
+    }
+    if (list->len == 0) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--strategies names no strategy (a triple such as NIG, an alias, or all)");
+        g_ptr_array_free(list, TRUE);
+        return NULL;
+    }
+    return list;
+}

@@ -69,6 +69,16 @@ const ParoStrategy *paro_strategy_get(guint i);
  * for triples ("nig" finds NIG). */
 const ParoStrategy *paro_strategy_lookup(const char *name);
 
+/**
+ * paro_strategy_list_parse:
+ * @text: (nullable): comma-separated names as --strategies takes them; NULL or "all":
+ *   every strategy
+ * Returns: (transfer container) (nullable): the strategies (ParoStrategy pointers), each
+ * once, in the order named; NULL and a G_OPTION_ERROR_BAD_VALUE for an unknown name or
+ * none.
+ */
+GPtrArray *paro_strategy_list_parse(const char *text, GError **error);
+
 /** paro_strategy_is_effective: the PaRO paper's rule: os at least as finely split as
  * p and g (N < I < G); keeps 14 of the 27 triples. Non-triples: their base triple's. */
 gboolean paro_strategy_is_effective(const ParoStrategy *s);
