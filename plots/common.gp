@@ -24,8 +24,9 @@ set border lw 1 lc rgb '#444444'
 set grid ytics lc rgb '#dddddd' lt 1
 set key noautotitle
 if (strlen(title) > 0) set title title font ',13'
-# Paul Tol's "bright" and "muted" schemes: distinct in colour and for colour-blind readers.
-palette_colours = '#4477AA #EE6677 #228833 #CCBB44 #66CCEE #AA3377 #BBBBBB #332288 #88CCEE #44AA99 #117733 #999933 #DDCC77 #CC6677 #882255 #AA4499'
+# Paul Tol's "bright" and "muted" schemes: distinct in colour and for colour-blind readers;
+# the light grey last, so that a seventh series (MiCS in a scaling plot) is not drawn faint.
+palette_colours = '#4477AA #EE6677 #228833 #CCBB44 #66CCEE #AA3377 #332288 #88CCEE #44AA99 #117733 #999933 #DDCC77 #CC6677 #882255 #AA4499 #BBBBBB'
 colour(i) = word(palette_colours, (int(i) % words(palette_colours)) + 1)
 # filled circle, square, triangles, diamond, then hollow ones: lines that coincide stay visible
 point_type(i) = int(word('7 5 9 11 13 6 4 8 10 12', (int(i) % 10) + 1))

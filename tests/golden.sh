@@ -61,6 +61,8 @@ golden collective-reducescatter-explicit.json collective --topology topologies/l
     --model flow --op reducescatter --algo hierarchical --gpus 32 -b 64M -e 64M --explicit --format json
 golden collective-gpus-list.csv collective --topology topologies/a100x8-100g.yaml --op allgather \
     --algo ho-ring --gpus 16..128*2 -b 1G -e 1G --format csv
+golden collective-set.csv collective --topology topologies/a100x8-100g.yaml --op allgather \
+    --gpus 32 -b 1G -e 1G --set 'node.nics.bandwidth=400 Gb/s' --format csv
 golden collective-allreduce-tree.txt collective --topology topologies/a100x8-100g.yaml \
     --model flow --op allreduce --algo tree -b 8 -e 64M -f 64
 # NCCL's model (the default): its choice of algorithm and protocol by size, on one H100 node

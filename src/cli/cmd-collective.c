@@ -17,6 +17,8 @@
 #include "scenario/scenario.h"
 #include "sweep/sweep.h"
 #include "yaml/loaders.h"
+#include "yaml/override.h"
+#include "yaml/yaml.h"
 
 static const char collective_help[] =
     "Times one collective on a cluster over a range of sizes and prints nccl-tests' table:\n"
@@ -171,6 +173,21 @@ static GArray *gpu_counts(const char *text, char **usage)
     return counts;
 }
 
+/* The topology file with --set overrides applied to it (paths as in the file: nodes,
+ * node.nics.bandwidth...), located as `--set[N]` in errors. */
+static ParoTopology *load_topology(const char *path, char **sets, GError **error)
+{
+    g_autoptr(ParoNode) root = paro_yaml_load_file(path, error);
+    if (root == NULL)
+        return NULL;
+    for (int i = 0; sets && sets[i]; i++) {
+        g_autoptr(ParoOverride) o = paro_override_parse(sets[i], i + 1, error);
+        if (o == NULL || !paro_override_apply(root, o, 0, error))
+            return NULL;
+    }
+    return paro_topology_from_node(root, error);
+}
+
 /* The choices of one `collective` call, shared by every GPU count of --gpus. */
 typedef struct {
     int op, algo, model, proto, fidelity, format;
@@ -266,6 +283,7 @@ int paro_cmd_collective(int argc, char **argv)
     g_autofree char *model_name = NULL, *proto_name = NULL;
     gint64 group = -1, channels = -1, chunks = -1; /* -1: not given */
     g_autofree char *gpus_text = NULL;
+    g_auto(GStrv) sets = NULL;
     double factor = 2;
     gboolean explicit_mode = FALSE;
     GOptionEntry entries[] = {
@@ -303,6 +321,10 @@ int paro_cmd_collective(int argc, char **argv)
          "FILE"},
         {"format", 0, 0, G_OPTION_ARG_STRING, &format_name, "table (default), json or csv",
          "FORMAT"},
+        {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+         "Override a topology value (repeatable), as in the topology file: "
+         "--set node.nics.bandwidth='200 Gb/s'",
+         "KEY=VALUE"},
         {NULL},
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("");
@@ -382,9 +404,9 @@ int paro_cmd_collective(int argc, char **argv)
         g_printerr("parosim collective: %s\nTry 'parosim collective --help'.\n", usage);
         return PARO_EXIT_USAGE;
     }
-    g_autoptr(ParoTopology) topology = paro_topology_load(topology_path, &error);
+    g_autoptr(ParoTopology) topology = load_topology(topology_path, sets, &error);
     if (topology == NULL) {
-        paro_cli_report_error(error, NULL, NULL);
+        paro_cli_report_error(error, (const char *const *)sets, NULL);
         return PARO_EXIT_ERROR;
     }
     if (calibration_path) {
