@@ -114,9 +114,7 @@ int paro_cmd_report(int argc, char **argv)
         return PARO_EXIT_ERROR;
     }
     g_autoptr(ParoRun) run = paro_run_new(scenario, NULL);
-    g_autoptr(GPtrArray) all = g_ptr_array_new();
-    for (guint i = 0; i < paro_strategy_n_all(); i++)
-        g_ptr_array_add(all, (gpointer)paro_strategy_get(i));
+    g_autoptr(GPtrArray) all = paro_strategy_list_parse(NULL, NULL);
     if (!paro_workload_check(scenario, all->len + traced->len + 1, TRUE, TRUE, &error)) {
         paro_cli_report_error(error, (const char *const *)sets, NULL);
         return PARO_EXIT_ERROR;

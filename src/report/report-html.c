@@ -10,30 +10,11 @@
 
 #include <string.h>
 
-/* Text as HTML: the five characters that matter escaped. */
+/* Text as HTML: GLib's markup escaping (&, <, >, ' and "). */
 static void escaped(GString *out, const char *text)
 {
-    for (const char *p = text; *p; p++) {
-        switch (*p) {
-        case '&':
-            g_string_append(out, "&amp;");
-            break;
-        case '<':
-            g_string_append(out, "&lt;");
-            break;
-        case '>':
-            g_string_append(out, "&gt;");
-            break;
-        case '"':
-            g_string_append(out, "&quot;");
-            break;
-        case '\'':
-            g_string_append(out, "&#39;");
-            break;
-        default:
-            g_string_append_c(out, *p);
-        }
-    }
+    g_autofree char *safe = g_markup_escape_text(text, -1);
+    g_string_append(out, safe);
 }
 
 static const char style[] =
