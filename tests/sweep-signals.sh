@@ -42,13 +42,13 @@ fi
 
 # 1b. SIGTERM alike (mpirun turns Ctrl-C into SIGTERM to every rank): exit 143, points written
 "$parosim" sweep "$scenario" --vary training.accumulation=1..100 --vary topology.nodes=2..64*2 \
-    --jobs 1 -o "$work/term.csv" 2>"$work/err" &
+    --vary parallelism.group=1,2,4,8 --jobs 1 -o "$work/term.csv" 2>"$work/err" &
 pid=$!
 sleep 1
 kill -TERM $pid
 wait $pid
 code=$?
-done_points=$(sed -n 's/.*interrupted: \([0-9]*\) of 600 points done.*/\1/p' "$work/err")
+done_points=$(sed -n 's/.*interrupted: \([0-9]*\) of 2400 points done.*/\1/p' "$work/err")
 rows=$(($(wc -l <"$work/term.csv") - 1))
 if [ $code = 143 ] && [ -n "$done_points" ] && [ $rows = $((done_points * 29)) ]; then
     ok "SIGTERM: exit 143, $done_points points written whole"

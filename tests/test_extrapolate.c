@@ -7,6 +7,7 @@
 
 #include "check-main.h"
 #include "run/run.h"
+#include "step/memo.h"
 
 /* |a - b| within @tolerance of |b|. */
 static gboolean near(double a, double b, double tolerance)
@@ -131,6 +132,79 @@ START_TEST(extrapolated_steps_equal_full_simulations)
 }
 END_TEST
 
+/* One strategy's result under @sets plus "training.accumulation=@A", with @memo or not. */
+static ParoStepResult run_at(const char *const *sets, gint64 A, const ParoStrategy *st,
+                             ParoStepMemo *memo, ParoCollCache *cache)
+{
+    g_autofree char *path = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
+    g_autofree char *acc = g_strdup_printf("training.accumulation=%" G_GINT64_FORMAT, A);
+    const char *all[12];
+    guint k = 0;
+    for (; sets[k]; k++)
+        all[k] = sets[k];
+    all[k++] = acc;
+    all[k] = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoRun) run = paro_run_load(path, all, cache, &error);
+    ck_assert_msg(run != NULL, "%s", error ? error->message : "");
+    ParoRunOptions o = PARO_RUN_OPTIONS_INIT;
+    o.memo = memo;
+    o.memo_context = sets[0];
+    ParoStepResult r;
+    ck_assert_msg(paro_run_strategy(run, st, &o, &r, &error), "%s", error->message);
+    return r;
+}
+
+START_TEST(memo_gives_the_steps_a_fresh_simulation_gives)
+{
+    /* The oracle is a fresh simulation of each accumulation. With the memo, a step of A
+     * micro-batches is built from results stored while running the other accumulations
+     * of the same scenario (the points of their extrapolations, and whole steps up to 9),
+     * so every figure must be equal, not near: the memo may only skip work. Cases: data
+     * parallelism with compression (whose time saved simulates the uncompressed twin too,
+     * a second key), and a 1F1B pipeline, whose first point moves with A mod P. */
+    static const char *const cases[][8] = {
+        {"compression.preset=naive", NULL},
+        {"topology.nodes=2", "parallelism.tp=1", "parallelism.pp=2", "parallelism.dp=8", NULL},
+    };
+    static const gint64 accumulations[] = {1, 2, 3, 7, 12, 13, 25, 40};
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+    guint unshared = 0; /* simulations without sharing across accumulations */
+    g_autoptr(ParoStepMemo) memo = paro_step_memo_new();
+    for (guint c = 0; c < G_N_ELEMENTS(cases); c++)
+        for (guint i = 0; i < paro_strategy_n_all(); i += 4) {
+            const ParoStrategy *st = paro_strategy_get(i);
+            for (guint a = 0; a < G_N_ELEMENTS(accumulations); a++) {
+                gint64 A = accumulations[a];
+                ParoStepResult fresh = run_at(cases[c], A, st, NULL, cache);
+                g_autoptr(ParoStepMemo) own = paro_step_memo_new();
+                run_at(cases[c], A, st, own, cache);
+                unshared += paro_step_memo_n_entries(own); /* the simulations this step needs */
+                /* the second time, every simulation the step needs is in the memo */
+                for (int pass = 0; pass < 2; pass++) {
+                    guint held = paro_step_memo_n_entries(memo);
+                    ParoStepResult kept = run_at(cases[c], A, st, memo, cache);
+                    ck_assert_msg(
+                        fresh.step == kept.step && fresh.compute == kept.compute &&
+                            fresh.comm == kept.comm && fresh.peak_bytes == kept.peak_bytes &&
+                            fresh.time_saved_s == kept.time_saved_s &&
+                            fresh.guideline_s == kept.guideline_s && fresh.mfu == kept.mfu &&
+                            fresh.simulated_micro == kept.simulated_micro,
+                        "%s %s A=%" G_GINT64_FORMAT ": the memo changed the result", cases[c][0],
+                        st->name, A);
+                    if (pass == 1)
+                        ck_assert_uint_eq(paro_step_memo_n_entries(memo), held);
+                }
+            }
+        }
+    /* and across accumulations the steps were shared: fewer simulations than the steps
+     * need one by one */
+    g_printerr("# memo: %u simulations for steps that need %u one by one\n",
+               paro_step_memo_n_entries(memo), unshared);
+    ck_assert_uint_lt(2 * paro_step_memo_n_entries(memo), unshared);
+}
+END_TEST
+
 START_TEST(linear_extrapolation_needs_three_points_on_a_line)
 {
     /* By definition: the second difference against the last point. */
@@ -148,6 +222,7 @@ static Suite *extrapolate_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, linear_extrapolation_needs_three_points_on_a_line);
     tcase_add_test(tc, extrapolated_steps_equal_full_simulations);
+    tcase_add_test(tc, memo_gives_the_steps_a_fresh_simulation_gives);
     suite_add_tcase(s, tc);
     return s;
 }

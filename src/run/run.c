@@ -69,7 +69,7 @@ gboolean paro_run_strategy(ParoRun *run, const ParoStrategy *st, const ParoRunOp
     gboolean (*simulate)(const ParoScenarioDerived *, const ParoStrategy *, ParoCollCache *,
                          const ParoStepOptions *, ParoStepResult *, GError **) =
         options->extrapolate ? paro_step_simulate_extrapolated : paro_step_simulate;
-    ParoStepOptions step = {options->keep_trace, TRUE, 0};
+    ParoStepOptions step = {options->keep_trace, TRUE, 0, options->memo, options->memo_context};
     if (!simulate(run->derived, st, run->cache, &step, out, error)) {
         g_prefix_error(error, "%s: ", st->name);
         return FALSE;
@@ -79,7 +79,7 @@ gboolean paro_run_strategy(ParoRun *run, const ParoStrategy *st, const ParoRunOp
         out->guideline_s = g ? g->t_step : 0;
     }
     if (options->time_saved && paro_compress_is_active(&run->scenario->compression)) {
-        ParoStepOptions plain = {FALSE, FALSE, 0};
+        ParoStepOptions plain = {FALSE, FALSE, 0, options->memo, options->memo_context};
         ParoStepResult base;
         if (!simulate(run->derived, st, run->cache, &plain, &base, error)) {
             g_prefix_error(error, "%s: ", st->name);

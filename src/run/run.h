@@ -21,6 +21,9 @@ typedef struct {
                            * scenario compresses anything) to report the time saved */
     gboolean extrapolate; /* a step of many micro-batches read off a few periods of its
                            * steady state (step/extrapolate.h), within 1e-9 */
+    ParoStepMemo *memo;   /* (nullable) steps shared with runs of the same scenario at other
+                           * accumulations (step/memo.h), under memo_context */
+    const char *memo_context;
 } ParoRunOptions;
 
 #define PARO_RUN_OPTIONS_INIT                                                                      \

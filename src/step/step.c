@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "step/memo.h"
 
 int paro_step_result_compare(gconstpointer pa, gconstpointer pb)
 {
@@ -117,6 +118,11 @@ gboolean paro_step_simulate(const ParoScenarioDerived *d, const ParoStrategy *st
                             GError **error)
 {
     const ParoScenario *sc = d->scenario;
+    ParoStepOptions key = *o;
+    key.micro_steps = o->micro_steps > 0 ? o->micro_steps : sc->training.accumulation;
+    gboolean memo = o->memo != NULL && !o->keep_trace;
+    if (memo && paro_step_memo_lookup(o->memo, o->memo_context, st, &key, out))
+        return TRUE;
     ParoCompression none;
     paro_compress_preset(&none, PARO_COMPRESS_NONE);
     ParoStepBuild b = {0};
@@ -135,6 +141,8 @@ gboolean paro_step_simulate(const ParoScenarioDerived *d, const ParoStrategy *st
     }
     if (ok)
         collect(&b, o->keep_trace, out);
+    if (ok && memo)
+        paro_step_memo_store(o->memo, o->memo_context, st, &key, out);
     paro_task_graph_free(b.graph);
     paro_step_build_clear(&b);
     return ok;

@@ -74,10 +74,15 @@ void paro_step_result_clear(ParoStepResult *r);
 /** paro_step_result_compare: rank order: fits first, then step time, peak memory, name. */
 int paro_step_result_compare(gconstpointer a, gconstpointer b);
 
+typedef struct _ParoStepMemo ParoStepMemo; /* step/memo.h */
+
 typedef struct {
-    gboolean keep_trace; /* record tasks and the memory timeline in the result */
-    gboolean compress;   /* apply the scenario's compression; FALSE: its uncompressed twin */
-    gint64 micro_steps;  /* micro-batches to simulate; 0: the scenario's accumulation */
+    gboolean keep_trace;      /* record tasks and the memory timeline in the result */
+    gboolean compress;        /* apply the scenario's compression; FALSE: its uncompressed twin */
+    gint64 micro_steps;       /* micro-batches to simulate; 0: the scenario's accumulation */
+    ParoStepMemo *memo;       /* (nullable) results of the same scenario at other accumulations */
+    const char *memo_context; /* the scenario's name in @memo: equal only for scenarios that
+                               * differ at most in training.accumulation */
 } ParoStepOptions;
 
 #define PARO_STEP_OPTIONS_INIT                                                                     \

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "scenario/workload.h"
+#include "step/memo.h"
 
 #define MAX_AXIS_VALUES 10000 /* a point per value is a simulation each */
 
@@ -162,6 +163,8 @@ typedef struct {
     ParoSweepProgress progress;
     gpointer progress_data;
     ParoCollCache *cache; /* one for all points and threads: keyed by value */
+    ParoStepMemo *memo;   /* steps shared by points that differ only in their accumulation;
+                           * NULL when no axis varies it */
     gboolean extrapolate;
     const volatile sig_atomic_t *cancel;
 } Run;
@@ -290,6 +293,26 @@ static void fail(Run *run, guint64 point, GError *e)
     g_mutex_unlock(&run->lock);
 }
 
+static gboolean is_accumulation(const ParoSweepAxis *a)
+{
+    return strcmp(a->path, "training.accumulation") == 0;
+}
+
+/* A point's name in the step memo: its values on every axis but the accumulation's. The
+ * scenario file and the fixed overrides are the same for all points, so two points with
+ * the same name differ at most in their accumulation. */
+static char *memo_context(const Run *run, const guint *choice)
+{
+    GString *context = g_string_new(NULL);
+    for (guint i = 0; i < run->axes->len; i++) {
+        const ParoSweepAxis *a = g_ptr_array_index(run->axes, i);
+        if (!is_accumulation(a))
+            g_string_append_printf(context, "%s\x1e",
+                                   (const char *)g_ptr_array_index(a->values, choice[i]));
+    }
+    return g_string_free(context, FALSE);
+}
+
 static void work(gpointer data, gpointer user_data)
 {
     Run *run = user_data;
@@ -315,6 +338,9 @@ static void work(gpointer data, gpointer user_data)
     p->run = paro_run_new(scenario, run->cache);
     ParoRunOptions options = PARO_RUN_OPTIONS_INIT;
     options.extrapolate = run->extrapolate;
+    g_autofree char *context = run->memo ? memo_context(run, choice) : NULL;
+    options.memo = run->memo;
+    options.memo_context = context;
     p->results = paro_run_strategies(p->run, run->strategies, &options, &error);
     if (p->results == NULL) {
         fail(run, point, at_point(run, choice, error));
@@ -366,6 +392,9 @@ GPtrArray *paro_sweep_run_with(const char *scenario_path, const char *const *set
     run.progress_data = options->progress_data;
     run.cache = paro_coll_cache_new();
     run.extrapolate = !options->no_extrapolate;
+    for (guint i = 0; i < axes->len; i++)
+        if (is_accumulation(g_ptr_array_index(axes, i)) && run.memo == NULL)
+            run.memo = paro_step_memo_new();
     run.cancel = options->cancel;
     g_mutex_init(&run.lock);
 
@@ -383,6 +412,7 @@ GPtrArray *paro_sweep_run_with(const char *scenario_path, const char *const *set
                 g_ptr_array_unref(run.points);
                 g_mutex_clear(&run.lock);
                 paro_coll_cache_unref(run.cache);
+                paro_step_memo_free(run.memo);
                 return NULL;
             }
             paro_scenario_free(s);
@@ -394,6 +424,7 @@ GPtrArray *paro_sweep_run_with(const char *scenario_path, const char *const *set
     g_thread_pool_free(pool, FALSE, TRUE);
     g_mutex_clear(&run.lock);
     paro_coll_cache_unref(run.cache);
+    paro_step_memo_free(run.memo);
     if (run.error) {
         g_propagate_error(error, run.error);
         g_ptr_array_unref(run.points);
