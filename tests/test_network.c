@@ -59,6 +59,37 @@ START_TEST(network_shared_bottleneck)
 }
 END_TEST
 
+START_TEST(network_resolves_only_the_component_that_changed)
+{
+    /* System: links A and B of 1 GB/s. Flows 1 and 2 (1 GB each) on A and flow 3 (1 GB) on
+     * B start at 0; flow 4 (1 GB) on B joins after a 0.5 s latency.
+     * Expectation by hand: 1 and 2 share A at 0.5 GB/s and end at 2 s. Flow 3 moves 0.5 GB
+     * alone by 0.5 s, then shares B with 4 at 0.5 GB/s: it ends at 1.5 s; 4 has then moved
+     * 0.5 GB and runs alone: it ends at 2 s.
+     * Solves: at 0, A's {1, 2} and B's {3}; at 0.5 s, B's {3, 4}; at 1.5 s, B's {4}: four
+     * solves setting six rates. A solver of every active flow at each change would set
+     * 3 + 4 + 3 = 10 (issue #18: the incremental solver re-solves only what a change
+     * touches). */
+    g_autoptr(ParoEngine) e = paro_engine_new();
+    double cap[] = {1e9, 1e9};
+    g_autoptr(ParoNetwork) net = paro_network_new(e, PARO_NET_MAXMIN, cap, 2);
+    Ends f[4] = {{0}};
+    guint la[] = {0}, lb[] = {1};
+    paro_network_start(net, la, one, 1, 1e9, 0, ended, &f[0]);
+    paro_network_start(net, la, one, 1, 1e9, 0, ended, &f[1]);
+    paro_network_start(net, lb, one, 1, 1e9, 0, ended, &f[2]);
+    paro_network_start(net, lb, one, 1, 1e9, 500000000000, ended, &f[3]);
+    paro_engine_run(e, PARO_TIME_MAX);
+    ck_assert_int_eq(f[0].at[0], 2000000000000);
+    ck_assert_int_eq(f[1].at[0], 2000000000000);
+    ck_assert_int_eq(f[2].at[0], 1500000000000);
+    ck_assert_int_eq(f[3].at[0], 2000000000000);
+    ck_assert_uint_eq(paro_network_n_solves(net), 4);
+    ck_assert_uint_eq(paro_network_n_flow_solves(net), 6);
+    ck_assert_double_eq_tol(paro_network_carried(net, 1), 2e9, 1e-3);
+}
+END_TEST
+
 START_TEST(network_latency_then_bandwidth)
 {
     /* 1 MB over 1 GB/s after 5 us of latency: 5 us + 1 ms. A second flow starting later
@@ -119,6 +150,7 @@ static Suite *network_suite(void)
     TCase *tc = tcase_create("maxmin");
     tcase_add_test(tc, network_two_flows_share_one_link);
     tcase_add_test(tc, network_shared_bottleneck);
+    tcase_add_test(tc, network_resolves_only_the_component_that_changed);
     tcase_add_test(tc, network_latency_then_bandwidth);
     tcase_add_test(tc, network_weights_count_identical_flows);
     tcase_add_test(tc, network_analytic_shares_at_the_start);

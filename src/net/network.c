@@ -6,27 +6,47 @@
  *   every unfrozen flow gains s, every link loses s * (its unfrozen weight); flows on
  *   links left with no residual freeze. Each iteration saturates at least one link, so it
  *   ends after at most min(links, flows) rounds.
+ * Incremental (issue #18; SimGrid's lmm solver likewise re-solves only the constraints a
+ * change touched): the max-min allocation of flows that share no link, directly or
+ * through other flows, is independent, so a start or an end re-solves only the connected
+ * component of flows and links it touches, its flows in start order. Each link lists the
+ * flows on it; a flow's progress is brought up to date only when its rate changes or it
+ * ends (bytes = rate x time since then), and the next end is the top of a heap of finish
+ * times, so an event costs the size of the component it touches, not of the network.
  * Time: a flow's end is ceil(remaining / rate) picoseconds after the solve that set its
- * rate; progress between events is rate * dt. Solves are lazy: starting or ending flows
- * only marks the model dirty, so flows that start together cost one solve. */
+ * rate. Solves are lazy: starting or ending flows only records where the network changed,
+ * so flows that start together cost one solve. */
 #include "net/network.h"
 
 #include <math.h>
+#include <string.h>
 
 const char *const paro_net_fidelity_names[] = {"maxmin", "analytic", NULL};
 
+/* A flow and its route in one allocation: links, then weights, then each link's slot in
+ * that link's list of flows. */
 typedef struct {
     guint *links;
     double *weights;
+    guint *slots;
     guint n_links;
-    double remaining; /* bytes */
+    guint64 seq;      /* start order (max-min: when it joined) */
+    double remaining; /* bytes, as of `updated` */
+    ParoTime updated; /* when remaining was last brought up to date */
     double rate;      /* bytes/s, one flow of the class */
-    ParoTime finish;  /* predicted end at the current rates */
+    ParoTime finish;  /* predicted end at the current rate */
+    guint heap_index; /* position in the finish heap */
+    guint64 visited;  /* component search stamp */
     gboolean frozen;
     ParoFlowDone done;
     gpointer user_data;
     ParoNetwork *net;
 } Flow;
+
+typedef struct {
+    Flow **flows; /* in no particular order: only searched */
+    guint len, cap;
+} LinkUsers;
 
 struct _ParoNetwork {
     ParoEngine *engine;
@@ -36,24 +56,36 @@ struct _ParoNetwork {
     double *carried;
     double *residual;   /* solver scratch */
     double *weight_sum; /* solver scratch */
-    GPtrArray *active;  /* Flow*, in start order */
+    LinkUsers *users;   /* per link: the flows moving on it */
+    guint64 *link_seen; /* component search stamp per link */
+    guint64 stamp, next_seq;
+    GPtrArray *heap;              /* Flow*, a binary heap on (finish, seq) */
+    GArray *changed;              /* guint links whose flows changed since the last solve */
+    GPtrArray *joined;            /* Flow* that joined since the last solve */
+    GPtrArray *component, *queue; /* solver scratch */
     /* analytic fidelity: the weights of the flows moving on each link, and the flows whose
      * latency ended at the current instant, timed together once they have all joined */
     double *analytic_load;
     GPtrArray *joining;
-    gboolean dirty;
     double max_utilisation;
-    guint64 n_solves;
+    guint64 n_solves, n_flow_solves;
     ParoModelHooks hooks;
 };
 
 static void flow_free(Flow *f)
 {
-    if (f == NULL)
-        return;
-    g_free(f->links);
-    g_free(f->weights);
     g_free(f);
+}
+
+static Flow *flow_new(guint n_links)
+{
+    gsize size = sizeof(Flow) + n_links * (sizeof(double) + 2 * sizeof(guint));
+    Flow *f = g_malloc0(size);
+    f->weights = (double *)(f + 1); /* doubles first: aligned after the struct */
+    f->links = (guint *)(f->weights + n_links);
+    f->slots = f->links + n_links;
+    f->n_links = n_links;
+    return f;
 }
 
 static ParoTime next_event(gpointer model, ParoTime now);
@@ -70,7 +102,13 @@ ParoNetwork *paro_network_new(ParoEngine *engine, ParoNetFidelity fidelity,
     net->carried = g_new0(double, n_links);
     net->residual = g_new0(double, n_links);
     net->weight_sum = g_new0(double, n_links);
-    net->active = g_ptr_array_new_with_free_func((GDestroyNotify)flow_free);
+    net->users = g_new0(LinkUsers, n_links);
+    net->link_seen = g_new0(guint64, n_links);
+    net->heap = g_ptr_array_new_with_free_func((GDestroyNotify)flow_free);
+    net->changed = g_array_new(FALSE, FALSE, sizeof(guint));
+    net->joined = g_ptr_array_new();
+    net->component = g_ptr_array_new();
+    net->queue = g_ptr_array_new();
     net->analytic_load = g_new0(double, n_links);
     net->joining = g_ptr_array_new_with_free_func((GDestroyNotify)flow_free);
     net->hooks.next_event = next_event;
@@ -89,7 +127,16 @@ void paro_network_free(ParoNetwork *net)
     g_free(net->carried);
     g_free(net->residual);
     g_free(net->weight_sum);
-    g_ptr_array_unref(net->active);
+    for (guint l = 0; l < net->n_links; l++)
+        g_free(net->users[l].flows);
+    g_free(net->users);
+    g_free(net->link_seen);
+    /* flows that joined but were never solved are in the heap too (they join it at once) */
+    g_ptr_array_unref(net->heap);
+    g_array_unref(net->changed);
+    g_ptr_array_unref(net->joined);
+    g_ptr_array_unref(net->component);
+    g_ptr_array_unref(net->queue);
     g_free(net->analytic_load);
     g_ptr_array_unref(net->joining);
     g_free(net);
@@ -116,6 +163,11 @@ guint64 paro_network_n_solves(const ParoNetwork *net)
     return net->n_solves;
 }
 
+guint64 paro_network_n_flow_solves(const ParoNetwork *net)
+{
+    return net->n_flow_solves;
+}
+
 static ParoTime duration_ps(double bytes, double rate)
 {
     if (bytes <= 0)
@@ -123,49 +175,203 @@ static ParoTime duration_ps(double bytes, double rate)
     return paro_time_from_s(bytes / rate);
 }
 
-/* Sums, per link, the weights of the unfrozen flows crossing it. */
-static void count_weights(ParoNetwork *net)
+/* ---- the heap of finish times, ties in start order ---- */
+
+static gboolean before(const Flow *a, const Flow *b)
 {
-    GPtrArray *active = net->active;
-    for (guint i = 0; i < active->len; i++) {
-        Flow *f = g_ptr_array_index(active, i);
+    return a->finish != b->finish ? a->finish < b->finish : a->seq < b->seq;
+}
+
+static void heap_set(GPtrArray *heap, guint i, Flow *f)
+{
+    heap->pdata[i] = f;
+    f->heap_index = i;
+}
+
+static void sift_up(GPtrArray *heap, guint i)
+{
+    Flow *f = heap->pdata[i];
+    while (i > 0) {
+        guint parent = (i - 1) / 2;
+        if (!before(f, heap->pdata[parent]))
+            break;
+        heap_set(heap, i, heap->pdata[parent]);
+        i = parent;
+    }
+    heap_set(heap, i, f);
+}
+
+static void sift_down(GPtrArray *heap, guint i)
+{
+    Flow *f = heap->pdata[i];
+    for (;;) {
+        guint child = 2 * i + 1;
+        if (child >= heap->len)
+            break;
+        if (child + 1 < heap->len && before(heap->pdata[child + 1], heap->pdata[child]))
+            child++;
+        if (!before(heap->pdata[child], f))
+            break;
+        heap_set(heap, i, heap->pdata[child]);
+        i = child;
+    }
+    heap_set(heap, i, f);
+}
+
+static void heap_update(GPtrArray *heap, Flow *f)
+{
+    sift_up(heap, f->heap_index);
+    sift_down(heap, f->heap_index);
+}
+
+static void heap_push(GPtrArray *heap, Flow *f)
+{
+    g_ptr_array_add(heap, f);
+    f->heap_index = heap->len - 1;
+    sift_up(heap, f->heap_index);
+}
+
+static Flow *heap_pop(GPtrArray *heap)
+{
+    Flow *top = heap->pdata[0];
+    Flow *last = heap->pdata[heap->len - 1];
+    heap->pdata[heap->len - 1] = NULL;
+    g_ptr_array_set_size(heap, heap->len - 1); /* NULL: the free function skips it */
+    if (heap->len > 0) {
+        heap_set(heap, 0, last);
+        sift_down(heap, 0);
+    }
+    return top;
+}
+
+/* ---- flows on links ---- */
+
+static void users_add(ParoNetwork *net, Flow *f)
+{
+    for (guint k = 0; k < f->n_links; k++) {
+        LinkUsers *u = &net->users[f->links[k]];
+        if (u->len == u->cap) {
+            u->cap = u->cap ? 2 * u->cap : 4;
+            u->flows = g_renew(Flow *, u->flows, u->cap);
+        }
+        f->slots[k] = u->len;
+        u->flows[u->len++] = f;
+    }
+}
+
+/* Removes @f from its links' lists (the last one takes its slot) and records the links. */
+static void users_remove(ParoNetwork *net, Flow *f)
+{
+    for (guint k = 0; k < f->n_links; k++) {
+        guint l = f->links[k];
+        LinkUsers *u = &net->users[l];
+        Flow *moved = u->flows[--u->len];
+        if (moved != f) {
+            guint slot = f->slots[k];
+            u->flows[slot] = moved;
+            for (guint j = 0; j < moved->n_links; j++)
+                if (moved->links[j] == l) {
+                    moved->slots[j] = slot;
+                    break;
+                }
+        }
+        g_array_append_val(net->changed, l);
+    }
+}
+
+/* Brings @f's remaining bytes and its links' carried bytes up to @now at its rate. */
+static void catch_up(ParoNetwork *net, Flow *f, ParoTime now)
+{
+    if (now == f->updated)
+        return;
+    double moved = f->finish <= now
+                       ? f->remaining
+                       : fmin(f->remaining, f->rate * paro_time_to_s(now - f->updated));
+    for (guint k = 0; k < f->n_links; k++)
+        net->carried[f->links[k]] += moved * f->weights[k];
+    f->remaining -= moved;
+    f->updated = now;
+}
+
+/* ---- the solver ---- */
+
+static gint by_seq(gconstpointer a, gconstpointer b)
+{
+    const Flow *fa = *(Flow *const *)a, *fb = *(Flow *const *)b;
+    return fa->seq < fb->seq ? -1 : fa->seq > fb->seq;
+}
+
+static void visit_flow(ParoNetwork *net, Flow *f);
+
+static void visit_link(ParoNetwork *net, guint l)
+{
+    if (net->link_seen[l] == net->stamp)
+        return;
+    net->link_seen[l] = net->stamp;
+    LinkUsers *u = &net->users[l];
+    for (guint i = 0; i < u->len; i++)
+        visit_flow(net, u->flows[i]);
+}
+
+static void visit_flow(ParoNetwork *net, Flow *f)
+{
+    if (f->visited != net->stamp) {
+        f->visited = net->stamp;
+        g_ptr_array_add(net->queue, f);
+    }
+}
+
+/* The connected component of flows that @queue's flows (already visited) reach through
+ * their links, into net->component in start order. */
+static void grow_component(ParoNetwork *net)
+{
+    g_ptr_array_set_size(net->component, 0);
+    for (guint q = 0; q < net->queue->len; q++) {
+        Flow *f = g_ptr_array_index(net->queue, q);
+        g_ptr_array_add(net->component, f);
+        for (guint k = 0; k < f->n_links; k++)
+            visit_link(net, f->links[k]);
+    }
+    g_ptr_array_set_size(net->queue, 0);
+    g_ptr_array_sort(net->component, by_seq);
+}
+
+/* Sums, per link, the weights of the unfrozen flows of @flows crossing it. */
+static void count_weights(ParoNetwork *net, GPtrArray *flows)
+{
+    for (guint i = 0; i < flows->len; i++) {
+        Flow *f = g_ptr_array_index(flows, i);
         for (guint k = 0; k < f->n_links; k++)
             net->weight_sum[f->links[k]] = 0;
     }
-    for (guint i = 0; i < active->len; i++) {
-        Flow *f = g_ptr_array_index(active, i);
+    for (guint i = 0; i < flows->len; i++) {
+        Flow *f = g_ptr_array_index(flows, i);
         if (!f->frozen)
             for (guint k = 0; k < f->n_links; k++)
                 net->weight_sum[f->links[k]] += f->weights[k];
     }
 }
 
-static void solve(ParoNetwork *net, ParoTime now)
+/* Progressive filling of @flows, which share links with no other flow. */
+static void fill(ParoNetwork *net, GPtrArray *flows)
 {
-    GPtrArray *active = net->active;
-    net->n_solves++;
-    for (guint i = 0; i < active->len; i++) {
-        Flow *f = g_ptr_array_index(active, i);
+    guint unfrozen = 0;
+    for (guint i = 0; i < flows->len; i++) {
+        Flow *f = g_ptr_array_index(flows, i);
         f->rate = 0;
-        f->frozen = FALSE;
+        f->frozen = f->n_links == 0;
+        if (f->frozen)
+            f->rate = INFINITY; /* a local copy: no link limits it */
+        else
+            unfrozen++;
         for (guint k = 0; k < f->n_links; k++)
             net->residual[f->links[k]] = net->capacity[f->links[k]];
     }
-    guint unfrozen = 0;
-    for (guint i = 0; i < active->len; i++) {
-        Flow *f = g_ptr_array_index(active, i);
-        if (f->n_links == 0) {
-            f->frozen = TRUE; /* a local copy: no link limits it */
-            f->rate = INFINITY;
-        } else {
-            unfrozen++;
-        }
-    }
-    count_weights(net);
+    count_weights(net, flows);
     while (unfrozen > 0) {
         double s = INFINITY;
-        for (guint i = 0; i < active->len; i++) {
-            Flow *f = g_ptr_array_index(active, i);
+        for (guint i = 0; i < flows->len; i++) {
+            Flow *f = g_ptr_array_index(flows, i);
             if (f->frozen)
                 continue;
             for (guint k = 0; k < f->n_links; k++) {
@@ -174,23 +380,19 @@ static void solve(ParoNetwork *net, ParoTime now)
             }
         }
         g_assert(isfinite(s) && s >= 0);
-        for (guint i = 0; i < active->len; i++) {
-            Flow *f = g_ptr_array_index(active, i);
-            if (!f->frozen)
-                f->rate += s;
-        }
-        /* Residuals drop by s per unit of unfrozen weight; a link is saturated when its
-         * residual is within rounding of zero. */
-        for (guint i = 0; i < active->len; i++) {
-            Flow *f = g_ptr_array_index(active, i);
+        /* Every unfrozen flow gains s; residuals drop by s per unit of unfrozen weight; a
+         * link is saturated when its residual is within rounding of zero. */
+        for (guint i = 0; i < flows->len; i++) {
+            Flow *f = g_ptr_array_index(flows, i);
             if (f->frozen)
                 continue;
+            f->rate += s;
             for (guint k = 0; k < f->n_links; k++)
                 net->residual[f->links[k]] -= s * f->weights[k];
         }
         guint newly_frozen = 0;
-        for (guint i = 0; i < active->len; i++) {
-            Flow *f = g_ptr_array_index(active, i);
+        for (guint i = 0; i < flows->len; i++) {
+            Flow *f = g_ptr_array_index(flows, i);
             if (f->frozen)
                 continue;
             for (guint k = 0; k < f->n_links; k++) {
@@ -206,11 +408,21 @@ static void solve(ParoNetwork *net, ParoTime now)
             }
         }
         g_assert(newly_frozen > 0);
-        count_weights(net); /* weight sums count unfrozen flows only */
+        count_weights(net, flows); /* weight sums count unfrozen flows only */
     }
+}
+
+/* Fills one component and sets its flows' predicted ends. */
+static void solve_component(ParoNetwork *net, GPtrArray *flows, ParoTime now)
+{
+    net->n_solves++;
+    net->n_flow_solves += flows->len;
+    for (guint i = 0; i < flows->len; i++)
+        catch_up(net, g_ptr_array_index(flows, i), now);
+    fill(net, flows);
     /* Utilisation check for the conservation tests, and each flow's predicted end. */
-    for (guint i = 0; i < active->len; i++) {
-        Flow *f = g_ptr_array_index(active, i);
+    for (guint i = 0; i < flows->len; i++) {
+        Flow *f = g_ptr_array_index(flows, i);
         for (guint k = 0; k < f->n_links; k++) {
             guint l = f->links[k];
             double used = net->capacity[l] - net->residual[l];
@@ -220,52 +432,61 @@ static void solve(ParoNetwork *net, ParoTime now)
         f->finish = paro_time_add(now, d);
         if (f->finish == PARO_TIME_MAX)
             paro_engine_note_overflow(net->engine);
+        heap_update(net->heap, f);
     }
-    net->dirty = FALSE;
+}
+
+/* Each component that a change since the last solve touched, solved on its own: a flow's
+ * rate then depends on its component alone, whatever else changed at the same instant. */
+static void solve(ParoNetwork *net, ParoTime now)
+{
+    net->stamp++;
+    for (guint i = 0; i < net->joined->len; i++) {
+        visit_flow(net, g_ptr_array_index(net->joined, i));
+        grow_component(net);
+        if (net->component->len > 0)
+            solve_component(net, net->component, now);
+    }
+    for (guint i = 0; i < net->changed->len; i++) {
+        visit_link(net, g_array_index(net->changed, guint, i));
+        grow_component(net);
+        if (net->component->len > 0)
+            solve_component(net, net->component, now);
+    }
+    g_array_set_size(net->changed, 0);
+    g_ptr_array_set_size(net->joined, 0);
+}
+
+static gboolean dirty(const ParoNetwork *net)
+{
+    return net->changed->len > 0 || net->joined->len > 0;
 }
 
 static ParoTime next_event(gpointer model, ParoTime now)
 {
     ParoNetwork *net = model;
-    if (net->active->len == 0)
-        return PARO_TIME_MAX;
-    if (net->dirty)
+    if (dirty(net))
         solve(net, now);
-    ParoTime t = PARO_TIME_MAX;
-    for (guint i = 0; i < net->active->len; i++) {
-        Flow *f = g_ptr_array_index(net->active, i);
-        t = MIN(t, f->finish);
-    }
-    return t;
+    return net->heap->len > 0 ? ((Flow *)net->heap->pdata[0])->finish : PARO_TIME_MAX;
 }
 
 static void advance(gpointer model, ParoTime from, ParoTime to)
 {
     ParoNetwork *net = model;
-    if (net->active->len == 0)
-        return;
-    if (net->dirty)
+    if (dirty(net))
         solve(net, from);
-    double dt = paro_time_to_s(to - from);
+    if (net->heap->len == 0 || ((Flow *)net->heap->pdata[0])->finish > to)
+        return;
     g_autoptr(GPtrArray) finished = g_ptr_array_new();
-    GPtrArray *still = g_ptr_array_new_with_free_func((GDestroyNotify)flow_free);
-    for (guint i = 0; i < net->active->len; i++) {
-        Flow *f = g_ptr_array_index(net->active, i);
-        double moved = f->finish <= to ? f->remaining : fmin(f->remaining, f->rate * dt);
-        for (guint k = 0; k < f->n_links; k++)
-            net->carried[f->links[k]] += moved * f->weights[k];
-        f->remaining -= moved;
-        if (f->finish <= to)
-            g_ptr_array_add(finished, f);
-        else
-            g_ptr_array_add(still, f);
-        net->active->pdata[i] = NULL;
+    while (net->heap->len > 0 && ((Flow *)net->heap->pdata[0])->finish <= to) {
+        Flow *f = heap_pop(net->heap);
+        catch_up(net, f, to);
+        users_remove(net, f);
+        g_ptr_array_add(finished, f);
     }
-    g_ptr_array_unref(net->active);
-    net->active = still;
-    if (finished->len > 0)
-        net->dirty = TRUE;
-    /* Completions in start order: callbacks may start new flows (which mark dirty). */
+    /* Completions in start order: callbacks may start new flows (which join the next
+     * solve). */
+    g_ptr_array_sort(finished, by_seq);
     for (guint i = 0; i < finished->len; i++) {
         Flow *f = g_ptr_array_index(finished, i);
         if (f->done)
@@ -277,8 +498,13 @@ static void advance(gpointer model, ParoTime from, ParoTime to)
 static void join(ParoEngine *engine, gpointer data)
 {
     Flow *f = data;
-    g_ptr_array_add(f->net->active, f);
-    f->net->dirty = TRUE;
+    ParoNetwork *net = f->net;
+    f->seq = net->next_seq++;
+    f->updated = paro_engine_now(engine);
+    f->finish = PARO_TIME_MAX; /* until its first solve, which comes before any advance */
+    users_add(net, f);
+    heap_push(net->heap, f);
+    g_ptr_array_add(net->joined, f);
 }
 
 static void analytic_done(ParoEngine *engine, gpointer data)
@@ -333,10 +559,9 @@ static void analytic_join(ParoEngine *engine, gpointer data)
 void paro_network_start(ParoNetwork *net, const guint *links, const double *weights, guint n_links,
                         double bytes, ParoTime latency, ParoFlowDone done, gpointer user_data)
 {
-    Flow *f = g_new0(Flow, 1);
-    f->links = g_memdup2(links, sizeof(guint) * n_links);
-    f->weights = g_memdup2(weights, sizeof(double) * n_links);
-    f->n_links = n_links;
+    Flow *f = flow_new(n_links);
+    memcpy(f->links, links, sizeof(guint) * n_links);
+    memcpy(f->weights, weights, sizeof(double) * n_links);
     f->remaining = bytes;
     f->done = done;
     f->user_data = user_data;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Flow-level network model. A transfer pays its route's latency, then moves its bytes at
  * a rate shared max-min fairly with the other flows on its links, re-solved whenever a
- * flow starts or ends (progressive filling). A flow may stand for several identical
- * flows: its weight on a link is how many of them cross one instance of that link, which
- * is how the aggregated (symmetric) mode keeps one representative of each flow class.
+ * flow starts or ends (progressive filling), for the flows connected to it only. A flow may
+ * stand for several identical flows: its weight on a link is how many of them cross one
+ * instance of that link, which is how the aggregated (symmetric) mode keeps one
+ * representative of each flow class.
  * The analytic fidelity never re-solves: a transfer pays its latency, then moves at the rate
  * of its slowest link shared by weight with the flows on it when it begins (those beginning
  * at the same instant included), and keeps that rate to its end. */
@@ -49,8 +50,14 @@ double paro_network_carried(const ParoNetwork *net, guint link);
  * at any solve (1 at most, up to rounding); for conservation tests. */
 double paro_network_max_utilisation(const ParoNetwork *net);
 
-/** paro_network_n_solves: max-min solves so far (for benchmarks). */
+/** paro_network_n_solves: max-min solves so far, one per component of flows re-solved (for
+ * benchmarks). */
 guint64 paro_network_n_solves(const ParoNetwork *net);
+
+/** paro_network_n_flow_solves: the flows those solves set a rate for, summed: what an
+ * incremental solver saves shows here (a solve of everything would count every active flow
+ * each time). */
+guint64 paro_network_n_flow_solves(const ParoNetwork *net);
 
 ParoEngine *paro_network_get_engine(const ParoNetwork *net);
 
