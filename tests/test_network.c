@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Max-min sharing on systems small enough to solve by hand, to the picosecond. */
 #include <glib.h>
+#include <string.h>
 
 #include "check-main.h"
 #include "net/network.h"
@@ -73,7 +74,8 @@ START_TEST(network_resolves_only_the_component_that_changed)
     g_autoptr(ParoEngine) e = paro_engine_new();
     double cap[] = {1e9, 1e9};
     g_autoptr(ParoNetwork) net = paro_network_new(e, PARO_NET_MAXMIN, cap, 2);
-    Ends f[4] = {{0}};
+    Ends f[4];
+    memset(f, 0, sizeof f);
     guint la[] = {0}, lb[] = {1};
     paro_network_start(net, la, one, 1, 1e9, 0, ended, &f[0]);
     paro_network_start(net, la, one, 1, 1e9, 0, ended, &f[1]);
