@@ -68,9 +68,9 @@ expect "collective -e 2^61" 2 "'-e' is 2.30584e+18 B, above the limit of 1.15292
 
 # ---- H3, H1: collective work estimated before simulating (the link-level model; NCCL's
 # model, the default, is closed form) ----
-expect "H3 --explicit --gpus 16384" 1 \
-    "simulating this collective would take about 14 s (16,384 GPUs simulated x 1 channel x 1,024 steps" \
-    collective --topology $T --model flow --op allreduce --explicit --gpus 16384 -b 1G -e 1G
+expect "H3 --explicit --gpus 32768" 1 \
+    "simulating this collective would take about 17 s (32,768 GPUs simulated x 1 channel x 1,024 steps" \
+    collective --topology $T --model flow --op allreduce --explicit --gpus 32768 -b 1G -e 1G
 expect "H3 --explicit --gpus 131072" 1 "lower --gpus (with --explicit" \
     collective --topology $T --model flow --op allreduce --explicit --gpus 131072 -b 1G -e 1G
 sed 's/gpus: 8/gpus: 1024/' $T >"$work/t1024.yaml"
@@ -112,9 +112,9 @@ printf '{"hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 2
 expect "C3 HuggingFace num_hidden_layers 2^31" 1 \
     "hf.json:1:72: 'num_hidden_layers' is 2,147,483,648, above the limit of 4,096" \
     strategies $S --set "model=$work/hf.json"
-expect "plan on 257 nodes (simulated GPU by GPU)" 1 \
-    "--set[1]:1:16: planning would simulate 47 configurations of 29 strategies, about 1035 s" \
-    plan $S --set topology.nodes=257 --set collectives.model=flow
+expect "plan of trees on 257 nodes (simulated GPU by GPU)" 1 \
+    "--set[1]:1:16: planning would simulate 47 configurations of 29 strategies, about 216 s" \
+    plan $S --set topology.nodes=257 --set collectives.model=flow --set collectives.algorithm=tree
 expect "plan --batch-tokens 1e15" 1 "needs up to 6.1e+10 micro-steps a step, above the limit of 1,048,576" \
     plan $S --batch-tokens 1e15
 expect "C7 NICs 2^31" 1 "'count' is 2,147,483,648, above the limit of 64" \
@@ -134,14 +134,14 @@ expect "C8 --jobs 100000" 2 "'--jobs' is 100,000, above the limit of 256" \
 expect "W6 an axis varied twice" 1 "--vary[2]:1:1: 'training.accumulation' is varied twice (also by --vary[1])" \
     sweep $S --vary training.accumulation=1,2 --vary training.accumulation=3,4
 expect "a sweep point beyond the work limit names its values" 1 \
-    "--vary[1]:1:18: at topology.nodes=257: simulating 29 strategies would take about 22 s" \
-    sweep $S --set collectives.model=flow --vary topology.nodes=2,257
+    "--vary[1]:1:18: at topology.nodes=2049: simulating 29 strategies would take about 70 s" \
+    sweep $S --set collectives.model=flow --set collectives.algorithm=tree --vary topology.nodes=2,2049
 
 # ---- H1, H2, C9: the step's work estimated before simulating ----
-expect "H1 a node of 1,024 GPUs (run)" 1 \
-    "simulating 29 strategies would take about 151 s (a step of 288 layer-steps: 0.00058 s each; about 24 collectives of up to 1,024 GPUs" \
-    run $S --set topology.node.gpus=1024 --set parallelism.group=1024 --set collectives.model=flow
-expect "H2 257 nodes" 1 "(257 nodes do not fill leaf switches of 32, so every GPU is simulated): 22 s), beyond the limit of 10 s; lower topology.nodes" \
+expect "H1 a node of 4,096 GPUs (run)" 1 \
+    "simulating 29 strategies would take about 34 s (a step of 288 layer-steps: 0.00058 s each; about 24 collectives of up to 4,096 GPUs" \
+    run $S --set topology.node.gpus=4096 --set parallelism.group=4096 --set collectives.model=flow
+expect "H2 257 nodes (the last leaf part full: folded) run" 0 "# best:" \
     run $S --set topology.nodes=257 --set collectives.model=flow
 expect "C9 a trace of 300 micro-steps and 29 strategies" 1 \
     "the trace of 29 strategies would be about 919 MB (9,600 layer-steps each), beyond the limit of 268 MB" \

@@ -166,6 +166,65 @@ START_TEST(collective_aggregated_matches_explicit)
 }
 END_TEST
 
+typedef struct {
+    Shape shape;
+    gint64 m; /* the group: beyond a node, the inter-group hop spans m / gpn nodes */
+} Ragged;
+
+static const Ragged ragged[] = {
+    {{6, 8, 1, 4, 100, 1}, 8},   /* a leaf of 4 and one of 2 */
+    {{9, 8, 2, 4, 200, 2}, 8},   /* two full leaves and a node alone, 2:1 */
+    {{13, 4, 2, 4, 100, 4}, 4},  /* 4:1, small nodes */
+    {{10, 8, 1, 4, 100, 4}, 16}, /* hops of 2 nodes, 4:1 */
+    {{8, 8, 1, 2, 100, 4}, 32},  /* full leaves, hops of 4 nodes: beyond a leaf */
+};
+
+/* The folded simulation's error against the explicit one on @t, relative. */
+static double fold_error(const ParoTopology *t, ParoCollKind op, int algo, gint64 m, double size)
+{
+    ParoCollResult a = run(t, TRUE, op, (ParoAlgorithm)algo, m, size, 2, 4);
+    ParoCollResult x = run(t, FALSE, op, (ParoAlgorithm)algo, m, size, 2, 4);
+    ck_assert_double_eq_tol(a.sent_bytes, x.sent_bytes, 1e-9 * x.sent_bytes);
+    return (paro_time_to_s(a.time) - paro_time_to_s(x.time)) / paro_time_to_s(x.time);
+}
+
+START_TEST(collective_partly_filled_leaf_folds_near_explicit)
+{
+    /* Folding with a partly filled last leaf (issue #18) is not exact: the folded node's
+     * uplink carries a full leaf's flows, and a hop's latency is the average over the
+     * real hops (the share of nodes whose hop leaves its leaf). The oracle is the explicit
+     * simulation of every GPU, and the bar is the fold's own error on full leaves: folding
+     * averages a ring's hop latencies, and shares links alike on every node, there too.
+     * With the last leaf part full, the error may exceed that of the cluster with the
+     * same leaves filled by 0.1 point at 1 GB and 1 point at 1 MB. Measured: at most 0.4
+     * point more at 1 MB (ho-ring, 6 nodes of 4 a leaf: -0.94% against -0.56%), none at
+     * 1 GB; on 33 to 129 nodes of 32 a leaf, all within 0.14% of explicit (bench/README.md).
+     * The fold's own error is large for ho-ring with groups of two nodes at 4:1
+     * oversubscription (12 nodes: +16% at 1 GB), a doubt of the fold, not of the leaf.
+     * The last shape has full leaves and hops beyond a leaf, which the fold used to count
+     * as one flow per uplink instead of a leaf's (23% fast at 4:1 on 64 nodes of 4). */
+    const Ragged *rg = &ragged[_i];
+    const Shape *sh = &rg->shape;
+    gint64 full_nodes = (sh->nodes + sh->per_leaf - 1) / sh->per_leaf * sh->per_leaf;
+    g_autoptr(ParoTopology) t =
+        cluster(sh->nodes, sh->gpn, 300, sh->nics, sh->nic, sh->per_leaf, sh->oversub);
+    g_autoptr(ParoTopology) full =
+        cluster(full_nodes, sh->gpn, 300, sh->nics, sh->nic, sh->per_leaf, sh->oversub);
+    const ParoCollKind ops[] = {PARO_COLL_ALLREDUCE, PARO_COLL_ALLGATHER, PARO_COLL_REDUCESCATTER};
+    for (int algo = 0; algo < 3; algo++)
+        for (guint o = 0; o < G_N_ELEMENTS(ops); o++)
+            for (int big = 0; big < 2; big++) {
+                double size = big ? 1e9 : 1e6, room = big ? 1e-3 : 1e-2;
+                double e = fold_error(t, ops[o], algo, rg->m, size);
+                double e_full =
+                    full_nodes == sh->nodes ? e : fold_error(full, ops[o], algo, rg->m, size);
+                ck_assert_msg(fabs(e) <= fabs(e_full) + room,
+                              "ragged %d algo %d op %u, %g B: %+.3f%%, full leaves %+.3f%%", _i,
+                              algo, o, size, 100 * e, 100 * e_full);
+            }
+}
+END_TEST
+
 START_TEST(collective_straggler_nic)
 {
     /* System: 4 nodes x 8 GPUs, one 100 Gb/s NIC each; node 2's NIC sends at a quarter.
@@ -224,11 +283,6 @@ START_TEST(collective_bad_shapes_are_errors)
     g_clear_error(&error);
     ParoCollSpec bcast = {PARO_COLL_BROADCAST, PARO_ALGO_RING, 32, 8, 1e6, 1, 8, 1024};
     ck_assert(!paro_coll_simulate(g, PARO_NET_MAXMIN, &bcast, &r, &error));
-    /* A leaf that is not full cannot be folded. */
-    g_autoptr(ParoTopology) ragged = cluster(6, 8, 300, 1, 100, 4, 1);
-    g_clear_error(&error);
-    ck_assert_ptr_null(paro_graph_new(ragged, 6, TRUE, &error));
-    ck_assert(g_error_matches(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE));
 }
 END_TEST
 
@@ -351,6 +405,8 @@ static Suite *collective_suite(void)
     tcase_add_test(tc, collective_ho_ring_between_max_and_sum);
     tcase_add_test(tc, collective_conservation);
     tcase_add_loop_test(tc, collective_aggregated_matches_explicit, 0, G_N_ELEMENTS(shapes));
+    tcase_add_loop_test(tc, collective_partly_filled_leaf_folds_near_explicit, 0,
+                        G_N_ELEMENTS(ragged));
     tcase_add_test(tc, collective_straggler_nic);
     tcase_add_test(tc, collective_ho_ring_margin_grows_with_link_ratio);
     tcase_add_test(tc, collective_bad_shapes_are_errors);

@@ -7,8 +7,8 @@
 
 #include "core/limits.h"
 
-/* Seconds per weighted send, measured (see budget.h). */
-#define SECONDS_PER_SEND 0.8e-6
+/* Seconds per send, measured (see budget.h). */
+#define SECONDS_PER_SEND 0.5e-6
 
 static gint64 ring_steps(ParoCollKind op, gint64 k, gint64 max_steps)
 {
@@ -21,7 +21,7 @@ static gint64 ring_steps(ParoCollKind op, gint64 k, gint64 max_steps)
 ParoCollWork paro_coll_estimate(const ParoGraph *g, const ParoCollSpec *spec)
 {
     ParoCollWork w = {0};
-    gint64 gpn = paro_graph_gpus_per_node(g), n = MAX(1, spec->n), m = MAX(1, spec->m);
+    gint64 n = MAX(1, spec->n), m = MAX(1, spec->m);
     w.tracked = MIN(n, paro_graph_instantiated_gpus(g));
     w.channels = MAX(1, spec->channels);
     w.chunks = 1;
@@ -54,10 +54,7 @@ ParoCollWork paro_coll_estimate(const ParoGraph *g, const ParoCollSpec *spec)
         }
         w.sends = (double)w.tracked * (double)w.channels * (double)w.steps * (double)w.chunks;
     }
-    /* The GPUs of a node share its links: the more of them, the more flows each solve of
-     * the max-min network visits. */
-    w.weight = 1.0 + (double)MIN(w.tracked, gpn) / 100.0;
-    w.seconds = w.sends * w.weight * SECONDS_PER_SEND;
+    w.seconds = w.sends * SECONDS_PER_SEND;
     return w;
 }
 

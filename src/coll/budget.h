@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* What simulating a collective costs, estimated before it runs (issue #16 H1-H3): the
  * sends of a simulation (one per ring step, member and channel, or per piece of a chain
- * or tree), weighted by the GPUs of a node, whose flows share links and make each solve
- * of the max-min network dearer. Measured on the 2-core machine of 2026 (explicit rings
- * of 256 to 2,048 GPUs of 8 a node, ho-ring, aggregated nodes of 128 to 512 GPUs): about
- * 0.8 us per weighted send, within a factor of two. Commands refuse at once what would
+ * or tree). Measured on the 2-core machine of 2026-11-26 with the incremental max-min
+ * solver (explicit rings of 2,048 to 4,096 GPUs of 8 a node, hierarchical on 8,192,
+ * ho-ring on 1,024 and 2,048, aggregated nodes of 128 and 256 GPUs): 0.35 to 0.65 us per
+ * send, 0.5 taken. Before that solver, each solve visited every flow of a node, and a
+ * send cost 0.8 us times 1 + (GPUs of a node) / 100. Commands refuse at once what would
  * take longer than paro_limit_work_seconds instead of running for minutes. */
 #pragma once
 
@@ -14,7 +15,6 @@ G_BEGIN_DECLS
 
 typedef struct {
     double sends;    /* transfers the simulation starts */
-    double weight;   /* cost of one relative to a send among 8 GPUs a node */
     double seconds;  /* estimated wall time on the reference machine */
     gint64 tracked;  /* GPUs simulated: a node's (aggregated) or all of them (explicit) */
     gint64 steps;    /* ring steps after merging, summed over the stages, or pieces */

@@ -119,11 +119,9 @@ gboolean paro_workload_estimate(const ParoScenario *s, guint n_strategies, ParoW
         return TRUE;
     gint64 n, m;
     ParoTopology t = dp_view(s, &n, &m);
-    /* Folded when the nodes fill the leaf switches (coll-cache.c), else explicit. */
-    gint64 npl = MIN(t.network.nodes_per_leaf, t.nodes);
-    out->explicit_graph = t.nodes > 1 && t.nodes % npl != 0;
-    if (s->algorithm == PARO_ALGO_TREE)
-        out->explicit_graph = TRUE;
+    /* Folded onto a node (coll/cache.c; a partly filled last leaf too), except trees, which
+     * have a root. */
+    out->explicit_graph = s->algorithm == PARO_ALGO_TREE;
     gint64 inst_nodes = out->explicit_graph ? t.nodes : 1;
     double links = graph_links(&t, inst_nodes);
     if (!paro_limit_check(&paro_limit_links, links) ||
@@ -165,8 +163,6 @@ gboolean paro_workload_estimate(const ParoScenario *s, guint n_strategies, ParoW
 /* The collective input furthest above its usual value (coll/budget.h's factors). */
 ParoSite paro_workload_coll_driver(const ParoScenario *s, const ParoWorkload *w)
 {
-    if (w->explicit_graph && s->algorithm != PARO_ALGO_TREE)
-        return PARO_SITE_NODES;
     double gpn = (double)w->coll.tracked / 64, ch = (double)w->coll.channels / 8,
            chunks = (double)w->coll.chunks / 8;
     if (ch >= gpn && ch >= chunks)
@@ -237,19 +233,13 @@ gboolean paro_workload_check(const ParoScenario *s, guint n_strategies, gboolean
     if (total > budget) {
         gboolean coll = w.coll_s > n * w.step_s;
         g_autofree char *what = paro_coll_work_describe(&w.coll);
-        g_autofree char *why = NULL;
-        if (w.explicit_graph && s->algorithm != PARO_ALGO_TREE)
-            why = g_strdup_printf(" (%" G_GINT64_FORMAT " nodes do not fill leaf switches of "
-                                  "%" G_GINT64_FORMAT ", so every GPU is simulated)",
-                                  s->topology->nodes,
-                                  MIN(s->topology->network.nodes_per_leaf, s->topology->nodes));
         return refuse(error, s,
                       coll ? paro_workload_coll_driver(s, &w) : paro_workload_step_driver(s),
                       "simulating %.0f strateg%s would take about %.0f s (a step of %s %s: %.2g s "
-                      "each; about %.0f collectives of up to %s%s: %.2g s), beyond the limit of "
+                      "each; about %.0f collectives of up to %s: %.2g s), beyond the limit of "
                       "%.0f s",
                       n, n == 1 ? "y" : "ies", total, tasks, unit, w.step_s, w.coll_sims, what,
-                      why ? why : "", w.coll_s, budget);
+                      w.coll_s, budget);
     }
     if (trace && n * w.trace_bytes > paro_limit_trace_bytes.max)
         return refuse(error, s, paro_workload_step_driver(s),

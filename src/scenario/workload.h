@@ -21,7 +21,7 @@ typedef struct {
     double coll_sims;        /* collectives the cache simulates for the strategies asked */
     double coll_s;           /* all of them */
     ParoCollWork coll;       /* the largest one, over the whole data-parallel group */
-    gboolean explicit_graph; /* the cluster cannot be folded: every GPU is simulated */
+    gboolean explicit_graph; /* a tree (it has a root): every GPU is simulated */
 } ParoWorkload;
 
 /**

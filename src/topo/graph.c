@@ -24,6 +24,9 @@ struct _ParoGraph {
     GArray *capacity;  /* double */
     GArray *klass;     /* ParoLinkClass as int */
     GArray *instances; /* double */
+    /* folded with a partly filled last leaf: per hop distance d (in nodes), the share of the
+     * nodes whose hop of d leaves their leaf; NULL when the leaves are full */
+    double *crossing_share;
 };
 
 static void add_link(ParoGraph *g, double capacity, ParoLinkClass k, double instances)
@@ -34,19 +37,35 @@ static void add_link(ParoGraph *g, double capacity, ParoLinkClass k, double inst
     g_array_append_val(g->instances, instances);
 }
 
+/* Nodes of [a, a + s) whose hop of d nodes (modulo @nodes) lands in [a, a + s) too. */
+static gint64 staying(gint64 nodes, gint64 a, gint64 s, gint64 d)
+{
+    /* without wrapping: v + d < a + s; wrapping past the last node: v + d - nodes >= a */
+    gint64 plain = MAX(0, MIN(s - d, nodes - d - a));
+    gint64 wrap_from = MAX(a, nodes - d + a), wrap_to = MIN(a + s, nodes - d + a + s);
+    return plain + MAX(0, wrap_to - wrap_from);
+}
+
+/* The share of all nodes whose hop of d crosses into another leaf, for each d < @nodes:
+ * the latency a folded hop pays on average (see paro_graph_route). */
+static double *crossing_shares(gint64 nodes, gint64 npl)
+{
+    double *share = g_new0(double, nodes);
+    for (gint64 d = 1; d < nodes; d++) {
+        gint64 stay = 0;
+        for (gint64 a = 0; a < nodes; a += npl)
+            stay += staying(nodes, a, MIN(npl, nodes - a), d);
+        share[d] = (double)(nodes - stay) / (double)nodes;
+    }
+    return share;
+}
+
 ParoGraph *paro_graph_new(const ParoTopology *t, gint64 nodes, gboolean aggregated, GError **error)
 {
     g_return_val_if_fail(nodes >= 1, NULL);
     gint64 G = t->gpus_per_node, R = t->nics.count;
     gint64 npl = MIN(t->network.nodes_per_leaf, nodes);
     gint64 leaves = (nodes + npl - 1) / npl;
-    if (aggregated && nodes % npl != 0) {
-        g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE,
-                    "%" G_GINT64_FORMAT " nodes do not fill leaves of %" G_GINT64_FORMAT
-                    ": the cluster is not symmetric; use --explicit",
-                    nodes, npl);
-        return NULL;
-    }
     if (!aggregated && nodes * G > PARO_GRAPH_EXPLICIT_MAX_GPUS) {
         g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE,
                     "%" G_GINT64_FORMAT " GPUs are beyond the %d that an explicit simulation "
@@ -105,6 +124,8 @@ ParoGraph *paro_graph_new(const ParoTopology *t, gint64 nodes, gboolean aggregat
     double uplink = (double)npl * (double)R * t->nics.bandwidth_Bps / t->network.oversubscription;
     for (gint64 l = 0; l < 2 * g->inst_leaves; l++)
         add_link(g, uplink, PARO_LINK_INTER, aggregated ? (double)leaves : 1);
+    if (aggregated && nodes % npl != 0)
+        g->crossing_share = crossing_shares(nodes, npl);
     return g;
 }
 
@@ -115,6 +136,7 @@ void paro_graph_free(ParoGraph *g)
     g_array_unref(g->capacity);
     g_array_unref(g->klass);
     g_array_unref(g->instances);
+    g_free(g->crossing_share);
     g_free(g);
 }
 
@@ -198,13 +220,14 @@ ParoTime paro_graph_route(const ParoGraph *g, gint64 src, gint64 dst, GArray *li
     push(links, weights, paro_graph_nic_tx(g, sn, sj * R / G), 1);
     double latency = t->nics.latency_s + t->network.latency_s;
     gint64 sl = sn / g->nodes_per_leaf, dl = dn / g->nodes_per_leaf;
-    if (sl != dl) {
+    if (sl != dl && !g->aggregated) {
         push(links, weights, g->leaf_base + (guint)(2 * (sl % g->inst_leaves)), 1);
         push(links, weights, g->leaf_base + (guint)(2 * (dl % g->inst_leaves) + 1), 1);
         latency += 2 * t->network.latency_s;
     } else if (g->aggregated && g->leaves > 1) {
         /* Folded onto node 0, a hop of d nodes stands for the same hop from every node;
-         * of the npl nodes of a leaf, min(d, npl) cross into another leaf. Per uplink
+         * of the npl nodes of a leaf, min(d, npl) cross into another leaf (all of them
+         * when d >= npl: a folded hop to another leaf is not one flow per uplink). Per uplink
          * instance that is min(d, npl) flows of the class (weight); the hop's latency is
          * the average of the npl hops it stands for, as a ring's hop latencies average
          * along it (coll/simulate.c, NCCL's slots). */
@@ -212,7 +235,10 @@ ParoTime paro_graph_route(const ParoGraph *g, gint64 src, gint64 dst, GArray *li
         double w = (double)MIN(d, g->nodes_per_leaf);
         push(links, weights, g->leaf_base, w);
         push(links, weights, g->leaf_base + 1, w);
-        latency += 2 * t->network.latency_s * w / (double)g->nodes_per_leaf;
+        /* With a partly filled last leaf (issue #18), the uplink's weight is a full leaf's,
+         * the most loaded, and the latency the average over the real hops of all nodes. */
+        double share = g->crossing_share ? g->crossing_share[d] : w / (double)g->nodes_per_leaf;
+        latency += 2 * t->network.latency_s * share;
     }
     push(links, weights, paro_graph_nic_tx(g, dn, dj * R / G) + 1, 1);
     return paro_time_from_s(latency);
