@@ -15,7 +15,7 @@ typedef struct {
 
 typedef struct {
     ParoTopology topology; /* the key's cluster, owned (no strings) */
-    ParoGraph *folded;     /* NULL until needed, or when the nodes do not fill leaves */
+    ParoGraph *folded;     /* NULL until needed, or when it could not be built */
     gboolean folded_tried;
     ParoGraph *explicit_graph;
 } Cluster;
@@ -168,7 +168,7 @@ static const ParoGraph *graph_for(ParoCollCache *c, const ParoCollKey *key, GErr
     gboolean rooted = paro_coll_spec_has_root(&key->spec, t->gpus_per_node);
     if (!rooted && t->nodes > 1 && !cl->folded_tried) {
         cl->folded_tried = TRUE;
-        cl->folded = paro_graph_new(t, t->nodes, TRUE, NULL); /* NULL: leaves not filled */
+        cl->folded = paro_graph_new(t, t->nodes, TRUE, NULL); /* NULL: too many links */
     }
     if (!rooted && cl->folded != NULL && nodes == t->nodes)
         return cl->folded;

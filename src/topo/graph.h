@@ -4,7 +4,8 @@
  * bridge, NIC transmit/receive per rail, leaf uplinks/downlinks to the spine. In the
  * aggregated mode only node 0 (and leaf 0) is instantiated and every route is folded onto
  * it (node v -> 0); each folded link stands for `instances` real ones, loaded alike by
- * symmetry, and a route's weight on it counts the real flows of its class per instance. */
+ * symmetry, and a route's weight on it counts the real flows of its class per instance
+ * (a full leaf's when the last leaf is partly filled). */
 #pragma once
 
 #include <glib.h>
@@ -26,10 +27,10 @@ typedef struct _ParoGraph ParoGraph;
 /**
  * paro_graph_new:
  * @nodes: nodes taking part (<= the topology's)
- * @aggregated: fold onto node 0 (needs a symmetric cluster: full leaves)
- * Returns: (transfer full) (nullable); PARO_SIM_ERROR_INFEASIBLE when aggregation is
- * asked of an asymmetric cluster, or an explicit graph of more than
- * PARO_GRAPH_EXPLICIT_MAX_GPUS.
+ * @aggregated: fold onto node 0 (exact on full leaves; a partly filled last leaf folds
+ *   within the fold's own error, docs/decisions.md 27)
+ * Returns: (transfer full) (nullable); PARO_SIM_ERROR_INFEASIBLE for an explicit graph of
+ * more than PARO_GRAPH_EXPLICIT_MAX_GPUS or beyond the limit on links.
  */
 ParoGraph *paro_graph_new(const ParoTopology *topology, gint64 nodes, gboolean aggregated,
                           GError **error);
