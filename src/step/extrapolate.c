@@ -161,8 +161,10 @@ gboolean paro_step_simulate_extrapolated(const ParoScenarioDerived *d, const Par
      * highest of several lines in A, and a steeper one can overtake past the points
      * (LLaMA-7B, pp 2, modular: buckets at the peak up to A = 36, activations beyond,
      * 1.1% more at A = 90): simulated whole. */
-    if (options->keep_trace || sc->training.accumulation_order == PARO_PIPE_LAYERED ||
-        3 * base >= A)
+    /* With a memo (step/memo.h) the points are shared by every accumulation of the
+     * scenario, so any A past the last point is worth reading off them. */
+    gboolean worth = options->memo != NULL ? A > base + P : 3 * base < A;
+    if (options->keep_trace || sc->training.accumulation_order == PARO_PIPE_LAYERED || !worth)
         return simulate_at(d, st, cache, options, A, out, error);
     if (!simulate_points(d, st, cache, options, base, P, p, 0, 3, error))
         return FALSE;

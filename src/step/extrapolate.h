@@ -49,9 +49,10 @@ gboolean paro_extrapolate_five(const double y[5], double periods, double toleran
  * PARO_EXTRAPOLATE_TOLERANCE), extended by (A - B - P)/P periods, which is exact when the
  * schedule is periodic, since every time is an integer; otherwise two more points and a
  * geometric sum within PARO_EXTRAPOLATE_TOLERANCE; otherwise the full simulation. Also
- * whole: A up to 3B (no gain), a trace, and layered accumulation, whose peak memory is
- * not a line in A. The result's figures are those of A micro-batches; its busiest and
- * fullest stages and periodic_from those of the last point simulated.
+ * whole: A up to 3B (no gain; with @options' memo, whose points other accumulations share,
+ * A up to B + P), a trace, and layered accumulation, whose peak memory is not a line in A. The
+ * result's figures are those of A micro-batches; its busiest and fullest stages and periodic_from
+ * those of the last point simulated.
  */
 gboolean paro_step_simulate_extrapolated(const ParoScenarioDerived *d, const ParoStrategy *strategy,
                                          ParoCollCache *cache, const ParoStepOptions *options,

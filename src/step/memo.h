@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Step results remembered across scenarios that differ only in their accumulation. An
  * extrapolated step is read off simulations of 2, 3 and 4 micro-batches (step/extrapolate.h)
- * whatever its accumulation A, and a step of A up to 9 is itself such a simulation; so a
- * sweep over A simulates the same few steps again at every value. The memo keeps each one
- * under the caller's context (a name for "this scenario, whatever its accumulation"), the
- * strategy, the micro-batches simulated and the compression switch: a sweep over 25
- * accumulations then simulates about 10 micro-batches a strategy instead of 200. Results
- * are the ones a fresh simulation gives (a simulation reads A from nowhere but its
- * micro-batch count), so outputs do not change; thread-safe, and never iterated. */
+ * whatever its accumulation A; so a sweep over A simulated the same few steps again at
+ * every value. The memo keeps each one under the caller's context (a name for "this
+ * scenario, whatever its accumulation"), the strategy, the micro-batches simulated and the
+ * compression switch; and since the points are then shared, a step with a memo is read off
+ * them for every A past the last point. A sweep over 25 accumulations simulates 10
+ * micro-batches a strategy instead of 200. A stored result is the one a fresh simulation
+ * gives (a simulation reads A from nowhere but its micro-batch count); thread-safe, and
+ * never iterated. */
 #pragma once
 
 #include "step/step.h"
