@@ -53,6 +53,18 @@ static void show_progress(guint64 done, guint64 total, gpointer data)
  * since mpirun answers Ctrl-C by sending it to every rank (and SIGKILL a second later,
  * Open MPI's odls_base_sigkill_timeout): each rank then stops, and rank 0 writes the
  * points done, as a single process does (issue #16). */
+/* What a worker renders a finished point with. */
+typedef struct {
+    const GPtrArray *axes;
+    ParoFormat format;
+} Rendering;
+
+static char *render_point(const ParoSweepPoint *point, gpointer data)
+{
+    const Rendering *r = data;
+    return paro_report_sweep_point(r->axes, point, r->format);
+}
+
 static volatile sig_atomic_t interrupted;
 
 /* --vary and --zip in the order written ("v" or "z", then the argument): a zip goes with
@@ -221,13 +233,16 @@ int paro_cmd_sweep(int argc, char **argv)
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, &previous);
     sigaction(SIGTERM, &action, &previous_term);
+    Rendering rendering = {axes, (ParoFormat)format};
     ParoSweepOptions options = {.jobs = jobs ? jobs : (int)g_get_num_processors(),
                                 .rank = (guint64)mpi.rank,
                                 .n_ranks = (guint64)mpi.size,
                                 .no_extrapolate = no_extrapolate,
                                 .cancel = &interrupted,
                                 .progress = show_progress,
-                                .progress_data = &progress};
+                                .progress_data = &progress,
+                                .render = render_point,
+                                .render_data = &rendering};
     guint64 n_done = 0;
     g_autoptr(GPtrArray) points = paro_sweep_run_with(argv[1], (const char *const *)sets, axes,
                                                       strategies, &options, &n_done, &error);
@@ -243,8 +258,8 @@ int paro_cmd_sweep(int argc, char **argv)
     }
     g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; i < points->len; i++) {
-        const ParoSweepPoint *p = g_ptr_array_index(points, i);
-        g_ptr_array_add(texts, p ? paro_report_sweep_point(axes, p, format) : NULL);
+        ParoSweepPoint *p = g_ptr_array_index(points, i);
+        g_ptr_array_add(texts, p ? g_steal_pointer(&p->text) : NULL);
     }
     n_done = paro_mpi_sum(&mpi, n_done);
     gboolean gathered = paro_mpi_gather_points(&mpi, texts, &error);

@@ -167,6 +167,8 @@ typedef struct {
                            * NULL when no axis varies it */
     gboolean extrapolate;
     const volatile sig_atomic_t *cancel;
+    ParoSweepRender render;
+    gpointer render_data;
 } Run;
 
 static void point_free(ParoSweepPoint *p)
@@ -177,6 +179,7 @@ static void point_free(ParoSweepPoint *p)
     if (p->results)
         g_array_unref(p->results);
     paro_run_free(p->run);
+    g_free(p->text);
     g_free(p);
 }
 
@@ -347,6 +350,11 @@ static void work(gpointer data, gpointer user_data)
         point_free(p);
         return;
     }
+    if (run->render) {
+        p->text = run->render(p, run->render_data);
+        g_clear_pointer(&p->results, g_array_unref);
+        g_clear_pointer(&p->run, paro_run_free);
+    }
     g_mutex_lock(&run->lock);
     g_ptr_array_index(run->points, point) = p;
     run->done++;
@@ -396,6 +404,8 @@ GPtrArray *paro_sweep_run_with(const char *scenario_path, const char *const *set
         if (is_accumulation(g_ptr_array_index(axes, i)) && run.memo == NULL)
             run.memo = paro_step_memo_new();
     run.cancel = options->cancel;
+    run.render = options->render;
+    run.render_data = options->render_data;
     g_mutex_init(&run.lock);
 
     /* Fail fast: every value of every axis, each with the others at their first value.

@@ -36,9 +36,14 @@ guint64 paro_sweep_n_points(GPtrArray *axes);
 typedef struct {
     guint64 point;
     GPtrArray *values; /* char*: this point's value of each axis (borrowed) */
-    GArray *results;   /* ParoStepResult, in rank order */
-    ParoRun *run;      /* the point's scenario and what was derived from it */
+    GArray *results;   /* ParoStepResult, in rank order; NULL once rendered */
+    ParoRun *run;      /* the point's scenario and what was derived from it; NULL once
+                        * rendered */
+    char *text;        /* what ParoSweepOptions.render made of it, or NULL */
 } ParoSweepPoint;
+
+/* Renders a finished point (in its worker thread): (transfer full) its text. */
+typedef char *(*ParoSweepRender)(const ParoSweepPoint *point, gpointer user_data);
 
 typedef void (*ParoSweepProgress)(guint64 done, guint64 total, gpointer user_data);
 
@@ -53,6 +58,10 @@ typedef struct {
     ParoSweepProgress progress;
     gpointer progress_data;
     gboolean no_extrapolate; /* simulate every micro-batch (ParoRunOptions.extrapolate) */
+    ParoSweepRender render;  /* nullable: each point is rendered by its worker as it
+                              * finishes, then only its text is kept: a sweep's memory is
+                              * its output's, and the rendering runs on every core */
+    gpointer render_data;
 } ParoSweepOptions;
 
 /**
