@@ -49,6 +49,13 @@ typedef struct {
 typedef struct _Sim Sim;
 typedef struct _Task Task;
 
+/* A member's hop to its successor: links and weights in the Sim's route store. */
+typedef struct {
+    gint64 dst;
+    ParoTime latency;
+    guint first, n_links; /* n_links G_MAXUINT: not found yet */
+} Route;
+
 /* Sends a connection may have on their way (NCCL_STEPS in NCCL's src/include/device.h). */
 #define SLOTS 8
 
@@ -71,6 +78,9 @@ struct _Task {
     guint8 *on_the_way;    /* sends begun and not arrived, at most SLOTS */
     Send *in_flight;       /* SLOTS records per (member, channel), by send number: freed with the
                             * task even when a run stops early */
+    gint64 *pos;           /* per (member, channel): its place in its ring */
+    Route *route;          /* per (member, channel): the hop to its successor, found at its
+                            * first send (the same for every send of the ring) */
     gint64 pending;        /* (member, channel) pairs not finished */
     gboolean started, done;
 };
@@ -85,7 +95,7 @@ struct _Sim {
     gint64 n_chunks;
     Task *tasks; /* n_chunks x stages */
     gint64 tasks_left;
-    GArray *links, *weights; /* route scratch */
+    GArray *links, *weights; /* every route found, one after the other */
     double sent, received;   /* payload of the tracked members */
 };
 
@@ -156,8 +166,7 @@ static void try_send(Sim *s, Task *t, gint64 member, gint64 channel);
 static void check_finished(Sim *s, Task *t, gint64 member, gint64 channel)
 {
     gint64 i = member * s->channels + channel;
-    gint64 start = ring_start(s, t, member);
-    gint64 pos = position(t, start, channel, member);
+    gint64 pos = t->pos[i];
     if (t->sends[i] == total_sends(s, t, pos) && t->recvs[i] == total_recvs(s, t, pos) &&
         t->on_the_way[i] == 0) {
         t->sends[i]++; /* past the total: counted once */
@@ -199,13 +208,27 @@ static void left(ParoNetwork *net, gpointer data)
     try_send(s, t, send->member, send->channel);
 }
 
+/* The hop from (member, channel) @i to its successor, found once. */
+static const Route *route_of(Sim *s, Task *t, gint64 member, gint64 channel, gint64 i)
+{
+    Route *r = &t->route[i];
+    if (r->n_links != G_MAXUINT)
+        return r;
+    gint64 start = ring_start(s, t, member);
+    r->dst = member_at(t, start, channel, (t->pos[i] + 1) % t->k);
+    r->first = s->links->len;
+    r->latency = paro_time_add(paro_graph_route(s->graph, member, r->dst, s->links, s->weights),
+                               s->spec->step_overhead);
+    r->n_links = s->links->len - r->first;
+    return r;
+}
+
 static void try_send(Sim *s, Task *t, gint64 member, gint64 channel)
 {
     if (t->done)
         return;
     gint64 i = member * s->channels + channel;
-    gint64 start = ring_start(s, t, member);
-    gint64 pos = position(t, start, channel, member);
+    gint64 pos = t->pos[i];
     gint64 step = t->begun[i];
     if (t->leaving[i] || t->on_the_way[i] >= SLOTS || step >= total_sends(s, t, pos))
         return;
@@ -213,28 +236,27 @@ static void try_send(Sim *s, Task *t, gint64 member, gint64 channel)
                                                   : (step == 0 || t->recvs[i] >= step);
     if (!ready)
         return;
-    gint64 dst = member_at(t, start, channel, (pos + 1) % t->k);
+    const Route *route = route_of(s, t, member, channel, i);
     double q = t->op == PARO_COLL_BROADCAST ? 1 : (double)steps_in(t, step);
     double bytes = t->op == PARO_COLL_BROADCAST  ? t->bytes / (double)(s->channels * s->pieces)
                    : t->op == PARO_COLL_SENDRECV ? t->bytes / (double)s->channels
                                                  : q * t->bytes / (double)(t->k * s->channels);
-    g_array_set_size(s->links, 0);
-    g_array_set_size(s->weights, 0);
-    ParoTime latency = paro_time_add(paro_graph_route(s->graph, member, dst, s->links, s->weights),
-                                     s->spec->step_overhead);
     /* q merged steps pay q latencies; saturated, not wrapped, past the clock's range (a
      * latency of 107 days or more was dropped from the step: issue #16 W2) */
-    double q_latency = q * (double)latency;
+    double q_latency = q * (double)route->latency;
     Send *send = &t->in_flight[i * SLOTS + step % SLOTS];
-    *send = (Send){
-        t,   member, channel,
-        dst, bytes,  q_latency >= (double)PARO_TIME_MAX ? PARO_TIME_MAX : (ParoTime)q_latency};
+    *send =
+        (Send){t,       member,
+               channel, route->dst,
+               bytes,   q_latency >= (double)PARO_TIME_MAX ? PARO_TIME_MAX : (ParoTime)q_latency};
     s->sent += bytes;
     t->begun[i]++;
     t->leaving[i] = TRUE;
     t->on_the_way[i]++;
-    paro_network_start(s->net, (const guint *)s->links->data, (const double *)s->weights->data,
-                       s->links->len, bytes, 0, left, send);
+    const guint *links = route->n_links ? &g_array_index(s->links, guint, route->first) : NULL;
+    const double *weights =
+        route->n_links ? &g_array_index(s->weights, double, route->first) : NULL;
+    paro_network_start(s->net, links, weights, route->n_links, bytes, 0, left, send);
 }
 
 /* ---- tasks and the stage pipeline ---- */
@@ -326,6 +348,14 @@ static void init_task(Sim *s, Task *t, int stage, gint64 chunk)
     t->leaving = g_new0(guint8, pairs);
     t->on_the_way = g_new0(guint8, pairs);
     t->in_flight = g_new0(Send, pairs * SLOTS);
+    t->pos = g_new(gint64, pairs);
+    t->route = g_new(Route, pairs);
+    for (gint64 member = 0; member < s->tracked; member++)
+        for (gint64 c = 0; c < s->channels; c++) {
+            gint64 i = member * s->channels + c;
+            t->pos[i] = position(t, ring_start(s, t, member), c, member);
+            t->route[i].n_links = G_MAXUINT;
+        }
     t->pending = t->k <= 1 ? 0 : pairs;
 }
 
@@ -536,6 +566,8 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
         g_free(s.tasks[i].leaving);
         g_free(s.tasks[i].on_the_way);
         g_free(s.tasks[i].in_flight);
+        g_free(s.tasks[i].pos);
+        g_free(s.tasks[i].route);
     }
     g_free(s.tasks);
     g_array_unref(s.stages);

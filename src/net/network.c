@@ -23,20 +23,24 @@
 
 const char *const paro_net_fidelity_names[] = {"maxmin", "analytic", NULL};
 
+#define POOLED 8 /* route lengths whose ended flows are kept for reuse */
+
 /* A flow and its route in one allocation: links, then weights, then each link's slot in
  * that link's list of flows. */
-typedef struct {
+typedef struct _Flow {
     guint *links;
     double *weights;
     guint *slots;
     guint n_links;
-    guint64 seq;      /* start order (max-min: when it joined) */
-    double remaining; /* bytes, as of `updated` */
-    ParoTime updated; /* when remaining was last brought up to date */
-    double rate;      /* bytes/s, one flow of the class */
-    ParoTime finish;  /* predicted end at the current rate */
-    guint heap_index; /* position in the finish heap */
-    guint64 visited;  /* component search stamp */
+    guint64 seq;               /* start order (max-min: when it joined) */
+    double remaining;          /* bytes, as of `updated` */
+    ParoTime updated;          /* when remaining was last brought up to date */
+    double rate;               /* bytes/s, one flow of the class */
+    ParoTime finish;           /* predicted end at the current rate */
+    guint heap_index;          /* position in the finish heap */
+    guint64 visited;           /* component search stamp */
+    guint64 component;         /* the component it was last solved in */
+    struct _Flow *prev, *next; /* the active flows, in start order */
     gboolean frozen;
     ParoFlowDone done;
     gpointer user_data;
@@ -58,15 +62,18 @@ struct _ParoNetwork {
     double *weight_sum; /* solver scratch */
     LinkUsers *users;   /* per link: the flows moving on it */
     guint64 *link_seen; /* component search stamp per link */
-    guint64 stamp, next_seq;
+    guint64 stamp, next_seq, n_components;
     GPtrArray *heap;              /* Flow*, a binary heap on (finish, seq) */
     GArray *changed;              /* guint links whose flows changed since the last solve */
     GPtrArray *joined;            /* Flow* that joined since the last solve */
     GPtrArray *component, *queue; /* solver scratch */
+    Flow *first, *last;           /* the active flows, in start order */
+    guint n_active;
     /* analytic fidelity: the weights of the flows moving on each link, and the flows whose
      * latency ended at the current instant, timed together once they have all joined */
     double *analytic_load;
     GPtrArray *joining;
+    Flow *pool[POOLED]; /* ended flows by route length, linked by `next` */
     double max_utilisation;
     guint64 n_solves, n_flow_solves;
     ParoModelHooks hooks;
@@ -77,10 +84,29 @@ static void flow_free(Flow *f)
     g_free(f);
 }
 
-static Flow *flow_new(guint n_links)
+static void flow_release(ParoNetwork *net, Flow *f)
+{
+    if (f->n_links >= POOLED) {
+        g_free(f);
+        return;
+    }
+    f->next = net->pool[f->n_links];
+    net->pool[f->n_links] = f;
+}
+
+/* Ended flows wait in a free list per route length for the next start: a collective
+ * starts millions of flows of a few lengths. */
+static Flow *flow_new(ParoNetwork *net, guint n_links)
 {
     gsize size = sizeof(Flow) + n_links * (sizeof(double) + 2 * sizeof(guint));
-    Flow *f = g_malloc0(size);
+    Flow *f;
+    if (n_links < POOLED && net->pool[n_links] != NULL) {
+        f = net->pool[n_links];
+        net->pool[n_links] = f->next;
+        memset(f, 0, size);
+    } else {
+        f = g_malloc0(size);
+    }
     f->weights = (double *)(f + 1); /* doubles first: aligned after the struct */
     f->links = (guint *)(f->weights + n_links);
     f->slots = f->links + n_links;
@@ -139,6 +165,12 @@ void paro_network_free(ParoNetwork *net)
     g_ptr_array_unref(net->queue);
     g_free(net->analytic_load);
     g_ptr_array_unref(net->joining);
+    for (guint n = 0; n < POOLED; n++)
+        while (net->pool[n] != NULL) {
+            Flow *f = net->pool[n];
+            net->pool[n] = f->next;
+            g_free(f);
+        }
     g_free(net);
 }
 
@@ -326,14 +358,26 @@ static void visit_flow(ParoNetwork *net, Flow *f)
 static void grow_component(ParoNetwork *net)
 {
     g_ptr_array_set_size(net->component, 0);
+    net->n_components++;
     for (guint q = 0; q < net->queue->len; q++) {
         Flow *f = g_ptr_array_index(net->queue, q);
+        f->component = net->n_components;
         g_ptr_array_add(net->component, f);
         for (guint k = 0; k < f->n_links; k++)
             visit_link(net, f->links[k]);
     }
     g_ptr_array_set_size(net->queue, 0);
-    g_ptr_array_sort(net->component, by_seq);
+    /* in start order: sorted when small, else read off the list of active flows */
+    GPtrArray *c = net->component;
+    if (c->len <= 64 || 8 * c->len < net->n_active) {
+        g_ptr_array_sort(c, by_seq);
+        return;
+    }
+    guint n = 0;
+    for (Flow *f = net->first; f != NULL; f = f->next)
+        if (f->component == net->n_components)
+            c->pdata[n++] = f;
+    g_assert(n == c->len);
 }
 
 /* Sums, per link, the weights of the unfrozen flows of @flows crossing it. */
@@ -417,6 +461,8 @@ static void solve_component(ParoNetwork *net, GPtrArray *flows, ParoTime now)
 {
     net->n_solves++;
     net->n_flow_solves += flows->len;
+    /* (the heap orders by finish and start, a total order: its shape changes nothing) */
+    gboolean rebuild = 4 * flows->len > net->heap->len;
     for (guint i = 0; i < flows->len; i++)
         catch_up(net, g_ptr_array_index(flows, i), now);
     fill(net, flows);
@@ -432,8 +478,12 @@ static void solve_component(ParoNetwork *net, GPtrArray *flows, ParoTime now)
         f->finish = paro_time_add(now, d);
         if (f->finish == PARO_TIME_MAX)
             paro_engine_note_overflow(net->engine);
-        heap_update(net->heap, f);
+        if (!rebuild)
+            heap_update(net->heap, f);
     }
+    if (rebuild) /* Floyd's O(n): cheaper than a sift per flow of a big component */
+        for (guint i = net->heap->len / 2; i-- > 0;)
+            sift_down(net->heap, i);
 }
 
 /* Each component that a change since the last solve touched, solved on its own: a flow's
@@ -482,6 +532,15 @@ static void advance(gpointer model, ParoTime from, ParoTime to)
         Flow *f = heap_pop(net->heap);
         catch_up(net, f, to);
         users_remove(net, f);
+        if (f->prev)
+            f->prev->next = f->next;
+        else
+            net->first = f->next;
+        if (f->next)
+            f->next->prev = f->prev;
+        else
+            net->last = f->prev;
+        net->n_active--;
         g_ptr_array_add(finished, f);
     }
     /* Completions in start order: callbacks may start new flows (which join the next
@@ -491,7 +550,7 @@ static void advance(gpointer model, ParoTime from, ParoTime to)
         Flow *f = g_ptr_array_index(finished, i);
         if (f->done)
             f->done(net, f->user_data);
-        flow_free(f);
+        flow_release(net, f);
     }
 }
 
@@ -505,6 +564,13 @@ static void join(ParoEngine *engine, gpointer data)
     users_add(net, f);
     heap_push(net->heap, f);
     g_ptr_array_add(net->joined, f);
+    f->prev = net->last;
+    if (net->last)
+        net->last->next = f;
+    else
+        net->first = f;
+    net->last = f;
+    net->n_active++;
 }
 
 static void analytic_done(ParoEngine *engine, gpointer data)
@@ -516,7 +582,7 @@ static void analytic_done(ParoEngine *engine, gpointer data)
     }
     if (f->done)
         f->done(f->net, f->user_data);
-    flow_free(f);
+    flow_release(f->net, f);
 }
 
 /* The flows that joined at this instant, after every other event of it: each moves at the
@@ -559,9 +625,11 @@ static void analytic_join(ParoEngine *engine, gpointer data)
 void paro_network_start(ParoNetwork *net, const guint *links, const double *weights, guint n_links,
                         double bytes, ParoTime latency, ParoFlowDone done, gpointer user_data)
 {
-    Flow *f = flow_new(n_links);
-    memcpy(f->links, links, sizeof(guint) * n_links);
-    memcpy(f->weights, weights, sizeof(double) * n_links);
+    Flow *f = flow_new(net, n_links);
+    if (n_links > 0) {
+        memcpy(f->links, links, sizeof(guint) * n_links);
+        memcpy(f->weights, weights, sizeof(double) * n_links);
+    }
     f->remaining = bytes;
     f->done = done;
     f->user_data = user_data;
