@@ -112,9 +112,9 @@ printf '{"hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 2
 expect "C3 HuggingFace num_hidden_layers 2^31" 1 \
     "hf.json:1:72: 'num_hidden_layers' is 2,147,483,648, above the limit of 4,096" \
     strategies $S --set "model=$work/hf.json"
-expect "plan of trees on 257 nodes (simulated GPU by GPU)" 1 \
-    "--set[1]:1:16: planning would simulate 47 configurations of 29 strategies, about 216 s" \
-    plan $S --set topology.nodes=257 --set collectives.model=flow --set collectives.algorithm=tree
+expect "plan of trees on 16,384 nodes (simulated GPU by GPU)" 1 \
+    "--set[1]:1:16: planning would simulate 92 configurations of 29 strategies, about 1547 s" \
+    plan $S --set topology.nodes=16384 --set collectives.model=flow --set collectives.algorithm=tree
 expect "plan --batch-tokens 1e15" 1 "needs up to 6.1e+10 micro-steps a step, above the limit of 1,048,576" \
     plan $S --batch-tokens 1e15
 expect "C7 NICs 2^31" 1 "'count' is 2,147,483,648, above the limit of 64" \
@@ -134,8 +134,8 @@ expect "C8 --jobs 100000" 2 "'--jobs' is 100,000, above the limit of 256" \
 expect "W6 an axis varied twice" 1 "--vary[2]:1:1: 'training.accumulation' is varied twice (also by --vary[1])" \
     sweep $S --vary training.accumulation=1,2 --vary training.accumulation=3,4
 expect "a sweep point beyond the work limit names its values" 1 \
-    "--vary[1]:1:18: at topology.nodes=2049: simulating 29 strategies would take about 70 s" \
-    sweep $S --set collectives.model=flow --set collectives.algorithm=tree --vary topology.nodes=2,2049
+    "--vary[1]:1:18: at topology.nodes=16384: simulating 29 strategies would take about 17 s" \
+    sweep $S --set collectives.model=flow --set collectives.algorithm=tree --vary topology.nodes=2,16384
 
 # ---- H1, H2, C9: the step's work estimated before simulating ----
 expect "H1 a node of 4,096 GPUs (run)" 1 \
@@ -143,6 +143,20 @@ expect "H1 a node of 4,096 GPUs (run)" 1 \
     run $S --set topology.node.gpus=4096 --set parallelism.group=4096 --set collectives.model=flow
 expect "H2 257 nodes (the last leaf part full: folded) run" 0 "# best:" \
     run $S --set topology.nodes=257 --set collectives.model=flow
+# the work limits scale with PAROSIM_WORK_SCALE: a refused case runs, a bad value is named
+if ! PAROSIM_WORK_SCALE=0.01 "$parosim" collective --topology $T --model flow --op allreduce \
+    --explicit --gpus 2048 -b 1M -e 1M >/dev/null 2>"$work/err" &&
+    grep -qF "beyond the limit of 0.1 s" "$work/err"; then
+    ok "PAROSIM_WORK_SCALE=0.01 refuses a 2,048-GPU explicit ring (about 1 s)"
+else
+    not_ok "PAROSIM_WORK_SCALE=0.01 did not scale the limit: $(cat "$work/err")"
+fi
+if PAROSIM_WORK_SCALE=abc "$parosim" --version 2>"$work/err" >/dev/null; [ $? = 2 ] &&
+    grep -qF "PAROSIM_WORK_SCALE='abc' is not a number in (0, 1e6]" "$work/err"; then
+    ok "PAROSIM_WORK_SCALE=abc: exit 2, named"
+else
+    not_ok "PAROSIM_WORK_SCALE=abc: $(cat "$work/err")"
+fi
 expect "C9 a trace of 300 micro-steps and 29 strategies" 1 \
     "the trace of 29 strategies would be about 919 MB (9,600 layer-steps each), beyond the limit of 268 MB" \
     run $S --set training.accumulation=300 --trace "$work/t.json"

@@ -251,7 +251,7 @@ static int one_count(ParoTopology *topology, const CollChoice *c, gint64 gpus, G
     if (work.seconds * n_sizes > paro_limit_work_budget_s()) {
         g_autofree char *what = paro_coll_work_describe(&work);
         g_printerr("parosim collective: error: simulating this collective would take about "
-                   "%.0f s (%s, for %.0f size%s), beyond the limit of %.0f s; lower %s\n",
+                   "%.0f s (%s, for %.0f size%s), beyond the limit of %.3g s; lower %s\n",
                    work.seconds * n_sizes, what, n_sizes, n_sizes == 1 ? "" : "s",
                    paro_limit_work_budget_s(), driver(&work, explicit_mode, n_sizes, gpn));
         return PARO_EXIT_ERROR;

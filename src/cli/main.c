@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/limits.h"
 #include "core/spell.h"
 
 typedef struct {
@@ -56,22 +57,47 @@ static void usage(FILE *to)
                 "  parosim strategies scenarios/llama-7b_a100x8-100g_n32.yaml\n"
                 "\n"
                 "'parosim COMMAND --help' explains a command. Inputs: models/, topologies/,\n"
-                "scenarios/ (docs/formats.md); docs/cli/ has a page a command.\n");
+                "scenarios/ (docs/formats.md); docs/cli/ has a page a command.\n"
+                "\n"
+                "What would take more than about 10 s to simulate (120 s to plan) is refused at\n"
+                "once with its estimate; PAROSIM_WORK_SCALE=F multiplies those limits by F.\n");
+}
+
+/* PAROSIM_WORK_SCALE=F: the work limits (a simulation's 10 s, a plan's 120 s, a sweep's
+ * points) times F, for who means to wait (or, below 1, to refuse sooner). */
+static gboolean apply_work_scale(void)
+{
+    const char *text = g_getenv("PAROSIM_WORK_SCALE");
+    if (text == NULL)
+        return TRUE;
+    char *end = NULL;
+    double scale = g_ascii_strtod(text, &end);
+    if (end == text || *end != '\0' || !(scale > 0 && scale <= 1e6)) {
+        fprintf(stderr,
+                "parosim: PAROSIM_WORK_SCALE='%s' is not a number in (0, 1e6]: it multiplies "
+                "the work limits (10 s a simulation, 120 s a plan)\n",
+                text);
+        return FALSE;
+    }
+    paro_limit_set_work_scale(scale);
+    return TRUE;
 }
 
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
-    /* The user's locale for messages and character sets, but numbers always in C form,
-     * so outputs are byte-identical everywhere. */
     /* A simulation's task and edge arrays grow to megabytes by doubling. Above glibc's
      * mmap threshold each growth maps fresh pages and each free unmaps them: a fifth of a
      * sweep's time went to the kernel's page faults. Served from the heap and kept there,
      * they are reused by the next simulation (issue #18). */
     mallopt(M_MMAP_THRESHOLD, 256 << 20);
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
+    /* The user's locale for messages and character sets, but numbers always in C form,
+     * so outputs are byte-identical everywhere. */
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
+    if (!apply_work_scale())
+        return PARO_EXIT_USAGE;
     if (argc < 2) {
         usage(stderr);
         return PARO_EXIT_USAGE;

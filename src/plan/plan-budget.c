@@ -84,7 +84,7 @@ gboolean paro_plan_check_work(const ParoScenario *base, const ParoPlanRequest *r
         return TRUE;
     g_autofree char *message = g_strdup_printf(
         "planning would simulate %.0f configurations of %u strategies, about %.0f s (the "
-        "collectives of one: %.2g s), beyond the limit of %.0f s",
+        "collectives of one: %.2g s), beyond the limit of %.3g s",
         configs, n_strategies, seconds, w.coll_s, paro_limit_plan_budget_s());
     ParoSite site =
         w.coll_s * configs > seconds / 2 ? paro_workload_coll_driver(base, &w) : PARO_SITE_LAYERS;

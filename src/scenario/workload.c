@@ -133,9 +133,13 @@ gboolean paro_workload_estimate(const ParoScenario *s, guint n_strategies, ParoW
                     out->explicit_graph ? "every" : "a node's", text, paro_limit_links.why);
         return FALSE;
     }
+    /* The global collective runs on the graph of its kind; the scoped ones (a group's, a
+     * local rank's) are rings, which fold even when the global one is a tree. */
     g_autoptr(GError) local = NULL;
     g_autoptr(ParoGraph) graph = paro_graph_new(&t, t.nodes, !out->explicit_graph, &local);
-    if (graph == NULL) {
+    g_autoptr(ParoGraph) folded =
+        out->explicit_graph && t.nodes > 1 ? paro_graph_new(&t, t.nodes, TRUE, &local) : NULL;
+    if (graph == NULL || (out->explicit_graph && t.nodes > 1 && folded == NULL)) {
         g_propagate_error(error, g_steal_pointer(&local));
         return FALSE;
     }
@@ -150,10 +154,10 @@ gboolean paro_workload_estimate(const ParoScenario *s, guint n_strategies, ParoW
         .scope = PARO_SCOPE_GLOBAL,
     };
     out->coll = paro_coll_estimate(graph, &spec);
-    double per_scope = 0;
-    for (int scope = PARO_SCOPE_GLOBAL; scope <= PARO_SCOPE_INTER; scope++) {
+    double per_scope = out->coll.seconds;
+    for (int scope = PARO_SCOPE_INTRA; scope <= PARO_SCOPE_INTER; scope++) {
         spec.scope = (ParoScope)scope;
-        per_scope += paro_coll_estimate(graph, &spec).seconds;
+        per_scope += paro_coll_estimate(folded ? folded : graph, &spec).seconds;
     }
     out->coll_sims = MIN(COLL_SIMS_MAX, COLL_SIMS_PER_STRATEGY * (double)n_strategies);
     out->coll_s = out->coll_sims / 3.0 * per_scope; /* the sims spread over the three scopes */
@@ -237,7 +241,7 @@ gboolean paro_workload_check(const ParoScenario *s, guint n_strategies, gboolean
                       coll ? paro_workload_coll_driver(s, &w) : paro_workload_step_driver(s),
                       "simulating %.0f strateg%s would take about %.0f s (a step of %s %s: %.2g s "
                       "each; about %.0f collectives of up to %s: %.2g s), beyond the limit of "
-                      "%.0f s",
+                      "%.3g s",
                       n, n == 1 ? "y" : "ies", total, tasks, unit, w.step_s, w.coll_sims, what,
                       w.coll_s, budget);
     }
