@@ -20,18 +20,26 @@
 
 typedef struct _Tree Tree;
 
+/* Kept small, and followers in one edge list, not an array each: a tree on 131,072 GPUs
+ * has millions of transfers (an array apiece held 660 MB). */
 typedef struct {
     Tree *tree;
     gint64 src, dst;
     double bytes;
-    int waiting;       /* dependencies not yet met */
-    GArray *followers; /* guint indices of transfers waiting on this one */
+    int waiting;     /* dependencies not yet met */
+    guint first_out; /* index into edges of the first follower; G_MAXUINT: none */
 } Xfer;
+
+typedef struct {
+    guint to;   /* the follower */
+    guint next; /* the next edge of the same transfer, G_MAXUINT at the end */
+} Edge;
 
 struct _Tree {
     const ParoGraph *graph;
     ParoNetwork *net;
     GArray *xfers; /* Xfer */
+    GArray *edges; /* Edge */
     GArray *links, *weights;
     gint64 left;
     double sent;
@@ -40,7 +48,7 @@ struct _Tree {
 
 static guint add_xfer(Tree *t, gint64 src, gint64 dst, double bytes)
 {
-    Xfer x = {t, src, dst, bytes, 0, g_array_new(FALSE, FALSE, sizeof(guint))};
+    Xfer x = {t, src, dst, bytes, 0, G_MAXUINT};
     g_array_append_val(t->xfers, x);
     return t->xfers->len - 1;
 }
@@ -50,29 +58,24 @@ static void depend(Tree *t, guint later, guint first)
 {
     if (first == G_MAXUINT)
         return;
-    g_array_append_val(g_array_index(t->xfers, Xfer, first).followers, later);
+    Xfer *f = &g_array_index(t->xfers, Xfer, first);
+    Edge e = {later, f->first_out};
+    g_array_append_val(t->edges, e);
+    f->first_out = t->edges->len - 1;
     g_array_index(t->xfers, Xfer, later).waiting++;
 }
 
 static void launch(Tree *t, guint i);
 
-typedef struct {
-    Tree *tree;
-    guint index;
-} Handle;
-
+/* @data is the transfer itself: the array no longer grows once the simulation runs. */
 static void finished(ParoNetwork *net, gpointer data)
 {
-    Handle *h = data;
-    Tree *t = h->tree;
-    guint index = h->index;
-    g_free(h);
+    Xfer *x = data;
+    Tree *t = x->tree;
     t->left--;
-    Xfer *x = &g_array_index(t->xfers, Xfer, index);
-    for (guint k = 0; k < x->followers->len; k++) {
-        guint f = g_array_index(x->followers, guint, k);
-        Xfer *y = &g_array_index(t->xfers, Xfer, f);
-        if (--y->waiting == 0)
+    for (guint k = x->first_out; k != G_MAXUINT; k = g_array_index(t->edges, Edge, k).next) {
+        guint f = g_array_index(t->edges, Edge, k).to;
+        if (--g_array_index(t->xfers, Xfer, f).waiting == 0)
             launch(t, f);
     }
 }
@@ -84,11 +87,9 @@ static void launch(Tree *t, guint i)
     g_array_set_size(t->weights, 0);
     ParoTime latency = paro_time_add(
         paro_graph_route(t->graph, x->src, x->dst, t->links, t->weights), t->step_overhead);
-    Handle *h = g_new(Handle, 1);
-    *h = (Handle){t, i};
     t->sent += x->bytes;
     paro_network_start(t->net, (const guint *)t->links->data, (const double *)t->weights->data,
-                       t->links->len, x->bytes, latency, finished, h);
+                       t->links->len, x->bytes, latency, finished, x);
 }
 
 /* Node of tree @which at position @pos, and back. */
@@ -108,6 +109,7 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
     Tree t = {graph,
               net,
               g_array_new(FALSE, FALSE, sizeof(Xfer)),
+              g_array_new(FALSE, FALSE, sizeof(Edge)),
               g_array_new(FALSE, FALSE, sizeof(guint)),
               g_array_new(FALSE, FALSE, sizeof(double)),
               0,
@@ -220,9 +222,8 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
                     "tree allreduce: %" G_GINT64_FORMAT " transfers never ran", t.left);
     else
         paro_coll_result_fill(out, graph, net, t.sent, t.sent); /* every transfer delivers */
-    for (guint i = 0; i < t.xfers->len; i++)
-        g_array_unref(g_array_index(t.xfers, Xfer, i).followers);
     g_array_unref(t.xfers);
+    g_array_unref(t.edges);
     g_array_unref(t.links);
     g_array_unref(t.weights);
     return ok;
