@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* The network's state, shared by its two files: network.c (the object, flows starting and
+ * ending, the engine's hooks, the analytic fidelity) and maxmin.c (the incremental max-min
+ * solver and the heap of finish times). Not for other modules. */
+#pragma once
+
+#include "net/network.h"
+
+G_BEGIN_DECLS
+
+#define POOLED 8 /* route lengths whose ended flows are kept for reuse */
+
+/* A flow and its route in one allocation: links, then weights, then each link's slot in
+ * that link's list of flows. */
+typedef struct _Flow {
+    guint *links;
+    double *weights;
+    guint *slots;
+    guint n_links;
+    guint64 seq;               /* start order (max-min: when it joined) */
+    double remaining;          /* bytes, as of `updated` */
+    ParoTime updated;          /* when remaining was last brought up to date */
+    double rate;               /* bytes/s, one flow of the class */
+    ParoTime finish;           /* predicted end at the current rate */
+    guint heap_index;          /* position in the finish heap */
+    guint64 visited;           /* component search stamp */
+    guint64 component;         /* the component it was last solved in */
+    struct _Flow *prev, *next; /* the active flows, in start order */
+    gboolean frozen;
+    ParoFlowDone done;
+    gpointer user_data;
+    ParoNetwork *net;
+} Flow;
+
+typedef struct {
+    Flow **flows; /* in no particular order: only searched */
+    guint len, cap;
+} LinkUsers;
+
+struct _ParoNetwork {
+    ParoEngine *engine;
+    ParoNetFidelity fidelity;
+    guint n_links;
+    double *capacity;
+    double *carried;
+    double *residual;   /* solver scratch */
+    double *weight_sum; /* solver scratch */
+    LinkUsers *users;   /* per link: the flows moving on it */
+    guint64 *link_seen; /* component search stamp per link */
+    guint64 stamp, next_seq, n_components;
+    GPtrArray *heap;              /* Flow*, a binary heap on (finish, seq) */
+    GArray *changed;              /* guint links whose flows changed since the last solve */
+    GPtrArray *joined;            /* Flow* that joined since the last solve */
+    GPtrArray *component, *queue; /* solver scratch */
+    Flow *first, *last;           /* the active flows, in start order */
+    guint n_active;
+    /* analytic fidelity: the weights of the flows moving on each link, and the flows whose
+     * latency ended at the current instant, timed together once they have all joined */
+    double *analytic_load;
+    GPtrArray *joining;
+    Flow *pool[POOLED]; /* ended flows by route length, linked by `next` */
+    double max_utilisation;
+    guint64 n_solves, n_flow_solves;
+    ParoModelHooks hooks;
+};
+
+/* maxmin.c */
+ParoTime paro_net_duration_ps(double bytes, double rate);
+void paro_net_heap_push(GPtrArray *heap, Flow *f);
+Flow *paro_net_heap_pop(GPtrArray *heap);
+/* paro_net_users_add, _remove: @f on (off) its links' lists; removing records the links
+ * as changed for the next solve */
+void paro_net_users_add(ParoNetwork *net, Flow *f);
+void paro_net_users_remove(ParoNetwork *net, Flow *f);
+/* paro_net_catch_up: @f's remaining bytes and its links' carried bytes brought to @now */
+void paro_net_catch_up(ParoNetwork *net, Flow *f, ParoTime now);
+gint paro_net_by_seq(gconstpointer a, gconstpointer b);
+/* paro_net_dirty: flows started or ended since the last solve */
+gboolean paro_net_dirty(const ParoNetwork *net);
+/* paro_net_solve: each component that a change touched, re-solved at @now */
+void paro_net_solve(ParoNetwork *net, ParoTime now);
+
+G_END_DECLS
