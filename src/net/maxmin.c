@@ -76,14 +76,14 @@ static void heap_update(GPtrArray *heap, Flow *f)
     sift_down(heap, f->heap_index);
 }
 
-void paro_net_heap_push(GPtrArray *heap, Flow *f)
+static void heap_push(GPtrArray *heap, Flow *f)
 {
     g_ptr_array_add(heap, f);
     f->heap_index = heap->len - 1;
     sift_up(heap, f->heap_index);
 }
 
-Flow *paro_net_heap_pop(GPtrArray *heap)
+static Flow *heap_pop(GPtrArray *heap)
 {
     Flow *top = heap->pdata[0];
     Flow *last = heap->pdata[heap->len - 1];
@@ -98,7 +98,7 @@ Flow *paro_net_heap_pop(GPtrArray *heap)
 
 /* ---- flows on links ---- */
 
-void paro_net_users_add(ParoNetwork *net, Flow *f)
+static void users_add(ParoNetwork *net, Flow *f)
 {
     for (guint k = 0; k < f->n_links; k++) {
         LinkUsers *u = &net->users[f->links[k]];
@@ -112,7 +112,7 @@ void paro_net_users_add(ParoNetwork *net, Flow *f)
 }
 
 /* Removes @f from its links' lists (the last one takes its slot) and records the links. */
-void paro_net_users_remove(ParoNetwork *net, Flow *f)
+static void users_remove(ParoNetwork *net, Flow *f)
 {
     for (guint k = 0; k < f->n_links; k++) {
         guint l = f->links[k];
@@ -132,7 +132,7 @@ void paro_net_users_remove(ParoNetwork *net, Flow *f)
 }
 
 /* Brings @f's remaining bytes and its links' carried bytes up to @now at its rate. */
-void paro_net_catch_up(ParoNetwork *net, Flow *f, ParoTime now)
+static void catch_up(ParoNetwork *net, Flow *f, ParoTime now)
 {
     if (now == f->updated)
         return;
@@ -143,6 +143,46 @@ void paro_net_catch_up(ParoNetwork *net, Flow *f, ParoTime now)
         net->carried[f->links[k]] += moved * f->weights[k];
     f->remaining -= moved;
     f->updated = now;
+}
+
+/* ---- flows joining and leaving ---- */
+
+void paro_net_activate(ParoNetwork *net, Flow *f)
+{
+    users_add(net, f);
+    heap_push(net->heap, f);
+    g_ptr_array_add(net->joined, f);
+    f->prev = net->last;
+    if (net->last)
+        net->last->next = f;
+    else
+        net->first = f;
+    net->last = f;
+    net->n_active++;
+}
+
+ParoTime paro_net_next_finish(const ParoNetwork *net)
+{
+    return net->heap->len > 0 ? ((const Flow *)net->heap->pdata[0])->finish : PARO_TIME_MAX;
+}
+
+Flow *paro_net_retire_finished(ParoNetwork *net, ParoTime to)
+{
+    if (paro_net_next_finish(net) > to)
+        return NULL;
+    Flow *f = heap_pop(net->heap);
+    catch_up(net, f, to);
+    users_remove(net, f);
+    if (f->prev)
+        f->prev->next = f->next;
+    else
+        net->first = f->next;
+    if (f->next)
+        f->next->prev = f->prev;
+    else
+        net->last = f->prev;
+    net->n_active--;
+    return f;
 }
 
 /* ---- the solver ---- */
@@ -284,7 +324,7 @@ static void solve_component(ParoNetwork *net, GPtrArray *flows, ParoTime now)
     /* (the heap orders by finish and start, a total order: its shape changes nothing) */
     gboolean rebuild = 4 * flows->len > net->heap->len;
     for (guint i = 0; i < flows->len; i++)
-        paro_net_catch_up(net, g_ptr_array_index(flows, i), now);
+        catch_up(net, g_ptr_array_index(flows, i), now);
     fill(net, flows);
     /* Utilisation check for the conservation tests, and each flow's predicted end. */
     for (guint i = 0; i < flows->len; i++) {

@@ -66,14 +66,13 @@ struct _ParoNetwork {
 
 /* maxmin.c */
 ParoTime paro_net_duration_ps(double bytes, double rate);
-void paro_net_heap_push(GPtrArray *heap, Flow *f);
-Flow *paro_net_heap_pop(GPtrArray *heap);
-/* paro_net_users_add, _remove: @f on (off) its links' lists; removing records the links
- * as changed for the next solve */
-void paro_net_users_add(ParoNetwork *net, Flow *f);
-void paro_net_users_remove(ParoNetwork *net, Flow *f);
-/* paro_net_catch_up: @f's remaining bytes and its links' carried bytes brought to @now */
-void paro_net_catch_up(ParoNetwork *net, Flow *f, ParoTime now);
+/* paro_net_activate: a flow joins: on its links, in the heap, to be solved */
+void paro_net_activate(ParoNetwork *net, Flow *f);
+/* paro_net_next_finish: the earliest predicted end, PARO_TIME_MAX with no flow */
+ParoTime paro_net_next_finish(const ParoNetwork *net);
+/* paro_net_retire_finished: a flow ending by @to, its bytes carried and its links marked
+ * for the next solve; NULL when none ends by then */
+Flow *paro_net_retire_finished(ParoNetwork *net, ParoTime to);
 gint paro_net_by_seq(gconstpointer a, gconstpointer b);
 /* paro_net_dirty: flows started or ended since the last solve */
 gboolean paro_net_dirty(const ParoNetwork *net);

@@ -136,7 +136,7 @@ static ParoTime next_event(gpointer model, ParoTime now)
     ParoNetwork *net = model;
     if (paro_net_dirty(net))
         paro_net_solve(net, now);
-    return net->heap->len > 0 ? ((Flow *)net->heap->pdata[0])->finish : PARO_TIME_MAX;
+    return paro_net_next_finish(net);
 }
 
 static void advance(gpointer model, ParoTime from, ParoTime to)
@@ -144,24 +144,11 @@ static void advance(gpointer model, ParoTime from, ParoTime to)
     ParoNetwork *net = model;
     if (paro_net_dirty(net))
         paro_net_solve(net, from);
-    if (net->heap->len == 0 || ((Flow *)net->heap->pdata[0])->finish > to)
+    if (paro_net_next_finish(net) > to)
         return;
     g_autoptr(GPtrArray) finished = g_ptr_array_new();
-    while (net->heap->len > 0 && ((Flow *)net->heap->pdata[0])->finish <= to) {
-        Flow *f = paro_net_heap_pop(net->heap);
-        paro_net_catch_up(net, f, to);
-        paro_net_users_remove(net, f);
-        if (f->prev)
-            f->prev->next = f->next;
-        else
-            net->first = f->next;
-        if (f->next)
-            f->next->prev = f->prev;
-        else
-            net->last = f->prev;
-        net->n_active--;
+    for (Flow *f; (f = paro_net_retire_finished(net, to)) != NULL;)
         g_ptr_array_add(finished, f);
-    }
     /* Completions in start order: callbacks may start new flows (which join the next
      * solve). */
     g_ptr_array_sort(finished, paro_net_by_seq);
@@ -176,20 +163,10 @@ static void advance(gpointer model, ParoTime from, ParoTime to)
 static void join(ParoEngine *engine, gpointer data)
 {
     Flow *f = data;
-    ParoNetwork *net = f->net;
-    f->seq = net->next_seq++;
+    f->seq = f->net->next_seq++;
     f->updated = paro_engine_now(engine);
     f->finish = PARO_TIME_MAX; /* until its first solve, which comes before any advance */
-    paro_net_users_add(net, f);
-    paro_net_heap_push(net->heap, f);
-    g_ptr_array_add(net->joined, f);
-    f->prev = net->last;
-    if (net->last)
-        net->last->next = f;
-    else
-        net->first = f;
-    net->last = f;
-    net->n_active++;
+    paro_net_activate(f->net, f);
 }
 
 static void analytic_done(ParoEngine *engine, gpointer data)
