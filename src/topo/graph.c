@@ -24,9 +24,6 @@ struct _ParoGraph {
     GArray *capacity;  /* double */
     GArray *klass;     /* ParoLinkClass as int */
     GArray *instances; /* double */
-    /* folded with a partly filled last leaf: per hop distance d (in nodes), the share of the
-     * nodes whose hop of d leaves their leaf; NULL when the leaves are full */
-    double *crossing_share;
 };
 
 static void add_link(ParoGraph *g, double capacity, ParoLinkClass k, double instances)
@@ -37,27 +34,21 @@ static void add_link(ParoGraph *g, double capacity, ParoLinkClass k, double inst
     g_array_append_val(g->instances, instances);
 }
 
-/* Nodes of [a, a + s) whose hop of d nodes (modulo @nodes) lands in [a, a + s) too. */
-static gint64 staying(gint64 nodes, gint64 a, gint64 s, gint64 d)
+/* Nodes of a leaf of @s whose hop of d nodes, modulo all @nodes, stays in the leaf: for a
+ * leaf [a, a + s), those below a + s - d, and those that wrap past the last node back into
+ * it (v >= a + nodes - d); neither depends on a, as no leaf runs past the last node. */
+static gint64 staying(gint64 nodes, gint64 s, gint64 d)
 {
-    /* without wrapping: v + d < a + s; wrapping past the last node: v + d - nodes >= a */
-    gint64 plain = MAX(0, MIN(s - d, nodes - d - a));
-    gint64 wrap_from = MAX(a, nodes - d + a), wrap_to = MIN(a + s, nodes - d + a + s);
-    return plain + MAX(0, wrap_to - wrap_from);
+    return MAX(0, s - d) + MAX(0, s - (nodes - d));
 }
 
-/* The share of all nodes whose hop of d crosses into another leaf, for each d < @nodes:
- * the latency a folded hop pays on average (see paro_graph_route). */
-static double *crossing_shares(gint64 nodes, gint64 npl)
+/* The share of all nodes whose hop of d crosses into another leaf: the latency a folded
+ * hop pays on average (see paro_graph_route). */
+static double crossing_share(const ParoGraph *g, gint64 d)
 {
-    double *share = g_new0(double, nodes);
-    for (gint64 d = 1; d < nodes; d++) {
-        gint64 stay = 0;
-        for (gint64 a = 0; a < nodes; a += npl)
-            stay += staying(nodes, a, MIN(npl, nodes - a), d);
-        share[d] = (double)(nodes - stay) / (double)nodes;
-    }
-    return share;
+    gint64 full = g->nodes / g->nodes_per_leaf, rest = g->nodes % g->nodes_per_leaf;
+    gint64 stay = full * staying(g->nodes, g->nodes_per_leaf, d) + staying(g->nodes, rest, d);
+    return (double)(g->nodes - stay) / (double)g->nodes;
 }
 
 ParoGraph *paro_graph_new(const ParoTopology *t, gint64 nodes, gboolean aggregated, GError **error)
@@ -124,8 +115,6 @@ ParoGraph *paro_graph_new(const ParoTopology *t, gint64 nodes, gboolean aggregat
     double uplink = (double)npl * (double)R * t->nics.bandwidth_Bps / t->network.oversubscription;
     for (gint64 l = 0; l < 2 * g->inst_leaves; l++)
         add_link(g, uplink, PARO_LINK_INTER, aggregated ? (double)leaves : 1);
-    if (aggregated && nodes % npl != 0)
-        g->crossing_share = crossing_shares(nodes, npl);
     return g;
 }
 
@@ -136,7 +125,6 @@ void paro_graph_free(ParoGraph *g)
     g_array_unref(g->capacity);
     g_array_unref(g->klass);
     g_array_unref(g->instances);
-    g_free(g->crossing_share);
     g_free(g);
 }
 
@@ -237,7 +225,8 @@ ParoTime paro_graph_route(const ParoGraph *g, gint64 src, gint64 dst, GArray *li
         push(links, weights, g->leaf_base + 1, w);
         /* With a partly filled last leaf (issue #18), the uplink's weight is a full leaf's,
          * the most loaded, and the latency the average over the real hops of all nodes. */
-        double share = g->crossing_share ? g->crossing_share[d] : w / (double)g->nodes_per_leaf;
+        double share = g->nodes % g->nodes_per_leaf != 0 ? crossing_share(g, d)
+                                                         : w / (double)g->nodes_per_leaf;
         latency += 2 * t->network.latency_s * share;
     }
     push(links, weights, paro_graph_nic_tx(g, dn, dj * R / G) + 1, 1);
