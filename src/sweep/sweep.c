@@ -400,7 +400,8 @@ GPtrArray *paro_sweep_run_with(const char *scenario_path, const char *const *set
     run.progress_data = options->progress_data;
     run.cache = paro_coll_cache_new();
     run.extrapolate = !options->no_extrapolate;
-    for (guint i = 0; i < axes->len; i++)
+    /* the memo shares the points of extrapolations: none to share without them */
+    for (guint i = 0; i < axes->len && run.extrapolate; i++)
         if (is_accumulation(g_ptr_array_index(axes, i)) && run.memo == NULL)
             run.memo = paro_step_memo_new();
     run.cancel = options->cancel;
