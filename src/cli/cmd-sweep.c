@@ -62,7 +62,10 @@ typedef struct {
 static char *render_point(const ParoSweepPoint *point, gpointer data)
 {
     const Rendering *r = data;
-    return paro_report_sweep_point(r->axes, point, r->format);
+    char *text = paro_report_sweep_point(r->axes, point, r->format);
+    /* trimmed to its length: a GString's doubling slack, kept for every point until the
+     * end, was up to as much again as the output */
+    return g_realloc(text, strlen(text) + 1);
 }
 
 static volatile sig_atomic_t interrupted;
@@ -270,7 +273,12 @@ int paro_cmd_sweep(int argc, char **argv)
     }
     if (mpi.rank != 0)
         return PARO_EXIT_OK;
-    g_autoptr(GString) out = g_string_new(NULL);
+    gsize length = 64; /* the texts and the JSON's closing lines */
+    for (guint i = 0; i < texts->len; i++) {
+        const char *t = g_ptr_array_index(texts, i);
+        length += t ? strlen(t) + 2 : 0;
+    }
+    g_autoptr(GString) out = g_string_sized_new(length + 4096); /* and the head */
     paro_report_sweep_head(axes, format, out);
     paro_report_sweep_join(texts, format, out);
     gboolean written = output
