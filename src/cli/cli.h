@@ -25,6 +25,15 @@ char *paro_cli_escape(const char *text);
  * NULL (and a usage message naming @command) for an unknown one. (transfer container) */
 GPtrArray *paro_cli_parse_strategies(const char *text, const char *command);
 
+/**
+ * paro_cli_parse_options:
+ * Parses @argv against @entries for `parosim @command` (its usage line names
+ * @parameters, its --help shows @summary); on a bad option prints "parosim COMMAND:
+ * MESSAGE" and the --help hint and returns FALSE (the caller exits PARO_EXIT_USAGE).
+ */
+gboolean paro_cli_parse_options(const char *command, const char *parameters, const char *summary,
+                                const GOptionEntry *entries, int *argc, char ***argv);
+
 /** paro_cli_write: writes @text to stdout in one piece; FALSE (and a message) on failure. */
 gboolean paro_cli_write(const GString *text);
 

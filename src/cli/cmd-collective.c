@@ -327,14 +327,9 @@ int paro_cmd_collective(int argc, char **argv)
          "KEY=VALUE"},
         {NULL},
     };
-    g_autoptr(GOptionContext) ctx = g_option_context_new("");
-    g_option_context_set_summary(ctx, collective_help);
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    g_autoptr(GError) error = NULL;
-    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-        g_printerr("parosim collective: %s\nTry 'parosim collective --help'.\n", error->message);
+    if (!paro_cli_parse_options("collective", "", collective_help, entries, &argc, &argv))
         return PARO_EXIT_USAGE;
-    }
+    g_autoptr(GError) error = NULL;
     int op = op_name ? lookup(paro_coll_kind_names, op_name) : -1;
     int algo = lookup(paro_algorithm_names, algo_name ? algo_name : "auto");
     int model = lookup(paro_coll_model_names, model_name ? model_name : "nccl");

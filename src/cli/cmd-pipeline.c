@@ -141,14 +141,9 @@ int paro_cmd_pipeline(int argc, char **argv)
          "Write every task (schedule, device, module, micro, kind, start, end) as TSV", "FILE"},
         {NULL},
     };
-    g_autoptr(GOptionContext) ctx = g_option_context_new("");
-    g_option_context_set_summary(ctx, pipeline_help);
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    g_autoptr(GError) error = NULL;
-    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-        g_printerr("parosim pipeline: %s\nTry 'parosim pipeline --help'.\n", error->message);
+    if (!paro_cli_parse_options("pipeline", "", pipeline_help, entries, &argc, &argv))
         return PARO_EXIT_USAGE;
-    }
+    g_autoptr(GError) error = NULL;
     int schedule = lookup(paro_pipe_schedule_names, schedule_name ? schedule_name : "1f1b");
     int accumulation =
         accumulation_name ? lookup(paro_pipe_accumulation_names, accumulation_name) : -2;

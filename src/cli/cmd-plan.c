@@ -194,14 +194,9 @@ int paro_cmd_plan(int argc, char **argv)
         {"format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "table (default) or csv", "FORMAT"},
         {NULL},
     };
-    g_autoptr(GOptionContext) ctx = g_option_context_new("SCENARIO.yaml");
-    g_option_context_set_summary(ctx, plan_help);
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    g_autoptr(GError) error = NULL;
-    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-        g_printerr("parosim plan: %s\nTry 'parosim plan --help'.\n", error->message);
+    if (!paro_cli_parse_options("plan", "SCENARIO.yaml", plan_help, entries, &argc, &argv))
         return PARO_EXIT_USAGE;
-    }
+    g_autoptr(GError) error = NULL;
     int format = paro_cli_parse_format(format_name ? format_name : "table");
     ParoPlanRequest rq = {
         .sets = (const char *const *)sets, .lga = rq_lga, .dp_only = rq_dp_only, .jobs = jobs};

@@ -104,14 +104,9 @@ int paro_cmd_plot(int argc, char **argv)
         g_string_append_printf(help, "  %-19s %s\n  %-19s   INPUT: %s\n", paro_plot_kinds[k].name,
                                paro_plot_kinds[k].summary, "", paro_plot_kinds[k].input);
     g_string_append(help, plot_help_tail);
-    g_autoptr(GOptionContext) ctx = g_option_context_new("KIND INPUT -o FILE");
-    g_option_context_set_summary(ctx, help->str);
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    g_autoptr(GError) error = NULL;
-    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-        g_printerr("parosim plot: %s\nTry 'parosim plot --help'.\n", error->message);
+    if (!paro_cli_parse_options("plot", "KIND INPUT -o FILE", help->str, entries, &argc, &argv))
         return PARO_EXIT_USAGE;
-    }
+    g_autoptr(GError) error = NULL;
     int kind = argc == 3 ? paro_plot_kind_from_name(argv[1]) : -1;
     ParoPlotRequest rq = {.kind = (ParoPlotKind)kind,
                           .input = argc == 3 ? argv[2] : NULL,

@@ -83,14 +83,10 @@ int paro_cmd_report(int argc, char **argv)
         {"scripts", 0, 0, G_OPTION_ARG_FILENAME, &scripts, "Folder of the gnuplot scripts", "DIR"},
         {NULL},
     };
-    g_autoptr(GOptionContext) ctx = g_option_context_new("SCENARIO.yaml -o FILE.html");
-    g_option_context_set_summary(ctx, report_help);
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    g_autoptr(GError) error = NULL;
-    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-        g_printerr("parosim report: %s\nTry 'parosim report --help'.\n", error->message);
+    if (!paro_cli_parse_options("report", "SCENARIO.yaml -o FILE.html", report_help, entries, &argc,
+                                &argv))
         return PARO_EXIT_USAGE;
-    }
+    g_autoptr(GError) error = NULL;
     if (argc != 2 || output == NULL) {
         g_printerr("parosim report: expected SCENARIO.yaml -o FILE.html\n"
                    "Try 'parosim report --help'.\n");

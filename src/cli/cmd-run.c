@@ -53,14 +53,9 @@ int paro_cmd_run(int argc, char **argv)
          NULL},
         {NULL},
     };
-    g_autoptr(GOptionContext) ctx = g_option_context_new("SCENARIO.yaml");
-    g_option_context_set_summary(ctx, run_help);
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    g_autoptr(GError) error = NULL;
-    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-        g_printerr("parosim run: %s\nTry 'parosim run --help'.\n", error->message);
+    if (!paro_cli_parse_options("run", "SCENARIO.yaml", run_help, entries, &argc, &argv))
         return PARO_EXIT_USAGE;
-    }
+    g_autoptr(GError) error = NULL;
     if (argc != 2) {
         g_printerr("parosim run: expected one SCENARIO.yaml\nTry 'parosim run --help'.\n");
         return PARO_EXIT_USAGE;

@@ -35,14 +35,10 @@ int paro_cmd_strategies(int argc, char **argv)
          "FORMAT"},
         {NULL},
     };
-    g_autoptr(GOptionContext) ctx = g_option_context_new("SCENARIO.yaml");
-    g_option_context_set_summary(ctx, strategies_help);
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    g_autoptr(GError) error = NULL;
-    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-        g_printerr("parosim strategies: %s\nTry 'parosim strategies --help'.\n", error->message);
+    if (!paro_cli_parse_options("strategies", "SCENARIO.yaml", strategies_help, entries, &argc,
+                                &argv))
         return PARO_EXIT_USAGE;
-    }
+    g_autoptr(GError) error = NULL;
     if (argc != 2) {
         g_printerr("parosim strategies: expected one SCENARIO.yaml\n"
                    "Try 'parosim strategies --help'.\n");

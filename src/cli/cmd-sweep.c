@@ -116,14 +116,9 @@ int paro_cmd_sweep(int argc, char **argv)
          NULL},
         {NULL},
     };
-    g_autoptr(GOptionContext) ctx = g_option_context_new("SCENARIO.yaml");
-    g_option_context_set_summary(ctx, sweep_help);
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    g_autoptr(GError) error = NULL;
-    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-        g_printerr("parosim sweep: %s\nTry 'parosim sweep --help'.\n", error->message);
+    if (!paro_cli_parse_options("sweep", "SCENARIO.yaml", sweep_help, entries, &argc, &argv))
         return PARO_EXIT_USAGE;
-    }
+    g_autoptr(GError) error = NULL;
     int format = paro_cli_parse_format(format_name ? format_name : "csv");
     /* the arguments as --vary[i] and --zip[i] labels name them in messages */
     g_autoptr(GPtrArray) vary_texts = g_ptr_array_new();

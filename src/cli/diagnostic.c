@@ -92,3 +92,16 @@ int paro_cli_parse_format(const char *name)
     g_printerr("parosim: unknown format '%s' (known: table, json, csv)\n", name);
     return -1;
 }
+
+gboolean paro_cli_parse_options(const char *command, const char *parameters, const char *summary,
+                                const GOptionEntry *entries, int *argc, char ***argv)
+{
+    g_autoptr(GOptionContext) ctx = g_option_context_new(parameters);
+    g_option_context_set_summary(ctx, summary);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_autoptr(GError) error = NULL;
+    if (g_option_context_parse(ctx, argc, argv, &error))
+        return TRUE;
+    g_printerr("parosim %s: %s\nTry 'parosim %s --help'.\n", command, error->message, command);
+    return FALSE;
+}
