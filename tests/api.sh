@@ -29,9 +29,17 @@ result $? "parosim_run prints the CLI's JSON byte for byte"
 cmp -s "$tmp/cli.json" "$tmp/yaml.json"
 result $? "from YAML text (references resolved against its folder) too"
 "$parosim" run "$scenario" --strategies $pick --format csv |
-    awk -F, 'NR > 1 {printf "%s,%s,%s,%.9g,%.9g,%.9g,%.9g,%.0f\n", $1, $2, $4, $5, $7, $8, $9, $14}' >"$tmp/cli.rows"
+    awk -F, 'NR > 1 {printf "%s,%s,%s,%s,%s,%s,%s,%s\n", $1, $2, $4, $5, $7, $8, $9, $14}' >"$tmp/cli.rows"
 "$demo" "$scenario" $pick rows >"$tmp/api.rows"
-cmp -s "$tmp/cli.rows" "$tmp/api.rows"
+# The CLI prints 10 significant digits and the API 9: the same figure within the API's
+# rounding (a reprint of the CLI's text at 9 digits could round the other way).
+paste -d, "$tmp/cli.rows" "$tmp/api.rows" | awk -F, '
+    NF != 16 { bad = 1 }
+    { for (i = 1; i <= 8; i++) {
+          a = $i; b = $(i + 8)
+          if (i >= 4) { d = a - b; if (d < 0) d = -d; if (d > 1e-8 * (a < 0 ? -a : a)) bad = 1 }
+          else if (a != b) bad = 1 } }
+    END { exit bad || NR == 0 }' && [ "$(wc -l <"$tmp/cli.rows")" = "$(wc -l <"$tmp/api.rows")" ]
 result $? "parosim_run_rows: the CLI CSV's ranks, names and figures ($(wc -l <"$tmp/api.rows") rows)"
 printf 'kind: scenario\nschema: 1\nname: x\nmodel: %s/models/llama-7b.yaml\ntopology: %s/topologies/a100x8-100g.yaml\ntraining:\n  accumulaton: 3\n' "$PWD" "$PWD" >"$tmp/bad.yaml"
 "$demo" "$tmp/bad.yaml" all json 2>"$tmp/err" >/dev/null
