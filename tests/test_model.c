@@ -220,6 +220,68 @@ START_TEST(compute_causal_flash_attention_halves_the_core)
 }
 END_TEST
 
+START_TEST(compute_eager_attention_kernels)
+{
+    /* System: a GPT layer of h = 2048, 16 heads of 128, b = 2, s = 2048, one TP rank, on an
+     * H100-like GPU (989 TFLOP/s x 0.8 over 132 SMs, 3.35 TB/s): the shape of the harness's
+     * eager rows (validation/data/h100/2026-11-25_layer.txt).
+     * Expectation, derived by hand:
+     *   products: each of the six batched products (forward Q K^T and P V, backward dP, dV,
+     *   dQ, dK) over n = b a = 32 heads moves 2 n (s d + d s + s s) = 301,989,888 bytes
+     *   (the s x s scores dominate); at 3.35 TB/s that is 90.1 us, against 44.1 us of tile
+     *   work for Q K^T (8192 tiles of 128 x 128 in 63 waves of 0.70 us) and 44.8 us for
+     *   P V (512 tiles, 4 waves of 11.2 us): bound by bytes, plus 3 us a kernel;
+     *   softmax over the E = b a s^2 = 134,217,728 scores: PyTorch's separate kernels move
+     *   28 + 32 bytes a score, Megatron's fused kernel 4 + 6: the eager layer's memory time
+     *   exceeds FlashAttention's by 60 E / bw, or 10 E / bw fused (bw: the elementwise
+     *   share of 3.35 TB/s);
+     *   dropout: attention dropout adds 5 + 5 bytes a score (read, write, one-byte mask;
+     *   backward: gradient, mask, write), hidden dropout 2 x (5 h + 5 h) a token. */
+    ParoComputeSetup c = {.peak_flops = 989e12,
+                          .matmul_efficiency = 0.8,
+                          .sms = 132,
+                          .attention_efficiency = 0.27,
+                          .hbm_Bps = 3.35e12,
+                          .batch = 2,
+                          .seq = 2048,
+                          .trainable_share = 1,
+                          .recompute = PARO_RECOMPUTE_NONE,
+                          .attention = PARO_ATTENTION_FLASH,
+                          .tp = 1};
+    ParoModel gpt = {.has_shape = TRUE,
+                     .hidden = 2048,
+                     .layers = 3,
+                     .heads = 16,
+                     .kv_heads = 16,
+                     .head_dim = 128,
+                     .ffn = 8192,
+                     .vocab = 50000,
+                     .mlp = PARO_MLP_PLAIN,
+                     .norm = PARO_NORM_LAYERNORM,
+                     .attn_bias = TRUE,
+                     .mlp_bias = TRUE};
+    double bw = 3.35e12 * PARO_ELEMENTWISE_BW_SHARE, E = 134217728.0, T = 4096, h = 2048;
+    g_autoptr(GArray) flash = paro_compute_layers(&gpt, &c);
+    c.attention = PARO_ATTENTION_EAGER;
+    g_autoptr(GArray) unfused = paro_compute_layers(&gpt, &c);
+    c.fused_softmax = TRUE;
+    g_autoptr(GArray) fused = paro_compute_layers(&gpt, &c);
+    gpt.attention_dropout = gpt.hidden_dropout = 0.1;
+    g_autoptr(GArray) dropout = paro_compute_layers(&gpt, &c);
+    const ParoLayerCost *f = &g_array_index(flash, ParoLayerCost, 1);
+    const ParoLayerCost *u = &g_array_index(unfused, ParoLayerCost, 1);
+    const ParoLayerCost *m = &g_array_index(fused, ParoLayerCost, 1);
+    const ParoLayerCost *d = &g_array_index(dropout, ParoLayerCost, 1);
+    double product = 301989888.0 / 3.35e12 + 3e-6;
+    /* Tolerance: 1e-9 relative, sums and differences of a few doubles. */
+    ck_assert_double_eq_tol(u->attention_s, 6.0 * product, product * 1e-9);
+    ck_assert_double_eq_tol(u->memory_s - f->memory_s, 60.0 * E / bw, E / bw * 1e-9);
+    ck_assert_double_eq_tol(m->memory_s - f->memory_s, 10.0 * E / bw, E / bw * 1e-9);
+    double drop = (10.0 * E + 20.0 * h * T) / bw;
+    ck_assert_double_eq_tol(d->memory_s - m->memory_s, drop, drop * 1e-9);
+}
+END_TEST
+
 START_TEST(compute_elementwise_bytes_by_kernel)
 {
     /* System: a GPT layer (LayerNorm, biases, GeLU MLP of 4h; h = 4096) and a LLaMA-7B
@@ -290,6 +352,19 @@ START_TEST(model_hf_matches_yaml)
     ck_assert_str_eq(hf->name, "meta-llama/Llama-2-7b-hf");
     ck_assert_double_eq(paro_model_shape_params(hf), paro_model_shape_params(yaml));
     ck_assert_int_eq(hf->kv_heads, 32);
+    /* Llama-2's config.json names no dropout: none. */
+    ck_assert_double_eq(hf->attention_dropout, 0);
+    ck_assert_double_eq(hf->hidden_dropout, 0);
+    /* GPT-NeoX's config names both (EleutherAI's Pythia configs: 0.0; here 0.1). */
+    const char *neox = "{\"model_type\": \"gpt_neox\", \"hidden_size\": 512, "
+                       "\"intermediate_size\": 2048, \"num_hidden_layers\": 6, "
+                       "\"num_attention_heads\": 8, \"vocab_size\": 50304, "
+                       "\"attention_dropout\": 0.1, \"hidden_dropout\": 0.25}";
+    g_autoptr(ParoNode) root = paro_yaml_load_data(neox, strlen(neox), NULL, NULL);
+    g_autoptr(ParoModel) dropped = paro_model_from_node(root, &error);
+    ck_assert_msg(dropped != NULL, "%s", error ? error->message : "");
+    ck_assert_double_eq(dropped->attention_dropout, 0.1);
+    ck_assert_double_eq(dropped->hidden_dropout, 0.25);
 }
 END_TEST
 
@@ -349,6 +424,7 @@ static Suite *model_suite(void)
     tcase_add_test(tc, gemm_model_against_measured_h100);
     tcase_add_test(tc, compute_causal_flash_attention_halves_the_core);
     tcase_add_test(tc, compute_elementwise_bytes_by_kernel);
+    tcase_add_test(tc, compute_eager_attention_kernels);
     tcase_add_test(tc, model_hf_matches_yaml);
     tcase_add_test(tc, model_count_only);
     tcase_add_test(tc, model_huge_heads_do_not_overflow);

@@ -89,8 +89,9 @@ static void predict_row(ParoLayerRow *r, const ParoTopology *t)
      * waits on the host (PyTorch's per-operator cost, small layers): its totals are not a
      * test of the model, its split still is. */
     r->host_bound = r->gemm_us + r->attention_us + r->other_us < 0.8 * r->fwdbwd_us;
-    r->unmodelled = (int)attention < 0                     ? "attention kernel not modelled"
-                    : r->dropout > 0                       ? "dropout not modelled"
+    r->unmodelled = (int)attention < 0 ? "attention kernel not modelled"
+                    : r->dropout > 0 && attention != PARO_ATTENTION_EAGER
+                        ? "FlashAttention's dropout not modelled"
                     : t->gpu.traits.matmul_efficiency <= 0 ? "GPU's GEMM rate unknown"
                                                            : NULL;
     if ((int)attention < 0 || t->gpu.traits.matmul_efficiency <= 0)
@@ -109,6 +110,8 @@ static void predict_row(ParoLayerRow *r, const ParoTopology *t)
         .norm = gpt ? PARO_NORM_LAYERNORM : PARO_NORM_RMSNORM,
         .attn_bias = gpt,
         .mlp_bias = gpt,
+        .attention_dropout = r->dropout,
+        .hidden_dropout = r->dropout,
     };
     ParoComputeSetup c = {
         .peak_flops = t->gpu.peak_flops,
@@ -121,14 +124,17 @@ static void predict_row(ParoLayerRow *r, const ParoTopology *t)
         .trainable_share = 1,
         .recompute = PARO_RECOMPUTE_NONE,
         .attention = attention,
+        .fused_softmax = FALSE, /* layer.py's eager attention: PyTorch's separate kernels */
         .tp = r->tp,
     };
     g_autoptr(GArray) layers = paro_compute_layers(&m, &c);
     const ParoLayerCost *mid = &g_array_index(layers, ParoLayerCost, 1);
     r->p_fwd_us = 1e6 * mid->forward_s;
     r->p_fwdbwd_us = 1e6 * (mid->forward_s + mid->backward_s);
-    r->p_gemm_us = 1e6 * mid->gemm_s;
-    r->p_attention_us = 1e6 * mid->attention_s;
+    /* The profile counts eager attention's batched products among the GEMMs. */
+    gboolean eager = attention == PARO_ATTENTION_EAGER;
+    r->p_gemm_us = 1e6 * (mid->gemm_s + (eager ? mid->attention_s : 0));
+    r->p_attention_us = eager ? NAN : 1e6 * mid->attention_s;
     r->p_other_us = 1e6 * mid->memory_s;
 }
 

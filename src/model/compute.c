@@ -5,15 +5,17 @@
  *               TP-cut dimension divided by tp, each timed by paro_compute_gemm_s; the
  *               backward is the input-gradient product plus the trainable share of the
  *               weight-gradient product, each with its own shape;
- *   attention   4*b*s^2*d FLOPs a head forward; eager: batched GEMMs at the GPU's GEMM
- *               rate, backward twice that; FlashAttention: causal, so half those FLOPs
+ *   attention   4*b*s^2*d FLOPs a head forward; eager: batched GEMMs timed as the GEMMs
+ *               are, bytes of the s x s scores included, backward four products against
+ *               two; FlashAttention: causal, so half those FLOPs
  *               (the tiles above the diagonal are skipped), at its own rate, backward 2.5x
  *               the forward (five s x s x d products against two: it recomputes the
  *               scores);
  *   elementwise norms, residual adds, the MLP's activation, layout copies around the
  *               attention kernel, bias gradients: the bytes each unfused kernel reads and
  *               writes (elementwise_bytes), at the share of HBM bandwidth such kernels reach;
- *               eager attention adds its score tensor's bytes once forward, twice backward;
+ *               eager attention adds its softmax and dropout kernels' bytes over the scores
+ *               (score_bytes: Megatron's fused softmax or PyTorch's separate kernels);
  *   loss        the cross-entropy's fp32 passes over the logits (last layer), at HBM bandwidth;
  *   recompute   full: the layer's forward again, except the output head (Megatron does not
  *               recompute it); selective: the eager attention core and its elementwise
@@ -28,19 +30,24 @@ double paro_compute_matmul_rate(const ParoComputeSetup *c)
     return c->flat_flops > 0 ? c->flat_flops : c->peak_flops * c->matmul_efficiency;
 }
 
-double paro_compute_gemm_s(const ParoComputeSetup *c, double m, double n, double k)
+double paro_compute_bmm_s(const ParoComputeSetup *c, double count, double m, double n, double k)
 {
-    double flops = 2.0 * m * n * k, rate = paro_compute_matmul_rate(c);
+    double flops = 2.0 * count * m * n * k, rate = paro_compute_matmul_rate(c);
     if (c->flat_flops > 0)
         return flops / rate;
     double work = flops / rate;
     if (c->sms > 0) {
-        double tiles = ceil(m / PARO_GEMM_TILE) * ceil(n / PARO_GEMM_TILE);
+        double tiles = count * ceil(m / PARO_GEMM_TILE) * ceil(n / PARO_GEMM_TILE);
         double waves = ceil(tiles / (double)c->sms);
         work = waves * 2.0 * PARO_GEMM_TILE * PARO_GEMM_TILE * k / (rate / (double)c->sms);
     }
-    double bytes = 2.0 * (m * k + k * n + m * n);
+    double bytes = 2.0 * count * (m * k + k * n + m * n);
     return MAX(work, bytes / c->hbm_Bps) + PARO_GEMM_OVERHEAD_S;
+}
+
+double paro_compute_gemm_s(const ParoComputeSetup *c, double m, double n, double k)
+{
+    return paro_compute_bmm_s(c, 1.0, m, n, k);
 }
 
 /* The bytes one token moves through the elementwise kernels of a layer on one TP rank, as
@@ -54,8 +61,11 @@ double paro_compute_gemm_s(const ParoComputeSetup *c, double m, double n, double
  *             residual joins' gradient sums (6 h), the output gradient's layout copy (4 q/t)
  *             and the query, key and value gradients packed into one (4 (q+2kv)/t), each
  *             bias gradient's pass over its output gradient (2 x width), the activation's
- *             gradient (GeLU: 6 f/t; SwiGLU: 26 f/t).
- * Without sequence parallelism the norms and residuals are whole on every TP rank. */
+ *             gradient (GeLU: 6 f/t; SwiGLU: 26 f/t);
+ *   dropout:  with hidden dropout, the two dropouts before the residual adds: each reads
+ *             and writes its tensor and writes a one-byte mask (5 h), and its backward reads
+ *             the gradient and the mask and writes (5 h).
+ * Without sequence parallelism the norms, residuals and dropouts are whole on every TP rank. */
 static void elementwise_bytes(const ParoModel *m, const ParoComputeSetup *c, double *forward,
                               double *backward)
 {
@@ -65,11 +75,31 @@ static void elementwise_bytes(const ParoModel *m, const ParoComputeSetup *c, dou
     gboolean gated = m->mlp == PARO_MLP_GATED;
     double bias = (m->attn_bias ? 2.0 * (q + 2.0 * kv) + 2.0 * h : 0) +
                   (m->mlp_bias ? 2.0 * (gated ? 2.0 : 1.0) * f + 2.0 * h : 0);
-    *forward = 20.0 * whole + 4.0 * q + (gated ? 10.0 : 4.0) * f;
-    *backward = 32.0 * whole + 4.0 * q + 4.0 * (q + 2.0 * kv) + bias + (gated ? 26.0 : 6.0) * f;
+    double dropout = m->hidden_dropout > 0 ? 2.0 * 5.0 * whole : 0;
+    *forward = 20.0 * whole + 4.0 * q + (gated ? 10.0 : 4.0) * f + dropout;
+    *backward =
+        32.0 * whole + 4.0 * q + 4.0 * (q + 2.0 * kv) + bias + (gated ? 26.0 : 6.0) * f + dropout;
 }
 
-/* Forward and backward time of one product of the forward shape (m, n, k). */
+/* Eager attention's kernels over the s x s scores, bytes moved per score (16-bit scores,
+ * a one-byte dropout mask), forward and backward:
+ *   fused softmax (Megatron's scaled_upper_triang_masked_softmax): reads the scores, writes
+ *     the probabilities (4); backward reads their gradient and the saved output, writes
+ *     (6);
+ *   PyTorch's separate kernels (a HuggingFace model's eager attention, the harness's):
+ *     scale (4), causal mask (4), the cast to fp32 (6), softmax (8), the cast back (6): 28;
+ *     backward each in reverse: 6, 12, 6, 4, 4: 32;
+ *   attention dropout: reads, writes and writes its mask (5); backward 5.
+ * The batched products that write the scores and read the probabilities are timed by
+ * paro_compute_bmm_s, with their bytes. */
+static void score_bytes(const ParoModel *m, const ParoComputeSetup *c, double *forward,
+                        double *backward)
+{
+    double dropout = m->attention_dropout > 0 ? 5.0 : 0;
+    *forward = (c->fused_softmax ? 4.0 : 28.0) + dropout;
+    *backward = (c->fused_softmax ? 6.0 : 32.0) + dropout;
+}
+
 /* The loss over a TP rank's T x V/t logits, bytes moved per logit, forward and backward
  * together: the 16-bit logits read and cast to fp32 (2 + 4), log-softmax (4 + 4); backward,
  * its gradient from the saved fp32 output (4 + 4), cast back to 16 bits (4 + 2). Megatron's
@@ -78,6 +108,7 @@ static void elementwise_bytes(const ParoModel *m, const ParoComputeSetup *c, dou
  * activations. */
 #define PARO_LOSS_BYTES_PER_LOGIT 28.0
 
+/* Forward and backward time of one product of the forward shape (m, n, k). */
 static void product(const ParoComputeSetup *c, double m, double n, double k, double *forward,
                     double *backward)
 {
@@ -91,9 +122,20 @@ static void attention_core(const ParoModel *m, const ParoComputeSetup *c, double
                            double *backward)
 {
     double heads = (double)m->heads / (double)c->tp;
-    double flops =
-        4.0 * (double)c->batch * (double)c->seq * (double)c->seq * heads * (double)m->head_dim;
+    double s = (double)c->seq, d = (double)m->head_dim;
     gboolean fused = c->attention != PARO_ATTENTION_EAGER;
+    if (!fused && c->flat_flops == 0) {
+        /* Batched products over b a/t heads; with a head of d < (GEMM rate / HBM bandwidth)
+         * they are bound by the s x s scores they write or read. Forward: S = Q K^T,
+         * O = P V; backward: dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q. */
+        double n = (double)c->batch * heads;
+        double writes_scores = paro_compute_bmm_s(c, n, s, s, d);
+        double reads_scores = paro_compute_bmm_s(c, n, s, d, s);
+        *forward = writes_scores + reads_scores;
+        *backward = writes_scores + 3.0 * reads_scores;
+        return;
+    }
+    double flops = 4.0 * (double)c->batch * s * s * heads * d;
     double rate = paro_compute_matmul_rate(c);
     if (fused && c->flat_flops == 0 && c->attention_efficiency > 0) {
         /* FlashAttention-2 is "around 2x" FlashAttention-1 (Dao 2023, abstract). */
@@ -106,7 +148,7 @@ static void attention_core(const ParoModel *m, const ParoComputeSetup *c, double
         flops /= 2.0;
         /* One query tile of 128 rows per SM at a time, in waves; a causal tile visits
          * (blocks + 1) / 2 key blocks on average, each tile paying a fixed cost. */
-        double blocks = ceil((double)c->seq / PARO_GEMM_TILE);
+        double blocks = ceil(s / PARO_GEMM_TILE);
         double tiles = (double)c->batch * heads * blocks, visits = (blocks + 1.0) / 2.0;
         if (c->sms > 0)
             rate *= tiles / (ceil(tiles / (double)c->sms) * (double)c->sms);
@@ -123,20 +165,21 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
     g_array_set_size(layers, (guint)L);
     double T = (double)c->batch * (double)c->seq, t = (double)c->tp;
     double total = m->has_shape ? paro_model_shape_params(m) : 1;
-    double act = paro_model_activation_bytes_tp(m, c->batch, c->seq, PARO_RECOMPUTE_NONE,
-                                                c->attention, c->tp, c->sequence_parallel);
-    double act_selective = paro_model_activation_bytes_tp(
-        m, c->batch, c->seq, PARO_RECOMPUTE_SELECTIVE, c->attention, c->tp, c->sequence_parallel);
     /* Elementwise kernels reach a share of HBM bandwidth (PARO_ELEMENTWISE_BW_SHARE). */
     double elementwise_Bps = c->hbm_Bps * PARO_ELEMENTWISE_BW_SHARE;
     double token_f = 0, token_b = 0;
     if (m->has_shape)
         elementwise_bytes(m, c, &token_f, &token_b);
-    /* Eager attention's score tensor: the bytes selective recomputation drops (5 a s^2 b:
-     * scores, softmax output, dropout mask), read and written once forward, twice back. */
-    double scores_s = (act - act_selective) / elementwise_Bps;
-    double elementwise_f = T * token_f / elementwise_Bps + scores_s;
-    double elementwise_b = T * token_b / elementwise_Bps + 2.0 * scores_s;
+    /* Eager attention's kernels over the b a/t s^2 scores (score_bytes). */
+    double scores_f = 0, scores_b = 0;
+    if (m->has_shape && c->attention == PARO_ATTENTION_EAGER) {
+        double scores = T * (double)c->seq * (double)m->heads / t;
+        score_bytes(m, c, &scores_f, &scores_b);
+        scores_f *= scores / elementwise_Bps;
+        scores_b *= scores / elementwise_Bps;
+    }
+    double elementwise_f = T * token_f / elementwise_Bps + scores_f;
+    double elementwise_b = T * token_b / elementwise_Bps + scores_b;
     for (gint64 l = 0; l < L; l++) {
         ParoLayerCost *lc = &g_array_index(layers, ParoLayerCost, l);
         double forward = 0, backward = 0, head_f = 0, head_b = 0, core_f = 0, core_b = 0;
@@ -173,7 +216,7 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
         double again =
             c->recompute == PARO_RECOMPUTE_FULL ? forward + core_f + elementwise_f
             : c->recompute == PARO_RECOMPUTE_SELECTIVE && c->attention == PARO_ATTENTION_EAGER
-                ? core_f + scores_s
+                ? core_f + scores_f
                 : 0;
         lc->gemm_s = forward + backward + head_f + head_b - loss;
         lc->attention_s = core_f + core_b;

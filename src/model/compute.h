@@ -21,7 +21,8 @@ typedef struct {
     double trainable_share;      /* Psi'/Psi */
     ParoRecompute recompute;
     ParoAttention attention;
-    gint64 tp;                  /* tensor-parallel degree: the GEMMs' N or K is cut by it */
+    gboolean fused_softmax; /* eager attention: Megatron's one softmax kernel, or PyTorch's five */
+    gint64 tp;              /* tensor-parallel degree: the GEMMs' N or K is cut by it */
     gboolean sequence_parallel; /* norms and dropouts cut by tp too */
 } ParoComputeSetup;
 
@@ -63,6 +64,12 @@ double paro_compute_matmul_rate(const ParoComputeSetup *setup);
  * fixed cost; with a flat rate, FLOPs / rate.
  */
 double paro_compute_gemm_s(const ParoComputeSetup *setup, double m, double n, double k);
+
+/** paro_compute_bmm_s: @count independent products of that shape in one kernel (a batched
+ * GEMM: eager attention's per-head products), timed the same way over all their tiles and
+ * bytes, with one fixed cost. */
+double paro_compute_bmm_s(const ParoComputeSetup *setup, double count, double m, double n,
+                          double k);
 
 /**
  * paro_compute_layers:

@@ -47,8 +47,13 @@ typedef struct {
     gboolean attn_bias; /* biases on q, k, v, o */
     gboolean mlp_bias;  /* biases on the MLP projections */
     gboolean tied_embeddings;
-    double params_given;     /* the file's `parameters`, overriding the shape count; 0 if none */
-    double published_params; /* for documentation and tests; 0 if none */
+    /* Dropout probabilities (Megatron-LM's --attention-dropout and --hidden-dropout, 0.1 by
+     * default there; 0 in LLaMA-family and MPT training): only whether they are 0 matters
+     * for time, a dropout kernel's traffic (docs/compute.md). */
+    double attention_dropout; /* on the softmax output (eager attention) */
+    double hidden_dropout;    /* on the attention and MLP outputs before the residual adds */
+    double params_given;      /* the file's `parameters`, overriding the shape count; 0 if none */
+    double published_params;  /* for documentation and tests; 0 if none */
 } ParoModel;
 
 void paro_model_free(ParoModel *model);

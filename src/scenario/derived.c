@@ -57,6 +57,7 @@ ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)
         .trainable_share = trainable / params,
         .recompute = s->training.recompute,
         .attention = s->training.attention,
+        .fused_softmax = paro_framework_fused_softmax(&s->framework),
         .tp = s->tp,
         .sequence_parallel = s->sequence_parallel,
     };

@@ -29,6 +29,10 @@ static const ParoField framework_fields[] = {
      paro_reduce_precision_names, NULL,
      "element type of gradient reductions (default: training.precision; FSDP's "
      "MixedPrecision.reduce_dtype)"},
+    {"fused_softmax", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, fused_softmax), 0,
+     paro_setting_names, NULL,
+     "eager attention's scale, mask and softmax run as one kernel (default: the profile's; "
+     "Megatron's --masked-softmax-fusion: true; fsdp: false)"},
 };
 
 gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error)
@@ -60,6 +64,11 @@ gboolean paro_framework_reduce_on_compute(const ParoFramework *f, gboolean param
 gboolean paro_framework_bucket_allreduce(const ParoFramework *f, gboolean params_sharded)
 {
     return decide(f->bucket_allreduce, f->kind == PARO_FRAMEWORK_DEEPSPEED && !params_sharded);
+}
+
+gboolean paro_framework_fused_softmax(const ParoFramework *f)
+{
+    return decide(f->fused_softmax, f->kind != PARO_FRAMEWORK_FSDP);
 }
 
 double paro_framework_bucket_bytes(const ParoFramework *f, double grad_bytes, double ideal)

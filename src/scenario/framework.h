@@ -44,21 +44,27 @@ typedef struct {
     int reduce_on_compute; /* ParoSetting: gradient reductions block the compute stream */
     int bucket_allreduce;  /* ParoSetting: a gradient bucket is all-reduced, not reduce-scattered */
     int reduce_precision;  /* 0: the training precision; else a ParoPrecision + 1 */
+    int fused_softmax; /* ParoSetting: eager attention's scale, mask and softmax are one kernel */
 } ParoFramework;
 
 #define PARO_FRAMEWORK_INIT                                                                        \
     {                                                                                              \
-        PARO_FRAMEWORK_IDEAL, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, 0                        \
+        PARO_FRAMEWORK_IDEAL, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, 0, PARO_SETTING_DEFAULT  \
     }
 
 /** paro_framework_parse: `framework: NAME` or a mapping {name, reduce_on_compute,
- * bucket_allreduce, reduce_precision} into @out (a ParoFramework). */
+ * bucket_allreduce, reduce_precision, fused_softmax} into @out (a ParoFramework). */
 gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error);
 
 /* The profile's decisions for a strategy whose parameters are partitioned (@params_sharded:
  * ZeRO-3 and the like) or not (ZeRO-1 and -2, DDP). */
 gboolean paro_framework_reduce_on_compute(const ParoFramework *f, gboolean params_sharded);
 gboolean paro_framework_bucket_allreduce(const ParoFramework *f, gboolean params_sharded);
+
+/* Eager attention's softmax: Megatron's fused scale-mask-softmax kernel (megatron, and
+ * deepspeed, whose profile is Megatron-DeepSpeed's; ideal), or PyTorch's separate scale,
+ * mask, fp32 softmax and cast kernels (fsdp: a HuggingFace model's eager attention). */
+gboolean paro_framework_fused_softmax(const ParoFramework *f);
 
 /** paro_framework_bucket_bytes: the profile's gradient bucket for @grad_bytes per element
  * (@ideal: training's default); 0 means one bucket per layer. */

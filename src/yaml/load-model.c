@@ -5,6 +5,7 @@
  * only; parosim's own files stay strict. */
 #include "yaml/loaders.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "yaml/schema.h"
@@ -20,6 +21,7 @@ typedef struct {
     gint64 hidden, layers, heads, kv_heads, head_dim, ffn, vocab, position_embeddings;
     int mlp, norm;
     gboolean bias, tied_embeddings;
+    double attention_dropout, hidden_dropout;
 } Architecture;
 
 static const ParoField architecture_fields[] = {
@@ -52,6 +54,12 @@ static const ParoField architecture_fields[] = {
      "biases on every linear layer"},
     {"tied_embeddings", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(Architecture, tied_embeddings), 0, NULL,
      NULL, "output head shares the input embedding matrix"},
+    {"attention_dropout", PARO_FIELD_DOUBLE, PARO_FIELD_UNIT_RANGE,
+     G_STRUCT_OFFSET(Architecture, attention_dropout), 0, NULL, NULL,
+     "dropout probability on the attention softmax (default 0; Megatron-LM: 0.1)"},
+    {"hidden_dropout", PARO_FIELD_DOUBLE, PARO_FIELD_UNIT_RANGE,
+     G_STRUCT_OFFSET(Architecture, hidden_dropout), 0, NULL, NULL,
+     "dropout probability before each residual add (default 0; Megatron-LM: 0.1)"},
 };
 
 typedef struct {
@@ -131,6 +139,8 @@ static ParoModel *model_from_record(const ModelFile *f, const char *path)
     m->attn_bias = f->arch.bias;
     m->mlp_bias = f->arch.bias;
     m->tied_embeddings = f->arch.tied_embeddings;
+    m->attention_dropout = f->arch.attention_dropout;
+    m->hidden_dropout = f->arch.hidden_dropout;
     m->params_given = f->parameters;
     m->published_params = f->published_params;
     return m;
@@ -229,6 +239,24 @@ static gboolean hf_bool(const ParoNode *root, const char *key, gboolean *out, GE
     return TRUE;
 }
 
+/* A probability (a dropout rate): absent or null leaves @out as it is. */
+static gboolean hf_probability(const ParoNode *root, const char *key, double *out, GError **error)
+{
+    const ParoNode *v = paro_node_lookup(root, key);
+    if (v == NULL || paro_node_is_null(v))
+        return TRUE;
+    char *end = NULL;
+    double p = v->kind == PARO_NODE_SCALAR ? g_ascii_strtod(v->scalar, &end) : NAN;
+    if (end == NULL || end == v->scalar || *end != '\0' || !(p >= 0 && p <= 1)) {
+        paro_node_error(error, v, PARO_CONFIG_ERROR_RANGE,
+                        "'%s' must lie between 0 and 1, got '%s'", key,
+                        v->kind == PARO_NODE_SCALAR ? v->scalar : "a collection");
+        return FALSE;
+    }
+    *out = p;
+    return TRUE;
+}
+
 /* Mixture-of-experts configs (Mixtral, Qwen-MoE, DeepSeek, DBRX...) name their experts
  * with one of these keys: refused, located, until expert layers and their all-to-all are
  * modelled (issue #15), rather than read as the dense model of their attention and one
@@ -273,7 +301,9 @@ static ParoModel *model_from_hf(const ParoNode *root, GError **error)
         !hf_int(root, "vocab_size", TRUE, &a->vocab, dim, error) ||
         !hf_bool(root, "tie_word_embeddings", &tied, error) ||
         !hf_bool(root, "attention_bias", &attn_bias, error) ||
-        !hf_bool(root, "mlp_bias", &mlp_bias, error))
+        !hf_bool(root, "mlp_bias", &mlp_bias, error) ||
+        !hf_probability(root, "attention_dropout", &a->attention_dropout, error) ||
+        !hf_probability(root, "hidden_dropout", &a->hidden_dropout, error))
         return NULL;
     if (a->kv_heads == 0)
         a->kv_heads = a->heads;

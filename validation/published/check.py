@@ -17,7 +17,8 @@ docs/compute.md.
 Rules where a source is silent (each counted in the `assumed` column):
   micro-batch unknown -> 1; NICs unknown -> the machine class's (DGX A100: 8 x 200 Gb/s,
   DGX H100: 8 x 400 Gb/s); dp sharding unknown -> none (Megatron's DDP); interleaving
-  unknown -> none; sequence parallelism unknown -> off; precision unknown -> bf16.
+  unknown -> none; sequence parallelism unknown -> off; precision unknown -> bf16;
+  dropout (no source gives it) -> the framework's default (Megatron's 0.1, else 0).
 Rows parosim cannot model are listed as skipped with the reason (fp8 GEMMs, a layout or a
 batch the source does not give, a FLOP count that cannot be inverted).
 """
@@ -99,6 +100,16 @@ def framework(r):
     return ""
 
 
+def dropout(r):
+    """The row's dropout probability where its source gives none: the framework's default.
+
+    Megatron-LM's --attention-dropout and --hidden-dropout default to 0.1 (arguments.py,
+    _add_regularization_args), and Megatron-DeepSpeed and GPT-NeoX inherit its model code;
+    BLOOM's tr11 script sets neither. MPT (llm-foundry) and LLaMA (PaRO) train without."""
+    fw = r["framework"]
+    return 0.1 if "Megatron" in fw or "NeoX" in fw or "metaseq" in fw else 0.0
+
+
 def scenario(r, root):
     """(YAML text, --set list, strategy, assumed, None) or (None, ..., why)."""
     machine = MACHINE.get((r["gpu"], r["gpu_mem_gb"]))
@@ -148,6 +159,9 @@ def scenario(r, root):
     recompute = r["recompute"] if known(r["recompute"]) else "none"
     if not known(r["recompute"]):
         assumed.append("recompute")
+    p_drop = dropout(r)
+    if p_drop > 0:
+        assumed.append("dropout")
     attention = "eager" if r["attention"].startswith("eager") else "flash"
     if "attention=triton" in r["notes"]:  # MosaicML's Triton kernel of 2022: SOURCES.md
         attention = "flash1"
@@ -173,7 +187,7 @@ model:
     norm: {'rmsnorm' if gated else 'layernorm'}
     bias: {'false' if gated else 'true'}
     tied_embeddings: {'false' if gated else 'true'}
-topology: {os.path.join(root, 'topologies', topo_file)}
+{"" if legacy else f"    attention_dropout: {p_drop}{chr(10)}    hidden_dropout: {p_drop}{chr(10)}"}topology: {os.path.join(root, 'topologies', topo_file)}
 parallelism:
   tp: {tp}
   pp: {pp}
