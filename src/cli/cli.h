@@ -34,6 +34,10 @@ GPtrArray *paro_cli_parse_strategies(const char *text, const char *command);
 gboolean paro_cli_parse_options(const char *command, const char *parameters, const char *summary,
                                 const GOptionEntry *entries, int *argc, char ***argv);
 
+/** paro_cli_usage: prints "parosim @command: @message" and the --help hint to stderr;
+ * returns PARO_EXIT_USAGE for the command to return. */
+int paro_cli_usage(const char *command, const char *message);
+
 /** paro_cli_write: writes @text to stdout in one piece; FALSE (and a message) on failure. */
 gboolean paro_cli_write(const GString *text);
 

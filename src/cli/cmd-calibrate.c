@@ -46,21 +46,15 @@ int paro_cmd_calibrate(int argc, char **argv)
          "Fit NCCL's model's scales on this datasheet topology (the nccl section)", "FILE"},
         {NULL},
     };
-    g_autoptr(GOptionContext) ctx = g_option_context_new("LOG...");
-    g_option_context_set_summary(ctx, calibrate_help);
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    g_autoptr(GError) error = NULL;
-    if (!g_option_context_parse(ctx, &argc, &argv, &error) || argc < 2) {
-        g_printerr("parosim calibrate: %s\nTry 'parosim calibrate --help'.\n",
-                   error ? error->message : "no log given");
+    if (!paro_cli_parse_options("calibrate", "LOG...", calibrate_help, entries, &argc, &argv))
         return PARO_EXIT_USAGE;
-    }
+    if (argc < 2)
+        return paro_cli_usage("calibrate", "no log given");
+    g_autoptr(GError) error = NULL;
     if (dtype && !g_strv_contains(paro_calib_dtype_names, dtype)) {
         g_autofree char *list = g_strjoinv(", ", (char **)paro_calib_dtype_names);
-        g_printerr("parosim calibrate: unknown --dtype '%s' (known: %s)\nTry 'parosim calibrate "
-                   "--help'.\n",
-                   dtype, list);
-        return PARO_EXIT_USAGE;
+        g_autofree char *message = g_strdup_printf("unknown --dtype '%s' (known: %s)", dtype, list);
+        return paro_cli_usage("calibrate", message);
     }
     const char *const *inputs = (const char *const *)argv + 1;
     if (!paro_cli_check_output("calibrate", output, inputs))

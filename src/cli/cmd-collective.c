@@ -395,10 +395,8 @@ int paro_cmd_collective(int argc, char **argv)
          (chunks > 0 &&
           !paro_limit_check_option(&paro_limit_chunks, "--chunks", (double)chunks, &limit_error))))
         usage = limit_error->message;
-    if (usage != NULL) {
-        g_printerr("parosim collective: %s\nTry 'parosim collective --help'.\n", usage);
-        return PARO_EXIT_USAGE;
-    }
+    if (usage != NULL)
+        return paro_cli_usage("collective", usage);
     g_autoptr(ParoTopology) topology = load_topology(topology_path, sets, &error);
     if (topology == NULL) {
         paro_cli_report_error(error, (const char *const *)sets, NULL);

@@ -109,15 +109,13 @@ int paro_cmd_validate_layers(int argc, char **argv)
          "Predict layer logs on TOPOLOGY's GPU", "TOPOLOGY"},
         {NULL},
     };
-    g_autoptr(GOptionContext) ctx = g_option_context_new("--layers TOPOLOGY LOG...");
-    g_option_context_set_summary(ctx, layers_help);
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    g_autoptr(GError) error = NULL;
-    if (!g_option_context_parse(ctx, &argc, &argv, &error) || topology_path == NULL || argc < 2) {
-        g_printerr("parosim validate: %s\nTry 'parosim validate --layers --help'.\n",
-                   error ? error->message : "--layers TOPOLOGY and at least one layer log");
+    if (!paro_cli_parse_options("validate --layers", "--layers TOPOLOGY LOG...", layers_help,
+                                entries, &argc, &argv))
         return PARO_EXIT_USAGE;
-    }
+    if (topology_path == NULL || argc < 2)
+        return paro_cli_usage("validate --layers",
+                              "TOPOLOGY and at least one layer log are needed");
+    g_autoptr(GError) error = NULL;
     g_autoptr(ParoTopology) topology = paro_topology_load(topology_path, &error);
     if (topology == NULL) {
         paro_cli_report_error(error, NULL, NULL);

@@ -98,12 +98,6 @@ static gboolean parse_quantity(const char *text, ParoQuantity kind, const char *
     return paro_limit_check_option(limit, option, *out, error);
 }
 
-static int usage_error(const char *message)
-{
-    g_printerr("parosim pipeline: %s\nTry 'parosim pipeline --help'.\n", message);
-    return PARO_EXIT_USAGE;
-}
-
 int paro_cmd_pipeline(int argc, char **argv)
 {
     g_autofree char *schedule_name = NULL, *accumulation_name = NULL, *format_name = NULL;
@@ -149,27 +143,29 @@ int paro_cmd_pipeline(int argc, char **argv)
         accumulation_name ? lookup(paro_pipe_accumulation_names, accumulation_name) : -2;
     int format = paro_cli_parse_format(format_name ? format_name : "table");
     if (argc != 1)
-        return usage_error("unexpected argument");
+        return paro_cli_usage("pipeline", "unexpected argument");
     if (devices < 1 || micro < 1)
-        return usage_error("--stages and --micro are required and must be at least 1");
+        return paro_cli_usage("pipeline",
+                              "--stages and --micro are required and must be at least 1");
     if (schedule < 0)
-        return usage_error("--schedule must be gpipe, 1f1b, interleaved or modular");
+        return paro_cli_usage("pipeline", "--schedule must be gpipe, 1f1b, interleaved or modular");
     if (accumulation == -1)
-        return usage_error("--accumulation must be depth-first or layered");
+        return paro_cli_usage("pipeline", "--accumulation must be depth-first or layered");
     if (format < 0)
-        return usage_error("bad --format");
+        return paro_cli_usage("pipeline", "bad --format");
     if (virtual_stages == 0 || virtual_stages < -1)
-        return usage_error("--virtual must be at least 1");
+        return paro_cli_usage("pipeline", "--virtual must be at least 1");
     /* counts within their limits: a stage holds at least a layer, a micro-batch count is
      * an accumulation (issue #16: the fuzzed command line) */
     if (!paro_limit_check_option(&paro_limit_layers, "--stages", (double)devices, &error) ||
         !paro_limit_check_option(&paro_limit_accumulation, "--micro", (double)micro, &error) ||
         (virtual_stages > 0 && !paro_limit_check_option(&paro_limit_virtual, "--virtual",
                                                         (double)virtual_stages, &error)))
-        return usage_error(error->message);
+        return paro_cli_usage("pipeline", error->message);
     if (trace_path && g_str_has_suffix(trace_path, ".json"))
-        return usage_error("--trace writes TSV (one line a task); name it .tsv (Chrome JSON "
-                           "traces are parosim run's)");
+        return paro_cli_usage("pipeline",
+                              "--trace writes TSV (one line a task); name it .tsv (Chrome JSON "
+                              "traces are parosim run's)");
     ParoPipeReport in = {devices, micro, paro_time_from_s(1e-3), 0, 0, 0, 0, 0};
     if ((forward_text &&
          !parse_time(forward_text, "--forward", &paro_limit_duration, &in.forward, &error)) ||
@@ -180,7 +176,7 @@ int paro_cmd_pipeline(int argc, char **argv)
         !parse_quantity(bytes_text, PARO_QUANTITY_BYTES, "--p2p-bytes", &in.p2p_bytes, &error) ||
         !parse_quantity(bandwidth_text, PARO_QUANTITY_BANDWIDTH, "--p2p-bandwidth",
                         &in.p2p_bandwidth_Bps, &error))
-        return usage_error(error->message);
+        return paro_cli_usage("pipeline", error->message);
     if (backward_text == NULL)
         in.backward = paro_time_add(in.forward, in.forward);
     in.p2p_time = in.p2p_latency;
@@ -188,8 +184,9 @@ int paro_cmd_pipeline(int argc, char **argv)
         in.p2p_time =
             paro_time_add(in.p2p_time, paro_time_from_s(in.p2p_bytes / in.p2p_bandwidth_Bps));
     if (bandwidth_text && !(in.p2p_bandwidth_Bps > 0))
-        return usage_error("--p2p-bandwidth must be positive (leave it out for messages that "
-                           "take no time beyond --p2p)");
+        return paro_cli_usage("pipeline",
+                              "--p2p-bandwidth must be positive (leave it out for messages that "
+                              "take no time beyond --p2p)");
     gint64 v = virtual_stages > 0 ? virtual_stages : 2;
     /* The tasks of every schedule simulated, counted before any is (2 S M each), at the
      * rates of scenario/workload.c: about 0.25 us and 60 B a task. */
@@ -209,8 +206,9 @@ int paro_cmd_pipeline(int argc, char **argv)
     }
     if (!compare && virtual_stages > 1 &&
         (schedule == PARO_PIPE_GPIPE || schedule == PARO_PIPE_1F1B))
-        return usage_error("--virtual applies to interleaved and modular; gpipe and 1f1b place "
-                           "one module per device");
+        return paro_cli_usage("pipeline",
+                              "--virtual applies to interleaved and modular; gpipe and 1f1b place "
+                              "one module per device");
     g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(ParoPipeRow));
     g_array_set_clear_func(rows, row_clear);
     g_autoptr(GPtrArray) times = g_ptr_array_new_with_free_func(g_free);

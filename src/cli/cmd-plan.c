@@ -201,10 +201,8 @@ int paro_cmd_plan(int argc, char **argv)
     ParoPlanRequest rq = {
         .sets = (const char *const *)sets, .lga = rq_lga, .dp_only = rq_dp_only, .jobs = jobs};
     const char *usage = NULL;
-    if (jobs > 0 && !paro_limit_check_option(&paro_limit_jobs, "--jobs", jobs, &error)) {
-        g_printerr("parosim plan: %s\nTry 'parosim plan --help'.\n", error->message);
-        return PARO_EXIT_USAGE;
-    }
+    if (jobs > 0 && !paro_limit_check_option(&paro_limit_jobs, "--jobs", jobs, &error))
+        return paro_cli_usage("plan", error->message);
     if (argc != 2 || top < 0 || jobs < 0 || format < 0 || format == PARO_FORMAT_JSON)
         usage = "expected SCENARIO.yaml, --top >= 0, --format table or csv";
     else if (rq_lga && rq_dp_only)
@@ -221,10 +219,8 @@ int paro_cmd_plan(int argc, char **argv)
          (batch_text && !paro_limit_check_option(&paro_limit_tokens, "--batch-tokens",
                                                  rq.batch_tokens, &limit_error))))
         usage = limit_error->message;
-    if (usage) {
-        g_printerr("parosim plan: %s\nTry 'parosim plan --help'.\n", usage);
-        return PARO_EXIT_USAGE;
-    }
+    if (usage)
+        return paro_cli_usage("plan", usage);
     g_autoptr(GArray) searched = paro_plan_search(argv[1], &rq, &error);
     if (searched == NULL) {
         paro_cli_report_error(error, (const char *const *)sets, NULL);

@@ -140,10 +140,8 @@ int paro_cmd_plot(int argc, char **argv)
                                         : "--metric must be samples_per_s, tokens_per_s or "
                                           "tflops_per_gpu")
                                  : "--metric applies to collective-scaling and throughput-scaling";
-    if (usage) {
-        g_printerr("parosim plot: %s\nTry 'parosim plot --help'.\n", usage);
-        return PARO_EXIT_USAGE;
-    }
+    if (usage)
+        return paro_cli_usage("plot", usage);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);

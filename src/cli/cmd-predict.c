@@ -303,19 +303,16 @@ int paro_cmd_validate_predict(int argc, char **argv)
          "With --predict: NCCL's model calibrated by FILE's nccl section", "FILE"},
         {NULL},
     };
-    g_autoptr(GOptionContext) ctx = g_option_context_new("[TOPOLOGY LOG...]");
-    g_option_context_set_summary(ctx, predict_help);
-    g_option_context_add_main_entries(ctx, entries, NULL);
+    if (!paro_cli_parse_options("validate", "[TOPOLOGY LOG...]", predict_help, entries, &argc,
+                                &argv))
+        return PARO_EXIT_USAGE;
     g_autoptr(GError) error = NULL;
     const char *usage = NULL;
-    gboolean parsed = g_option_context_parse(ctx, &argc, &argv, &error);
     int model = model_name ? -1 : PARO_PREDICT_NCCL;
     for (int i = 0; model_name && paro_predict_model_names[i]; i++)
         if (strcmp(model_name, paro_predict_model_names[i]) == 0)
             model = i;
-    if (!parsed)
-        usage = error->message;
-    else if (model < 0)
+    if (model < 0)
         usage = "--model must be nccl or flow";
     else if (corpus_dir && corpus_dir[0] == '-') /* `--corpus --help` */
         usage = "--corpus needs a FOLDER";
@@ -331,10 +328,8 @@ int paro_cmd_validate_predict(int argc, char **argv)
         usage = "--calibration goes with --predict";
     else if (model != PARO_PREDICT_NCCL && (with_transfer || calibration))
         usage = "--transfer and --calibration calibrate NCCL's model (--model nccl)";
-    if (usage) {
-        g_printerr("parosim validate: %s\nTry 'parosim validate --help'.\n", usage);
-        return PARO_EXIT_USAGE;
-    }
+    if (usage)
+        return paro_cli_usage("validate", usage);
     if (corpus_dir)
         return corpus(corpus_dir, (ParoPredictModel)model, check_path, record_path, with_transfer);
     return predict(argv + 1, argc - 1, algo, calibration);

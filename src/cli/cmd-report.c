@@ -87,11 +87,8 @@ int paro_cmd_report(int argc, char **argv)
                                 &argv))
         return PARO_EXIT_USAGE;
     g_autoptr(GError) error = NULL;
-    if (argc != 2 || output == NULL) {
-        g_printerr("parosim report: expected SCENARIO.yaml -o FILE.html\n"
-                   "Try 'parosim report --help'.\n");
-        return PARO_EXIT_USAGE;
-    }
+    if (argc != 2 || output == NULL)
+        return paro_cli_usage("report", "expected SCENARIO.yaml -o FILE.html");
     g_autoptr(GPtrArray) traced = g_ptr_array_new();
     for (int i = 0; named && named[i]; i++) {
         const ParoStrategy *s = paro_strategy_lookup(named[i]);

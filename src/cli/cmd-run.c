@@ -56,10 +56,8 @@ int paro_cmd_run(int argc, char **argv)
     if (!paro_cli_parse_options("run", "SCENARIO.yaml", run_help, entries, &argc, &argv))
         return PARO_EXIT_USAGE;
     g_autoptr(GError) error = NULL;
-    if (argc != 2) {
-        g_printerr("parosim run: expected one SCENARIO.yaml\nTry 'parosim run --help'.\n");
-        return PARO_EXIT_USAGE;
-    }
+    if (argc != 2)
+        return paro_cli_usage("run", "expected one SCENARIO.yaml");
     int format = paro_cli_parse_format(format_name ? format_name : "table");
     if (format < 0)
         return PARO_EXIT_USAGE;

@@ -39,11 +39,8 @@ int paro_cmd_strategies(int argc, char **argv)
                                 &argv))
         return PARO_EXIT_USAGE;
     g_autoptr(GError) error = NULL;
-    if (argc != 2) {
-        g_printerr("parosim strategies: expected one SCENARIO.yaml\n"
-                   "Try 'parosim strategies --help'.\n");
-        return PARO_EXIT_USAGE;
-    }
+    if (argc != 2)
+        return paro_cli_usage("strategies", "expected one SCENARIO.yaml");
     int format = paro_cli_parse_format(format_name ? format_name : "table");
     if (format < 0)
         return PARO_EXIT_USAGE;

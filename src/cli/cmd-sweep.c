@@ -126,16 +126,12 @@ int paro_cmd_sweep(int argc, char **argv)
         g_ptr_array_add(vary_texts, (char *)g_ptr_array_index(args, i) + 1);
     g_ptr_array_add(vary_texts, NULL);
     const char *const *varies = (const char *const *)vary_texts->pdata;
-    if (argc != 2 || args->len == 0 || format == PARO_FORMAT_TABLE || format < 0 || jobs < 0) {
-        g_printerr("parosim sweep: expected SCENARIO.yaml, at least one --vary, --format csv or "
-                   "json\nTry 'parosim sweep --help'.\n");
-        return PARO_EXIT_USAGE;
-    }
+    if (argc != 2 || args->len == 0 || format == PARO_FORMAT_TABLE || format < 0 || jobs < 0)
+        return paro_cli_usage("sweep",
+                              "expected SCENARIO.yaml, at least one --vary, --format csv or json");
     /* C8: --jobs 100000 aborted creating thread stacks */
-    if (jobs > 0 && !paro_limit_check_option(&paro_limit_jobs, "--jobs", jobs, &error)) {
-        g_printerr("parosim sweep: %s\nTry 'parosim sweep --help'.\n", error->message);
-        return PARO_EXIT_USAGE;
-    }
+    if (jobs > 0 && !paro_limit_check_option(&paro_limit_jobs, "--jobs", jobs, &error))
+        return paro_cli_usage("sweep", error->message);
     g_autoptr(GPtrArray) strategies = paro_cli_parse_strategies(strategies_text, "sweep");
     if (strategies == NULL)
         return PARO_EXIT_USAGE;

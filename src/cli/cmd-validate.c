@@ -133,15 +133,12 @@ int paro_cmd_validate(int argc, char **argv)
          "Also write the predicted rows as CSV to FILE", "FILE"},
         {NULL},
     };
-    g_autoptr(GOptionContext) ctx = g_option_context_new("CALIBRATION.yaml LOG...");
-    g_option_context_set_summary(ctx, validate_help);
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    g_autoptr(GError) error = NULL;
-    if (!g_option_context_parse(ctx, &argc, &argv, &error) || argc < 3) {
-        g_printerr("parosim validate: %s\nTry 'parosim validate --help'.\n",
-                   error ? error->message : "a calibration file and at least one log are needed");
+    if (!paro_cli_parse_options("validate", "CALIBRATION.yaml LOG...", validate_help, entries,
+                                &argc, &argv))
         return PARO_EXIT_USAGE;
-    }
+    if (argc < 3)
+        return paro_cli_usage("validate", "a calibration file and at least one log are needed");
+    g_autoptr(GError) error = NULL;
     const char *const *inputs = (const char *const *)argv + 1;
     if (!paro_cli_check_output("validate", csv_path, inputs))
         return PARO_EXIT_ERROR;

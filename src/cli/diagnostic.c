@@ -93,6 +93,12 @@ int paro_cli_parse_format(const char *name)
     return -1;
 }
 
+int paro_cli_usage(const char *command, const char *message)
+{
+    g_printerr("parosim %s: %s\nTry 'parosim %s --help'.\n", command, message, command);
+    return PARO_EXIT_USAGE;
+}
+
 gboolean paro_cli_parse_options(const char *command, const char *parameters, const char *summary,
                                 const GOptionEntry *entries, int *argc, char ***argv)
 {
@@ -102,6 +108,6 @@ gboolean paro_cli_parse_options(const char *command, const char *parameters, con
     g_autoptr(GError) error = NULL;
     if (g_option_context_parse(ctx, argc, argv, &error))
         return TRUE;
-    g_printerr("parosim %s: %s\nTry 'parosim %s --help'.\n", command, error->message, command);
+    paro_cli_usage(command, error->message);
     return FALSE;
 }
