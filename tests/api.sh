@@ -12,14 +12,10 @@ scenario=scenarios/llama-7b_a100x8-100g_n32.yaml
 pick=zero-3,IIG,NII
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-fails=0
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/tap.sh"
 result() { # status, description
-    n=$((n + 1))
-    if [ "$1" = 0 ]; then echo "ok $n - $2"; else
-        echo "not ok $n - $2"
-        fails=$((fails + 1))
-    fi
+    if [ "$1" = 0 ]; then ok "$2"; else not_ok "$2"; fi
 }
 "$parosim" run "$scenario" --strategies $pick --format json >"$tmp/cli.json"
 "$demo" "$scenario" $pick json >"$tmp/api.json"
@@ -49,4 +45,4 @@ result $? "a bad scenario: NULL and a located message ($(head -c 80 "$tmp/err"))
 [ $? = 1 ] && grep -q "unknown strategy 'zero-9'" "$tmp/err"
 result $? "an unknown strategy is an error, not a crash"
 echo "1..$n"
-[ "$fails" = 0 ]
+exit "$fail"

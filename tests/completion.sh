@@ -13,8 +13,8 @@ bin=$(mktemp -d)
 ln -s "$parosim" "$bin/parosim"
 PATH="$bin:$PATH"
 cd "$root" || exit 1
-n=0
-fails=0
+# shellcheck source=tests/tap.sh
+. "$root/tests/tap.sh"
 offers() { # "words of the line" expected-candidate...: the last word is being completed
     local line=$1
     shift
@@ -24,15 +24,13 @@ offers() { # "words of the line" expected-candidate...: the last word is being c
     COMPREPLY=()
     _parosim
     local want
-    n=$((n + 1))
     for want in "$@"; do
         if ! printf '%s\n' "${COMPREPLY[@]}" | grep -qx -- "$want"; then
-            echo "not ok $n - '$line' offers $want (got: ${COMPREPLY[*]})"
-            fails=$((fails + 1))
+            not_ok "'$line' offers $want (got: ${COMPREPLY[*]})"
             return
         fi
     done
-    echo "ok $n - '$line' offers $*"
+    ok "'$line' offers $*"
 }
 offers "parosim ru" run
 offers "parosim va" validate
@@ -45,4 +43,4 @@ offers "parosim run scenarios/llama-7b_a100x8-100g" scenarios/llama-7b_a100x8-10
 offers "parosim collective --topology topologies/dgx-h1" topologies/dgx-h100x8.yaml
 rm -rf "$bin"
 echo "1..$n"
-[ "$fails" = 0 ]
+exit "$fail"

@@ -10,18 +10,16 @@ build=$(cd "$1" && pwd)
 source=$(cd "$(dirname "$0")/.." && pwd)
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
-n=0
-fails=0
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/tap.sh"
 check() { # description, then a command that must succeed
     local what=$1
     shift
-    n=$((n + 1))
     if "$@" >"$dest/out" 2>&1; then
-        echo "ok $n - $what"
+        ok "$what"
     else
-        echo "not ok $n - $what"
+        not_ok "$what"
         sed 's/^/# /' "$dest/out" | head -20
-        fails=$((fails + 1))
     fi
 }
 check "meson install --destdir" meson install -C "$build" --no-rebuild --destdir "$dest/root" --quiet
@@ -71,4 +69,4 @@ fi
 check "a moved installation still finds its data" \
     bash -c "'$moved/bin/parosim' run $scenario --strategies zero-3 | grep -qF '($moved/bin/../share/parosim/scenarios/$scenario.yaml)'"
 echo "1..$n"
-[ "$fails" = 0 ]
+exit "$fail"

@@ -19,27 +19,23 @@ for name, body in files:
     open(f"{sys.argv[2]}/{name}", "w").write(body)
 open(f"{sys.argv[2]}/commands.sh", "w").write(commands[0])
 PY
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/tap.sh"
 cd "$work" || exit 1
 mkdir bin
 ln -s "$parosim" bin/parosim
-n=0
-fail=0
 while IFS= read -r line; do
     command=${line%%#*}
     [ -z "${command// /}" ] && continue
-    n=$((n + 1))
     if PATH="$work/bin:$PATH" bash -c "$command" >out.txt 2>&1; then
-        echo "ok $n - $command"
+        ok "$command"
     else
-        echo "not ok $n - $command"
+        not_ok "$command"
         sed 's/^/# /' out.txt | head -5
-        fail=1
     fi
 done <commands.sh
-n=$((n + 1))
-if [ -s my-job.html ] && [ -s nodes.png ]; then echo "ok $n - the page and the plot exist"; else
-    echo "not ok $n - my-job.html or nodes.png missing"
-    fail=1
+if [ -s my-job.html ] && [ -s nodes.png ]; then ok "the page and the plot exist"; else
+    not_ok "my-job.html or nodes.png missing"
 fi
 echo "1..$n"
 exit "$fail"
