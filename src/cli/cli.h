@@ -47,6 +47,20 @@ gboolean paro_cli_write(const GString *text);
 GStrv paro_cli_scenario_inputs(const char *scenario_path, const char *const *sets,
                                const char *const *more);
 
+typedef struct _ParoRun ParoRun;
+
+/**
+ * paro_cli_open_run:
+ * For `parosim @command SCENARIO` writing @output (nullable): sets *@out_inputs to the
+ * files it reads (paro_cli_scenario_inputs), checks @output against them, loads the
+ * scenario with @sets and refuses what @n_strategies simulations (@trace, @extrapolate)
+ * would cost beyond the limits (paro_workload_check).
+ * Returns: (transfer full) the run, or NULL with the error printed.
+ */
+ParoRun *paro_cli_open_run(const char *command, const char *path, const char *const *sets,
+                           const char *output, guint n_strategies, gboolean trace,
+                           gboolean extrapolate, GStrv *out_inputs);
+
 /** paro_cli_check_output: what writing @path (nullable: TRUE) would refuse (it is one of
  * @inputs, a directory...), checked before the work; FALSE and a message otherwise. */
 gboolean paro_cli_check_output(const char *command, const char *path, const char *const *inputs);

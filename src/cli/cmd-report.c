@@ -98,20 +98,13 @@ int paro_cmd_report(int argc, char **argv)
         }
         g_ptr_array_add(traced, (gpointer)s);
     }
-    g_auto(GStrv) inputs = paro_cli_scenario_inputs(argv[1], (const char *const *)sets, NULL);
-    if (!paro_cli_check_output("report", output, (const char *const *)inputs))
-        return PARO_EXIT_ERROR;
-    ParoScenario *scenario = paro_scenario_load(argv[1], (const char *const *)sets, &error);
-    if (scenario == NULL) {
-        paro_cli_report_error(error, (const char *const *)sets, NULL);
-        return PARO_EXIT_ERROR;
-    }
-    g_autoptr(ParoRun) run = paro_run_new(scenario, NULL);
     g_autoptr(GPtrArray) all = paro_strategy_list_parse(NULL, NULL);
-    if (!paro_workload_check(scenario, all->len + traced->len + 1, TRUE, TRUE, &error)) {
-        paro_cli_report_error(error, (const char *const *)sets, NULL);
+    g_auto(GStrv) inputs = NULL;
+    g_autoptr(ParoRun) run = paro_cli_open_run("report", argv[1], (const char *const *)sets, output,
+                                               all->len + traced->len + 1, TRUE, TRUE, &inputs);
+    if (run == NULL)
         return PARO_EXIT_ERROR;
-    }
+    const ParoScenario *scenario = paro_run_get_scenario(run);
     ParoRunOptions options = PARO_RUN_OPTIONS_INIT;
     g_autoptr(GArray) rows = paro_run_strategies(run, all, &options, &error);
     if (rows == NULL) {

@@ -65,20 +65,13 @@ int paro_cmd_run(int argc, char **argv)
     if (chosen == NULL)
         return PARO_EXIT_USAGE;
 
-    g_auto(GStrv) inputs = paro_cli_scenario_inputs(argv[1], (const char *const *)sets, NULL);
-    if (!paro_cli_check_output("run", trace_path, (const char *const *)inputs))
+    g_auto(GStrv) inputs = NULL;
+    /* What the simulations will cost is refused at once when beyond the limits. */
+    g_autoptr(ParoRun) run =
+        paro_cli_open_run("run", argv[1], (const char *const *)sets, trace_path, chosen->len,
+                          trace_path != NULL, !no_extrapolate, &inputs);
+    if (run == NULL)
         return PARO_EXIT_ERROR;
-    ParoScenario *scenario = paro_scenario_load(argv[1], (const char *const *)sets, &error);
-    if (scenario == NULL) {
-        paro_cli_report_error(error, (const char *const *)sets, NULL);
-        return PARO_EXIT_ERROR;
-    }
-    g_autoptr(ParoRun) run = paro_run_new(scenario, NULL);
-    /* What the simulations will cost, refused at once when beyond the limits. */
-    if (!paro_workload_check(scenario, chosen->len, trace_path != NULL, !no_extrapolate, &error)) {
-        paro_cli_report_error(error, (const char *const *)sets, NULL);
-        return PARO_EXIT_ERROR;
-    }
     ParoRunOptions options = PARO_RUN_OPTIONS_INIT;
     options.keep_trace = trace_path != NULL;
     options.extrapolate = !no_extrapolate;

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* Output files of the commands: every -o, --trace, --csv goes through paro_file_write
  * (core/files.h), with the command's inputs, so that no command overwrites what it reads
- * or replaces a device node. */
+ * or replaces a device node; and the opening of a scenario for the commands that write
+ * such files. */
 #include "cli/cli.h"
 
 #include <string.h>
 
 #include "core/files.h"
+#include "run/run.h"
 #include "scenario/scenario.h"
+#include "scenario/workload.h"
 
 static void add_unique(GPtrArray *list, const char *path)
 {
@@ -41,6 +44,27 @@ GStrv paro_cli_scenario_inputs(const char *scenario_path, const char *const *set
         add_unique(list, more[i]);
     g_ptr_array_add(list, NULL);
     return (GStrv)g_ptr_array_free(list, FALSE);
+}
+
+ParoRun *paro_cli_open_run(const char *command, const char *path, const char *const *sets,
+                           const char *output, guint n_strategies, gboolean trace,
+                           gboolean extrapolate, GStrv *out_inputs)
+{
+    *out_inputs = paro_cli_scenario_inputs(path, sets, NULL);
+    if (!paro_cli_check_output(command, output, (const char *const *)*out_inputs))
+        return NULL;
+    g_autoptr(GError) error = NULL;
+    ParoScenario *scenario = paro_scenario_load(path, sets, &error);
+    if (scenario == NULL) {
+        paro_cli_report_error(error, sets, NULL);
+        return NULL;
+    }
+    g_autoptr(ParoRun) run = paro_run_new(scenario, NULL);
+    if (!paro_workload_check(scenario, n_strategies, trace, extrapolate, &error)) {
+        paro_cli_report_error(error, sets, NULL);
+        return NULL;
+    }
+    return g_steal_pointer(&run);
 }
 
 gboolean paro_cli_check_output(const char *command, const char *path, const char *const *inputs)
