@@ -73,21 +73,55 @@ END_TEST
 
 START_TEST(model_activations_korthikanti)
 {
-    /* System: GPT-3 175B shape (f = 4h, plain MLP), s = 2048, b = 1, no recomputation.
+    /* System: GPT-3 175B shape (f = 4h, plain MLP), s = 2048, b = 1, no recomputation,
+     * Megatron's kernels (fused softmax) and dropout, as Korthikanti et al. count.
      * Expectation: Korthikanti et al. 2022 eq. (1): s*b*h*(34 + 5*a*s/h) bytes per layer
      * = 2048*12288*(34 + 5*96*2048/12288) = 2048*12288*114 = 2,868,903,936.
      * Selective recomputation leaves 34*s*b*h (their eq. 6 with t = 1); full, 2*s*b*h. */
     g_autofree char *path = paro_test_path("models/gpt3-175b.yaml");
     g_autoptr(ParoModel) m = paro_model_load(path, NULL);
+    m->attention_dropout = m->hidden_dropout = 0.1;
     ck_assert_double_eq(
-        paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_NONE, PARO_ATTENTION_EAGER),
+        paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_NONE, PARO_ATTENTION_EAGER, TRUE),
         2868903936.0);
+    ck_assert_double_eq(paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_SELECTIVE,
+                                                    PARO_ATTENTION_EAGER, TRUE),
+                        34.0 * 2048 * 12288);
     ck_assert_double_eq(
-        paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_SELECTIVE, PARO_ATTENTION_EAGER),
-        34.0 * 2048 * 12288);
-    ck_assert_double_eq(
-        paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_FULL, PARO_ATTENTION_EAGER),
+        paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_FULL, PARO_ATTENTION_EAGER, TRUE),
         2.0 * 2048 * 12288);
+}
+END_TEST
+
+START_TEST(model_activations_without_dropout_and_unfused)
+{
+    /* System: the same layer (h = 12288, a = 96, s = 2048, b = 1), eager attention.
+     * Expectation, Korthikanti's tensors less those dropout adds, and the tensors PyTorch's
+     * autograd keeps for each backward of the separate softmax kernels:
+     *   no dropout, fused softmax: the two hidden masks (2 s b h) go, and of the 5 a s^2 b
+     *   the mask (1) and the dropout's output (2): s b h (32 + 2 a s/h);
+     *   no dropout, PyTorch's kernels: softmax keeps its fp32 output (4 a s^2 b) and P V
+     *   the 16-bit copy (2): s b h (32 + 6 a s/h);
+     *   attention dropout only, PyTorch's kernels: 4 + 1 (mask) + 2 (dropout output), and
+     *   the hidden masks absent: s b h (32 + 7 a s/h);
+     *   FlashAttention keeps no s x s term whatever the softmax: s b h 32 without dropout. */
+    g_autofree char *path = paro_test_path("models/gpt3-175b.yaml");
+    g_autoptr(ParoModel) m = paro_model_load(path, NULL);
+    m->attention_dropout = m->hidden_dropout = 0;
+    double sbh = 2048.0 * 12288, as_h = 96.0 * 2048 / 12288;
+    ck_assert_double_eq(
+        paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_NONE, PARO_ATTENTION_EAGER, TRUE),
+        sbh * (32 + 2 * as_h));
+    ck_assert_double_eq(
+        paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_NONE, PARO_ATTENTION_EAGER, FALSE),
+        sbh * (32 + 6 * as_h));
+    ck_assert_double_eq(
+        paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_NONE, PARO_ATTENTION_FLASH, FALSE),
+        sbh * 32);
+    m->attention_dropout = 0.1;
+    ck_assert_double_eq(
+        paro_model_activation_bytes(m, 1, 2048, PARO_RECOMPUTE_NONE, PARO_ATTENTION_EAGER, FALSE),
+        sbh * (32 + 7 * as_h));
 }
 END_TEST
 
@@ -378,7 +412,8 @@ START_TEST(model_count_only)
     ck_assert_msg(m != NULL, "%s", error ? error->message : "");
     ck_assert_double_eq(paro_model_base_params(m), 1e9);
     ck_assert_double_eq(
-        paro_model_activation_bytes(m, 1, 1024, PARO_RECOMPUTE_NONE, PARO_ATTENTION_EAGER), 0);
+        paro_model_activation_bytes(m, 1, 1024, PARO_RECOMPUTE_NONE, PARO_ATTENTION_EAGER, TRUE),
+        0);
     ck_assert_double_eq(paro_model_step_flops(m, 1, 1000, 1.0, PARO_RECOMPUTE_NONE), 6e12);
 }
 END_TEST
@@ -419,6 +454,7 @@ static Suite *model_suite(void)
     tcase_add_test(tc, model_exact_counts);
     tcase_add_test(tc, model_lora_count);
     tcase_add_test(tc, model_activations_korthikanti);
+    tcase_add_test(tc, model_activations_without_dropout_and_unfused);
     tcase_add_test(tc, model_flops_six_n_t);
     tcase_add_test(tc, model_flops_megatron_formula);
     tcase_add_test(tc, gemm_model_against_measured_h100);

@@ -71,6 +71,18 @@ START_TEST(scenario_framework_profiles_set_defaults)
         ck_assert_double_eq_tol(s->training.bucket_bytes, cases[i].bucket, 1e-6);
         ck_assert_int_eq(s->training.prefetch, cases[i].prefetch);
     }
+    /* The default scenario writes its framework as a mapping (name: ideal, fused_softmax:
+     * false): `framework=NAME` sets the name and keeps the rest, and one key can be set
+     * alone. */
+    const char *renamed[] = {"framework=megatron", NULL};
+    g_autoptr(ParoScenario) kept = load(renamed, NULL);
+    ck_assert_int_eq(kept->framework.kind, PARO_FRAMEWORK_MEGATRON);
+    ck_assert_int_eq(kept->framework.fused_softmax, PARO_SETTING_FALSE);
+    ck_assert(!paro_framework_fused_softmax(&kept->framework));
+    const char *keyed[] = {"framework.fused_softmax=true", NULL};
+    g_autoptr(ParoScenario) fused = load(keyed, NULL);
+    ck_assert_int_eq(fused->framework.kind, PARO_FRAMEWORK_IDEAL);
+    ck_assert(paro_framework_fused_softmax(&fused->framework));
     /* DeepSpeed prefetches whole layers of the next 5e7 elements: 7 layers of 7e6 */
     ParoFramework ds = {PARO_FRAMEWORK_DEEPSPEED, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, 0};
     ck_assert_int_eq(paro_framework_prefetch(&ds, 7e6, 1), 7);

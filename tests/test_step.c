@@ -83,8 +83,9 @@ END_TEST
 
 START_TEST(step_memory_model_states_and_activations)
 {
-    /* System: a small GPT-style model (h = 1024, a = 16, f = 4h, plain MLP, 4 layers),
-     * micro-batch 2 of 512 tokens, no recomputation, DDP on the default cluster.
+    /* System: a small GPT-style model (h = 1024, a = 16, f = 4h, plain MLP, 4 layers, with
+     * dropout and Megatron's fused softmax, as Korthikanti et al. count), micro-batch 2 of
+     * 512 tokens, no recomputation, DDP on the default cluster.
      * Expectation: DDP gathers nothing and buckets nothing, so the peak is model states
      * (16 bytes per parameter) + overhead + all layers' activations at the end of the
      * forward: 4 * s*b*h*(34 + 5*a*s/h) = 4 * 512*2*1024*(34 + 40) = 310,378,496 bytes
@@ -94,6 +95,9 @@ START_TEST(step_memory_model_states_and_activations)
                           "model.architecture.ffn=4096",
                           "model.architecture.layers=4",
                           "model.architecture.mlp=plain",
+                          "model.architecture.attention_dropout=0.1",
+                          "model.architecture.hidden_dropout=0.1",
+                          "framework.fused_softmax=true",
                           "training.micro_batch=2",
                           NULL};
     g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);

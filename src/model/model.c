@@ -28,7 +28,15 @@
  *   attention term, and so does FlashAttention (Dao et al. 2022: the scores stay in SRAM
  *   and are recomputed in the backward; only the softmax statistics, 4*a*s*b bytes in fp32,
  *   are kept, under 0.1% at h >= 2048 and left out); full recomputation keeps only the
- *   layer input, 2*s*b*h. */
+ *   layer input, 2*s*b*h.
+ * Their count is Megatron's with dropout. What dropout and the softmax's kernels keep
+ * (decision 29 of docs/decisions.md; autograd keeps what each backward reads):
+ *   hidden dropout: the two one-byte masks, 2*s*b*h, only when hidden_dropout > 0;
+ *   eager scores, per score: Megatron's fused softmax keeps its 16-bit output (2), read
+ *   again by the P V product; with attention dropout its mask (1) and output (2) too, 5
+ *   (Korthikanti's). PyTorch's separate kernels keep the fp32 softmax output (4) and the
+ *   16-bit copy P V reads (2), 6; with dropout the copy is read by the dropout, which keeps
+ *   its mask (1), and P V keeps the dropout's output (2), 7. */
 #include "model/model.h"
 
 const char *const paro_recompute_names[] = {"none", "selective", "full", NULL};
@@ -175,8 +183,16 @@ double paro_model_step_flops(const ParoModel *m, gint64 batch, gint64 seq, doubl
     return forward + backward + again;
 }
 
+/* Bytes kept per eager attention score (the header's count). */
+static double kept_per_score(const ParoModel *m, gboolean fused_softmax)
+{
+    double dropout = m->attention_dropout > 0 ? (fused_softmax ? 3.0 : 1.0) : 0;
+    return (fused_softmax ? 2.0 : 6.0) + dropout;
+}
+
 double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
-                                   ParoRecompute recompute, ParoAttention attention)
+                                   ParoRecompute recompute, ParoAttention attention,
+                                   gboolean fused_softmax)
 {
     if (!m->has_shape)
         return 0;
@@ -185,27 +201,29 @@ double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
     if (recompute == PARO_RECOMPUTE_FULL)
         return 2.0 * s * b * h;
     double mlp_factor = m->mlp == PARO_MLP_GATED ? 8.0 : 4.0;
-    double linear = 18.0 * s * b * h + mlp_factor * s * b * f;
+    double masks = m->hidden_dropout > 0 ? 2.0 * s * b * h : 0;
+    double linear = 16.0 * s * b * h + masks + mlp_factor * s * b * f;
     double quadratic = recompute == PARO_RECOMPUTE_SELECTIVE || attention != PARO_ATTENTION_EAGER
                            ? 0
-                           : 5.0 * a * s * s * b;
+                           : kept_per_score(m, fused_softmax) * a * s * s * b;
     return linear + quadratic;
 }
 
 double paro_model_activation_bytes_tp(const ParoModel *m, gint64 batch, gint64 seq,
-                                      ParoRecompute recompute, ParoAttention attention, gint64 tp,
-                                      gboolean sequence_parallel)
+                                      ParoRecompute recompute, ParoAttention attention,
+                                      gboolean fused_softmax, gint64 tp, gboolean sequence_parallel)
 {
     if (!m->has_shape)
         return 0;
     double s = (double)seq, b = (double)batch, h = (double)m->hidden, t = (double)tp;
-    double whole = paro_model_activation_bytes(m, batch, seq, recompute, attention);
+    double whole = paro_model_activation_bytes(m, batch, seq, recompute, attention, fused_softmax);
     if (sequence_parallel)
         return whole / t;
     if (recompute == PARO_RECOMPUTE_FULL)
         return whole;
-    /* 10*s*b*h of the 18*s*b*h + mlp terms are the norms' inputs and the dropout masks,
-     * replicated on every TP rank without sequence parallelism. */
-    double replicated = 10.0 * s * b * h;
+    /* Without sequence parallelism the norms' inputs (4*s*b*h), the column-parallel
+     * products' inputs (4*s*b*h) and the hidden dropout masks (2*s*b*h) are whole on every
+     * TP rank: Korthikanti's 10*s*b*h. */
+    double replicated = (m->hidden_dropout > 0 ? 10.0 : 8.0) * s * b * h;
     return replicated + (whole - replicated) / t;
 }

@@ -114,18 +114,22 @@ double paro_model_step_flops(const ParoModel *model, gint64 batch, gint64 seq,
 double paro_model_forward_flops(const ParoModel *model, gint64 batch, gint64 seq);
 
 /** paro_model_activation_bytes: activations kept per layer for one micro-batch, 16-bit
- * (Korthikanti et al. 2022, generalised to any MLP width; see model.c). FlashAttention
- * keeps no s x s term, as selective recomputation does not. */
+ * (Korthikanti et al. 2022, generalised to any MLP width, with the model's dropout and
+ * eager attention's softmax kernels, @fused_softmax: Megatron's one kernel; see model.c).
+ * FlashAttention keeps no s x s term, as selective recomputation does not. */
 double paro_model_activation_bytes(const ParoModel *model, gint64 batch, gint64 seq,
-                                   ParoRecompute recompute, ParoAttention attention);
+                                   ParoRecompute recompute, ParoAttention attention,
+                                   gboolean fused_softmax);
 
 /** paro_model_activation_bytes_tp: the same with tensor parallelism of degree @tp
- * (Korthikanti et al. 2022, eq. 2 and 4): without sequence parallelism the layer norms' and
- * dropouts' 10*s*b*h stay whole on every TP rank and the rest is divided by @tp; with it
+ * (Korthikanti et al. 2022, eq. 2 and 4): without sequence parallelism the layer norms',
+ * the column-parallel products' inputs and the dropout masks (10*s*b*h with dropout, 8
+ * without) stay whole on every TP rank and the rest is divided by @tp; with it
  * everything is. Full recomputation keeps the layer input, 2*s*b*h (/tp with sequence
  * parallelism). @tp = 1 gives paro_model_activation_bytes. */
 double paro_model_activation_bytes_tp(const ParoModel *model, gint64 batch, gint64 seq,
-                                      ParoRecompute recompute, ParoAttention attention, gint64 tp,
+                                      ParoRecompute recompute, ParoAttention attention,
+                                      gboolean fused_softmax, gint64 tp,
                                       gboolean sequence_parallel);
 
 extern const char *const paro_recompute_names[]; /* "none", "selective", "full", NULL */

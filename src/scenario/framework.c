@@ -15,8 +15,10 @@ const char *const paro_reduce_precision_names[] = {"default", "bf16", "fp16", "f
 #define DEEPSPEED_PREFETCH_ELEMENTS 5e7
 
 static const ParoField framework_fields[] = {
-    {"name", PARO_FIELD_ENUM, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoFramework, kind), 0,
-     paro_framework_names, NULL, "ideal (default), deepspeed, fsdp or megatron"},
+    /* Not required: `--set framework.KEY=VALUE` on a scenario without a framework keeps the
+     * ideal profile and changes one of its keys. */
+    {"name", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, kind), 0, paro_framework_names,
+     NULL, "ideal (default), deepspeed, fsdp or megatron"},
     {"reduce_on_compute", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, reduce_on_compute), 0,
      paro_setting_names, NULL,
      "gradient reductions block the compute stream (default: the profile's; DeepSpeed "

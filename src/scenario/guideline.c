@@ -81,10 +81,11 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     /* every layer's kept activations, and one layer's more while its backward recomputes
      * them (the simulation's ledger peaks there too) */
     gint64 mb = s->training.micro_batch, seq = s->training.sequence;
-    double kept =
-        paro_model_activation_bytes(model, mb, seq, s->training.recompute, s->training.attention);
-    double whole =
-        paro_model_activation_bytes(model, mb, seq, PARO_RECOMPUTE_NONE, s->training.attention);
+    gboolean fused = paro_framework_fused_softmax(&s->framework);
+    double kept = paro_model_activation_bytes(model, mb, seq, s->training.recompute,
+                                              s->training.attention, fused);
+    double whole = paro_model_activation_bytes(model, mb, seq, PARO_RECOMPUTE_NONE,
+                                               s->training.attention, fused);
     r->mem_activations = (double)model->layers * kept + (whole - kept);
     double layer = paro_model_layer_params(model);
     gboolean gathers = st->p != PARO_PART_N || st->kind == PARO_STRATEGY_FSDP_HSZ;

@@ -133,11 +133,13 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     b->reduce = find_phase(b->calls, PARO_PHASE_GRADIENT);
     gint64 mb = sc->training.micro_batch, seq = sc->training.sequence;
     ParoAttention attention = sc->training.attention;
+    gboolean fused = paro_framework_fused_softmax(&sc->framework);
     b->act_kept = paro_model_activation_bytes_tp(sc->model, mb, seq, sc->training.recompute,
-                                                 attention, sc->tp, sc->sequence_parallel);
-    b->act_transient = paro_model_activation_bytes_tp(sc->model, mb, seq, PARO_RECOMPUTE_NONE,
-                                                      attention, sc->tp, sc->sequence_parallel) -
-                       b->act_kept;
+                                                 attention, fused, sc->tp, sc->sequence_parallel);
+    b->act_transient =
+        paro_model_activation_bytes_tp(sc->model, mb, seq, PARO_RECOMPUTE_NONE, attention, fused,
+                                       sc->tp, sc->sequence_parallel) -
+        b->act_kept;
     b->stages = g_new0(ParoStepStage, b->P);
     for (gint64 d = 0; d < b->P; d++) {
         ParoStepStage *st = &b->stages[d];

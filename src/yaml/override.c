@@ -91,6 +91,15 @@ gboolean paro_override_apply(ParoNode *root, const ParoOverride *o, guint skip, 
         }
         ParoNode *child = paro_node_lookup(mapping, key);
         if (i + 1 == n) {
+            /* A mapping with a name stands for that name (`framework: fsdp` is
+             * `framework: {name: fsdp}`): setting it to a scalar sets its name and keeps the
+             * rest. */
+            if (child != NULL && child->kind == PARO_NODE_MAPPING &&
+                paro_node_lookup(child, "name") != NULL) {
+                mapping = child;
+                key = "name";
+                child = paro_node_lookup(mapping, key);
+            }
             if (child != NULL && child->kind != PARO_NODE_SCALAR) {
                 paro_config_error_set(error, PARO_CONFIG_ERROR_TYPE, o->label, 1, o->columns[i],
                                       "cannot set '%s': it is %s (%s:%d:%d); set one of its keys",
