@@ -18,7 +18,9 @@ Rules where a source is silent (each counted in the `assumed` column):
   micro-batch unknown -> 1; NICs unknown -> the machine class's (DGX A100: 8 x 200 Gb/s,
   DGX H100: 8 x 400 Gb/s); dp sharding unknown -> none (Megatron's DDP); interleaving
   unknown -> none; sequence parallelism unknown -> off; precision unknown -> bf16;
-  dropout (no source gives it) -> the framework's default (Megatron's 0.1, else 0).
+  dropout (no source gives it) -> the framework's default (Megatron's 0.1, else 0);
+  attention unknown -> FlashAttention, but eager (HuggingFace LLaMA's, PyTorch's softmax
+  kernels) for the PaRO fork of 2023.
 Rows parosim cannot model are listed as skipped with the reason (fp8 GEMMs, a layout or a
 batch the source does not give, a FLOP count that cannot be inverted).
 """
@@ -93,7 +95,9 @@ def framework(r):
     if "FSDP" in fw:
         fp32 = "fsdp_mixed_precision=DEFAULT" in r["notes"]
         return "framework:\n  name: fsdp\n" + ("  reduce_precision: fp32\n" if fp32 else "")
-    if "DeepSpeed" in fw or "GPT-NeoX" in fw or "PaRO" in fw:
+    if "PaRO" in fw:  # HuggingFace's LLaMA under DeepSpeed: PyTorch's softmax kernels
+        return "framework:\n  name: deepspeed\n  bucket_allreduce: false\n  fused_softmax: false\n"
+    if "DeepSpeed" in fw or "GPT-NeoX" in fw:
         return "framework:\n  name: deepspeed\n  bucket_allreduce: false\n"
     if "Megatron" in fw:
         return "framework: megatron\n"
@@ -163,6 +167,11 @@ def scenario(r, root):
     if p_drop > 0:
         assumed.append("dropout")
     attention = "eager" if r["attention"].startswith("eager") else "flash"
+    if not known(r["attention"]) and "PaRO" in r["framework"]:
+        # HuggingFace's LLaMA ran eager attention until FlashAttention-2 came to it in
+        # transformers 4.34 (October 2023), after the PaRO fork's DeepSpeed 0.10 (July 2023)
+        attention = "eager"
+        assumed.append("attention")
     if "attention=triton" in r["notes"]:  # MosaicML's Triton kernel of 2022: SOURCES.md
         attention = "flash1"
     pipeline = ""
