@@ -24,8 +24,7 @@ typedef struct _Tree Tree;
  * has millions of transfers (an array apiece held 660 MB). */
 typedef struct {
     Tree *tree;
-    gint64 src, dst;
-    double bytes;
+    guint src, dst;  /* GPUs: an explicit graph has fewer than 2^32 */
     int waiting;     /* dependencies not yet met */
     guint first_out; /* index into edges of the first follower; G_MAXUINT: none */
 } Xfer;
@@ -41,14 +40,15 @@ struct _Tree {
     GArray *xfers; /* Xfer */
     GArray *edges; /* Edge */
     GArray *links, *weights;
+    double chunk; /* every transfer carries one chunk */
     gint64 left;
     double sent;
     ParoTime step_overhead;
 };
 
-static guint add_xfer(Tree *t, gint64 src, gint64 dst, double bytes)
+static guint add_xfer(Tree *t, gint64 src, gint64 dst)
 {
-    Xfer x = {t, src, dst, bytes, 0, G_MAXUINT};
+    Xfer x = {t, (guint)src, (guint)dst, 0, G_MAXUINT};
     g_array_append_val(t->xfers, x);
     return t->xfers->len - 1;
 }
@@ -87,9 +87,9 @@ static void launch(Tree *t, guint i)
     g_array_set_size(t->weights, 0);
     ParoTime latency = paro_time_add(
         paro_graph_route(t->graph, x->src, x->dst, t->links, t->weights), t->step_overhead);
-    t->sent += x->bytes;
+    t->sent += t->chunk;
     paro_network_start(t->net, (const guint *)t->links->data, (const double *)t->weights->data,
-                       t->links->len, x->bytes, latency, finished, x);
+                       t->links->len, t->chunk, latency, finished, x);
 }
 
 /* Node of tree @which at position @pos, and back. */
@@ -106,16 +106,21 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
     g_autoptr(ParoEngine) engine = paro_engine_new();
     g_autoptr(ParoNetwork) net =
         paro_network_new(engine, fidelity, paro_graph_capacities(graph), paro_graph_n_links(graph));
+    /* Sized once: per chunk and tree, the chains up and down (2 N (G - 1) transfers) and
+     * the tree's edges up and down (2 (N - 1)); each waits for at most four others (its
+     * predecessor on the edge, the chain or parent before it, two children). Grown, the
+     * arrays were copied over and over: a fifth of a tree's time at 32,768 GPUs. */
+    guint n_xfers = (guint)(P * 2 * (2 * N * (G - 1) + 2 * (N - 1)));
     Tree t = {graph,
               net,
-              g_array_new(FALSE, FALSE, sizeof(Xfer)),
-              g_array_new(FALSE, FALSE, sizeof(Edge)),
+              g_array_sized_new(FALSE, FALSE, sizeof(Xfer), n_xfers),
+              g_array_sized_new(FALSE, FALSE, sizeof(Edge), 4 * n_xfers),
               g_array_new(FALSE, FALSE, sizeof(guint)),
               g_array_new(FALSE, FALSE, sizeof(double)),
+              spec->size_bytes / (2.0 * (double)P),
               0,
               0,
               spec->step_overhead};
-    double chunk = spec->size_bytes / (2.0 * (double)P);
     /* Per (tree, chunk): the transfer that delivers the chunk's reduction to each node's
      * leader from its chain (chain_up), from the leader up (up), from the parent down
      * (down), and down the chain; prev_* hold chunk c-1's transfer on the same edge. */
@@ -139,7 +144,7 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
                 for (gint64 h = G - 1; h >= 1; h--) { /* chain hop h -> h-1 (in leader order) */
                     gint64 src = v * G + (leader_local + h) % G;
                     gint64 dst = v * G + (leader_local + h - 1) % G;
-                    guint x = add_xfer(&t, src, dst, chunk);
+                    guint x = add_xfer(&t, src, dst);
                     depend(&t, x, last);
                     depend(&t, x, prev_chain_up[(which * N + v) * G + h]);
                     prev_chain_up[(which * N + v) * G + h] = x;
@@ -149,7 +154,7 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
                 up[pos] = G_MAXUINT;
                 if (pos > 0) {
                     gint64 parent = node_of(which, (pos - 1) / 2, N);
-                    guint x = add_xfer(&t, v * G + leader_local, parent * G + leader_local, chunk);
+                    guint x = add_xfer(&t, v * G + leader_local, parent * G + leader_local);
                     depend(&t, x, last);
                     for (gint64 child = 2 * pos + 1; child <= 2 * pos + 2 && child < N; child++)
                         depend(&t, x, up[child]);
@@ -163,22 +168,22 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
                 gint64 v = node_of(which, pos, N);
                 /* What the leader waits for before forwarding: its parent's send, or, at
                  * the root, the whole reduction (its chain and both children). */
-                GArray *ready = g_array_new(FALSE, FALSE, sizeof(guint));
+                guint ready[3], n_ready = 0;
                 if (pos == 0) {
-                    g_array_append_val(ready, reduced[0]);
+                    ready[n_ready++] = reduced[0];
                     for (gint64 child = 1; child <= 2 && child < N; child++)
-                        g_array_append_val(ready, up[child]);
+                        ready[n_ready++] = up[child];
                 } else {
-                    g_array_append_val(ready, down[pos]);
+                    ready[n_ready++] = down[pos];
                 }
                 for (gint64 k = 0; k < 2; k++) {
                     gint64 child = 2 * pos + 1 + k;
                     if (child >= N)
                         continue;
                     gint64 cv = node_of(which, child, N);
-                    guint x = add_xfer(&t, v * G + leader_local, cv * G + leader_local, chunk);
-                    for (guint r = 0; r < ready->len; r++)
-                        depend(&t, x, g_array_index(ready, guint, r));
+                    guint x = add_xfer(&t, v * G + leader_local, cv * G + leader_local);
+                    for (guint r = 0; r < n_ready; r++)
+                        depend(&t, x, ready[r]);
                     depend(&t, x, prev_down[(which * N + v) * 2 + k]);
                     prev_down[(which * N + v) * 2 + k] = x;
                     down[child] = x;
@@ -187,16 +192,15 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
                 for (gint64 h = 0; h + 1 < G; h++) {
                     gint64 src = v * G + (leader_local + h) % G;
                     gint64 dst = v * G + (leader_local + h + 1) % G;
-                    guint x = add_xfer(&t, src, dst, chunk);
+                    guint x = add_xfer(&t, src, dst);
                     if (h == 0)
-                        for (guint r = 0; r < ready->len; r++)
-                            depend(&t, x, g_array_index(ready, guint, r));
+                        for (guint r = 0; r < n_ready; r++)
+                            depend(&t, x, ready[r]);
                     depend(&t, x, last);
                     depend(&t, x, prev_chain_down[(which * N + v) * G + h]);
                     prev_chain_down[(which * N + v) * G + h] = x;
                     last = x;
                 }
-                g_array_unref(ready);
             }
         }
     }

@@ -86,9 +86,10 @@ ParoGraph *paro_graph_new(const ParoTopology *t, gint64 nodes, gboolean aggregat
     g->leaves = leaves;
     g->nodes_per_leaf = npl;
     g->inst_leaves = leaves > 1 ? (aggregated ? 1 : leaves) : 0;
-    g->capacity = g_array_new(FALSE, FALSE, sizeof(double));
-    g->klass = g_array_new(FALSE, FALSE, sizeof(int));
-    g->instances = g_array_new(FALSE, FALSE, sizeof(double));
+    /* sized once from the count above (grown, they were copied over and over) */
+    g->capacity = g_array_sized_new(FALSE, FALSE, sizeof(double), (guint)n_links);
+    g->klass = g_array_sized_new(FALSE, FALSE, sizeof(int), (guint)n_links);
+    g->instances = g_array_sized_new(FALSE, FALSE, sizeof(double), (guint)n_links);
     double node_instances = aggregated ? (double)nodes / (double)g->inst_nodes : 1;
     double bw = t->fabric.bandwidth_Bps;
     for (gint64 v = 0; v < g->inst_nodes; v++) {
