@@ -264,17 +264,15 @@ int paro_cmd_sweep(int argc, char **argv)
     }
     if (mpi.rank != 0)
         return PARO_EXIT_OK;
-    gsize length = 64; /* the texts and the JSON's closing lines */
-    for (guint i = 0; i < texts->len; i++) {
-        const char *t = g_ptr_array_index(texts, i);
-        length += t ? strlen(t) + 2 : 0;
-    }
-    g_autoptr(GString) out = g_string_sized_new(length + 4096); /* and the head */
-    paro_report_sweep_head(axes, format, out);
-    paro_report_sweep_join(texts, format, out);
-    gboolean written = output
-                           ? paro_cli_write_file("sweep", output, out, (const char *const *)inputs)
-                           : paro_cli_write(out);
+    /* The head, then the points' texts as they are: the output is never held twice. */
+    g_autoptr(GString) head = g_string_new(NULL);
+    paro_report_sweep_head(axes, format, head);
+    g_autoptr(GArray) parts =
+        g_array_sized_new(FALSE, FALSE, sizeof(ParoFilePart), 2 * texts->len + 2);
+    ParoFilePart first = {head->str, head->len};
+    g_array_append_val(parts, first);
+    paro_report_sweep_parts(texts, format, parts);
+    gboolean written = paro_cli_write_parts("sweep", output, parts, (const char *const *)inputs);
     if (interrupted) {
         g_printerr("parosim sweep: interrupted: %" G_GUINT64_FORMAT " of %u points done%s%s\n",
                    n_done, points->len, written && output ? ", written to " : "",

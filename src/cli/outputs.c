@@ -5,6 +5,7 @@
  * such files. */
 #include "cli/cli.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/files.h"
@@ -71,6 +72,29 @@ gboolean paro_cli_check_output(const char *command, const char *path, const char
 {
     g_autoptr(GError) error = NULL;
     if (path == NULL || paro_file_check_output(path, inputs, &error))
+        return TRUE;
+    g_printerr("parosim %s: error: %s\n", command, error->message);
+    return FALSE;
+}
+
+gboolean paro_cli_write_parts(const char *command, const char *path, const GArray *parts,
+                              const char *const *inputs)
+{
+    const ParoFilePart *p = (const ParoFilePart *)parts->data;
+    if (path == NULL) {
+        for (guint i = 0; i < parts->len; i++)
+            if (fwrite(p[i].data, 1, p[i].length, stdout) != p[i].length) {
+                g_printerr("parosim %s: error: cannot write the output\n", command);
+                return FALSE;
+            }
+        if (fflush(stdout) != 0) {
+            g_printerr("parosim %s: error: cannot write the output\n", command);
+            return FALSE;
+        }
+        return TRUE;
+    }
+    g_autoptr(GError) error = NULL;
+    if (paro_file_write_parts(path, p, parts->len, inputs, &error))
         return TRUE;
     g_printerr("parosim %s: error: %s\n", command, error->message);
     return FALSE;

@@ -167,6 +167,15 @@ static gboolean write_all(int fd, const char *data, gsize length, const char *pa
     return TRUE;
 }
 
+static gboolean write_parts(int fd, const ParoFilePart *parts, gsize n, const char *path,
+                            GError **error)
+{
+    for (gsize i = 0; i < n; i++)
+        if (!write_all(fd, parts[i].data ? parts[i].data : "", parts[i].length, path, error))
+            return FALSE;
+    return TRUE;
+}
+
 /* The descriptor @path names when it is /dev/stdout, /dev/stderr, /dev/fd/N or
  * /proc/self/fd/N (written through our own descriptor, so that the shell's redirection,
  * its offset and O_APPEND, is respected), else -1. */
@@ -188,10 +197,10 @@ static int own_descriptor(const char *path)
     return -1;
 }
 
-static gboolean write_direct(int fd, gboolean owned, const char *path, const char *data,
-                             gsize length, GError **error)
+static gboolean write_direct(int fd, gboolean owned, const char *path, const ParoFilePart *parts,
+                             gsize n, GError **error)
 {
-    gboolean ok = write_all(fd, data, length, path, error);
+    gboolean ok = write_parts(fd, parts, n, path, error);
     /* A regular file behind the descriptor may report a full disk only now; pipes, ttys
      * and devices say EINVAL, which is no error. */
     if (ok && fsync(fd) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP)
@@ -212,7 +221,7 @@ static gboolean is_input(const struct stat *st, const char *const *inputs)
 }
 
 /* Temporary file beside @target, written, given @mode, renamed over @target. */
-static gboolean replace(const char *target, const char *data, gsize length, int mode,
+static gboolean replace(const char *target, const ParoFilePart *parts, gsize n, int mode,
                         GError **error)
 {
     g_autofree char *dir = g_path_get_dirname(target), *base = g_path_get_basename(target);
@@ -220,7 +229,7 @@ static gboolean replace(const char *target, const char *data, gsize length, int 
     int fd = g_mkstemp_full(tmpl, O_WRONLY | O_CLOEXEC, 0666);
     if (fd < 0)
         return set_errno_error(error, target, "cannot create a temporary file beside it", errno);
-    gboolean ok = write_all(fd, data, length, target, error);
+    gboolean ok = write_parts(fd, parts, n, target, error);
     if (ok && mode >= 0 && fchmod(fd, (mode_t)mode) != 0)
         ok = set_errno_error(error, target, "cannot keep its mode", errno);
     if (ok && fsync(fd) != 0)
@@ -263,7 +272,15 @@ gboolean paro_file_check_output(const char *path, const char *const *inputs, GEr
 gboolean paro_file_write(const char *path, const char *data, gsize length,
                          const char *const *inputs, GError **error)
 {
-    g_return_val_if_fail(path != NULL && (data != NULL || length == 0), FALSE);
+    g_return_val_if_fail(data != NULL || length == 0, FALSE);
+    ParoFilePart part = {data, length};
+    return paro_file_write_parts(path, &part, 1, inputs, error);
+}
+
+gboolean paro_file_write_parts(const char *path, const ParoFilePart *parts, gsize n_parts,
+                               const char *const *inputs, GError **error)
+{
+    g_return_val_if_fail(path != NULL && (parts != NULL || n_parts == 0), FALSE);
     struct stat st;
     int own = own_descriptor(path);
     if (own >= 0) {
@@ -274,7 +291,7 @@ gboolean paro_file_write(const char *path, const char *data, gsize length,
                         "%s: is one of this command's inputs; refusing to overwrite it", path);
             return FALSE;
         }
-        return write_direct(own, FALSE, path, data ? data : "", length, error);
+        return write_direct(own, FALSE, path, parts, n_parts, error);
     }
     if (stat(path, &st) != 0) {
         if (errno != ENOENT)
@@ -286,7 +303,7 @@ gboolean paro_file_write(const char *path, const char *data, gsize length,
                         "%s: is a symbolic link to a file that does not exist", path);
             return FALSE;
         }
-        return replace(path, data ? data : "", length, -1, error);
+        return replace(path, parts, n_parts, -1, error);
     }
     if (is_input(&st, inputs)) {
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
@@ -304,7 +321,7 @@ gboolean paro_file_write(const char *path, const char *data, gsize length,
         int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
             return set_errno_error(error, path, NULL, errno);
-        return write_direct(fd, TRUE, path, data ? data : "", length, error);
+        return write_direct(fd, TRUE, path, parts, n_parts, error);
     }
     if (st.st_nlink > 1) {
         /* Hard links: a rename would leave the other names on the old content, so the
@@ -312,12 +329,12 @@ gboolean paro_file_write(const char *path, const char *data, gsize length,
         int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
             return set_errno_error(error, path, NULL, errno);
-        return write_direct(fd, TRUE, path, data ? data : "", length, error);
+        return write_direct(fd, TRUE, path, parts, n_parts, error);
     }
     /* A regular file, perhaps through symbolic links: the link stays, its target is
      * replaced. */
     g_autofree char *target = realpath(path, NULL);
     if (target == NULL)
         return set_errno_error(error, path, NULL, errno);
-    return replace(target, data ? data : "", length, (int)(st.st_mode & 07777), error);
+    return replace(target, parts, n_parts, (int)(st.st_mode & 07777), error);
 }

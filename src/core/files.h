@@ -50,6 +50,20 @@ gboolean paro_file_read(const char *path, const ParoLimit *limit, char **out_con
 gboolean paro_file_write(const char *path, const char *data, gsize length,
                          const char *const *inputs, GError **error);
 
+/* One piece of an output written in pieces. */
+typedef struct {
+    const char *data;
+    gsize length;
+} ParoFilePart;
+
+/**
+ * paro_file_write_parts:
+ * paro_file_write of the concatenation of @n_parts pieces, without making it: a large
+ * output assembled from pieces already in memory (a sweep's rows) is not copied again.
+ */
+gboolean paro_file_write_parts(const char *path, const ParoFilePart *parts, gsize n_parts,
+                               const char *const *inputs, GError **error);
+
 /**
  * paro_file_check_output:
  * What paro_file_write would refuse before anything is computed: @path is one of @inputs,

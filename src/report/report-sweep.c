@@ -84,7 +84,13 @@ char *paro_report_sweep_point(const GPtrArray *axes, const ParoSweepPoint *p, Pa
 }
 
 /* Joins the texts of the points that were run (NULL slots are skipped). */
-void paro_report_sweep_join(const GPtrArray *texts, ParoFormat format, GString *out)
+static void add_part(GArray *parts, const char *text)
+{
+    ParoFilePart part = {text, strlen(text)};
+    g_array_append_val(parts, part);
+}
+
+void paro_report_sweep_parts(const GPtrArray *texts, ParoFormat format, GArray *parts)
 {
     gboolean first = TRUE;
     for (guint i = 0; i < texts->len; i++) {
@@ -92,10 +98,10 @@ void paro_report_sweep_join(const GPtrArray *texts, ParoFormat format, GString *
         if (t == NULL)
             continue;
         if (format == PARO_FORMAT_JSON && !first)
-            g_string_append(out, ",\n");
-        g_string_append(out, t);
+            add_part(parts, ",\n");
+        add_part(parts, t);
         first = FALSE;
     }
     if (format == PARO_FORMAT_JSON)
-        g_string_append(out, first ? "  ]\n}\n" : "\n  ]\n}\n");
+        add_part(parts, first ? "  ]\n}\n" : "\n  ]\n}\n");
 }

@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "coll/nccl.h"
+#include "core/files.h"
 #include "pipe/pipe.h"
 #include "scenario/guideline.h"
 #include "step/step.h"
@@ -119,6 +120,9 @@ void paro_report_number(GString *out, double value);
 void paro_report_sweep_head(const GPtrArray *axes, ParoFormat format, GString *out);
 /** paro_report_sweep_point: CSV, the point's rows; JSON, its object without a separator. */
 char *paro_report_sweep_point(const GPtrArray *axes, const ParoSweepPoint *p, ParoFormat format);
-void paro_report_sweep_join(const GPtrArray *texts, ParoFormat format, GString *out);
+/** paro_report_sweep_parts: appends to @parts (ParoFilePart) the points' @texts and what
+ * goes between and after them, pointing into @texts (which must outlive @parts): the
+ * output after the head, never copied whole. */
+void paro_report_sweep_parts(const GPtrArray *texts, ParoFormat format, GArray *parts);
 
 G_END_DECLS
