@@ -254,6 +254,40 @@ START_TEST(compute_causal_flash_attention_halves_the_core)
 }
 END_TEST
 
+/* A GPT layer (LayerNorm, biases, a GeLU MLP of 4h) of @hidden with heads of 128. */
+static ParoModel gpt_layers(gint64 hidden)
+{
+    return (ParoModel){.has_shape = TRUE,
+                       .hidden = hidden,
+                       .layers = 3,
+                       .heads = hidden / 128,
+                       .kv_heads = hidden / 128,
+                       .head_dim = 128,
+                       .ffn = 4 * hidden,
+                       .vocab = 50000,
+                       .mlp = PARO_MLP_PLAIN,
+                       .norm = PARO_NORM_LAYERNORM,
+                       .attn_bias = TRUE,
+                       .mlp_bias = TRUE};
+}
+
+/* An H100-like GPU (989 TFLOP/s x 0.8 over 132 SMs, FlashAttention at 0.27) of @hbm_Bps,
+ * one TP rank, micro-batch @batch of @seq tokens, FlashAttention, no recomputation. */
+static ParoComputeSetup h100_like(double hbm_Bps, gint64 batch, gint64 seq)
+{
+    return (ParoComputeSetup){.peak_flops = 989e12,
+                              .matmul_efficiency = 0.8,
+                              .sms = 132,
+                              .attention_efficiency = 0.27,
+                              .hbm_Bps = hbm_Bps,
+                              .batch = batch,
+                              .seq = seq,
+                              .trainable_share = 1,
+                              .recompute = PARO_RECOMPUTE_NONE,
+                              .attention = PARO_ATTENTION_FLASH,
+                              .tp = 1};
+}
+
 START_TEST(compute_eager_attention_kernels)
 {
     /* System: a GPT layer of h = 2048, 16 heads of 128, b = 2, s = 2048, one TP rank, on an
@@ -271,29 +305,8 @@ START_TEST(compute_eager_attention_kernels)
      *   share of 3.35 TB/s);
      *   dropout: attention dropout adds 5 + 5 bytes a score (read, write, one-byte mask;
      *   backward: gradient, mask, write), hidden dropout 2 x (5 h + 5 h) a token. */
-    ParoComputeSetup c = {.peak_flops = 989e12,
-                          .matmul_efficiency = 0.8,
-                          .sms = 132,
-                          .attention_efficiency = 0.27,
-                          .hbm_Bps = 3.35e12,
-                          .batch = 2,
-                          .seq = 2048,
-                          .trainable_share = 1,
-                          .recompute = PARO_RECOMPUTE_NONE,
-                          .attention = PARO_ATTENTION_FLASH,
-                          .tp = 1};
-    ParoModel gpt = {.has_shape = TRUE,
-                     .hidden = 2048,
-                     .layers = 3,
-                     .heads = 16,
-                     .kv_heads = 16,
-                     .head_dim = 128,
-                     .ffn = 8192,
-                     .vocab = 50000,
-                     .mlp = PARO_MLP_PLAIN,
-                     .norm = PARO_NORM_LAYERNORM,
-                     .attn_bias = TRUE,
-                     .mlp_bias = TRUE};
+    ParoComputeSetup c = h100_like(3.35e12, 2, 2048);
+    ParoModel gpt = gpt_layers(2048);
     double bw = 3.35e12 * PARO_ELEMENTWISE_BW_SHARE, E = 134217728.0, T = 4096, h = 2048;
     g_autoptr(GArray) flash = paro_compute_layers(&gpt, &c);
     c.attention = PARO_ATTENTION_EAGER;
@@ -336,29 +349,8 @@ START_TEST(compute_elementwise_bytes_by_kernel)
      *   up gradients concatenated (8f): 48h + 26f. In all 72h + 36f.
      * At the measured share of bandwidth (PARO_ELEMENTWISE_BW_SHARE) the layer's memory
      * time is T x bytes / (1e12 x share). */
-    ParoComputeSetup c = {.peak_flops = 989e12,
-                          .matmul_efficiency = 0.8,
-                          .sms = 132,
-                          .attention_efficiency = 0.27,
-                          .hbm_Bps = 1e12,
-                          .batch = 1,
-                          .seq = 2048,
-                          .trainable_share = 1,
-                          .recompute = PARO_RECOMPUTE_NONE,
-                          .attention = PARO_ATTENTION_FLASH,
-                          .tp = 1};
-    ParoModel gpt = {.has_shape = TRUE,
-                     .hidden = 4096,
-                     .layers = 3,
-                     .heads = 32,
-                     .kv_heads = 32,
-                     .head_dim = 128,
-                     .ffn = 16384,
-                     .vocab = 50000,
-                     .mlp = PARO_MLP_PLAIN,
-                     .norm = PARO_NORM_LAYERNORM,
-                     .attn_bias = TRUE,
-                     .mlp_bias = TRUE};
+    ParoComputeSetup c = h100_like(1e12, 1, 2048);
+    ParoModel gpt = gpt_layers(4096);
     g_autofree char *path = paro_test_path("models/llama-7b.yaml");
     g_autoptr(ParoModel) llama = paro_model_load(path, NULL);
     ck_assert_int_eq(llama->ffn, 11008);
