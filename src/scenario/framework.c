@@ -35,6 +35,10 @@ static const ParoField framework_fields[] = {
      paro_setting_names, NULL,
      "eager attention's scale, mask and softmax run as one kernel (default: the profile's; "
      "Megatron's --masked-softmax-fusion: true; fsdp: false)"},
+    {"blocking_p2p", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, blocking_p2p), 0,
+     paro_setting_names, NULL,
+     "a pipeline send holds its stage's compute until delivered (default: the profile's; "
+     "megatron and deepspeed: true)"},
 };
 
 gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error)
@@ -66,6 +70,12 @@ gboolean paro_framework_reduce_on_compute(const ParoFramework *f, gboolean param
 gboolean paro_framework_bucket_allreduce(const ParoFramework *f, gboolean params_sharded)
 {
     return decide(f->bucket_allreduce, f->kind == PARO_FRAMEWORK_DEEPSPEED && !params_sharded);
+}
+
+gboolean paro_framework_blocking_p2p(const ParoFramework *f)
+{
+    return decide(f->blocking_p2p,
+                  f->kind == PARO_FRAMEWORK_MEGATRON || f->kind == PARO_FRAMEWORK_DEEPSPEED);
 }
 
 gboolean paro_framework_fused_softmax(const ParoFramework *f)

@@ -44,16 +44,18 @@ typedef struct {
     int reduce_on_compute; /* ParoSetting: gradient reductions block the compute stream */
     int bucket_allreduce;  /* ParoSetting: a gradient bucket is all-reduced, not reduce-scattered */
     int reduce_precision;  /* 0: the training precision; else a ParoPrecision + 1 */
-    int fused_softmax; /* ParoSetting: eager attention's scale, mask and softmax are one kernel */
+    int fused_softmax;     /* ParoSetting: eager attention's softmax is one kernel */
+    int blocking_p2p;      /* ParoSetting: a pipeline send holds its stage until delivered */
 } ParoFramework;
 
 #define PARO_FRAMEWORK_INIT                                                                        \
     {                                                                                              \
-        PARO_FRAMEWORK_IDEAL, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, 0, PARO_SETTING_DEFAULT  \
+        PARO_FRAMEWORK_IDEAL, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, 0, PARO_SETTING_DEFAULT, \
+            PARO_SETTING_DEFAULT                                                                   \
     }
 
 /** paro_framework_parse: `framework: NAME` or a mapping {name, reduce_on_compute,
- * bucket_allreduce, reduce_precision, fused_softmax} into @out (a ParoFramework). */
+ * bucket_allreduce, reduce_precision, fused_softmax, blocking_p2p} into @out. */
 gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error);
 
 /* The profile's decisions for a strategy whose parameters are partitioned (@params_sharded:
@@ -65,6 +67,11 @@ gboolean paro_framework_bucket_allreduce(const ParoFramework *f, gboolean params
  * deepspeed, whose profile is Megatron-DeepSpeed's; ideal), or PyTorch's separate scale,
  * mask, fp32 softmax and cast kernels (fsdp: a HuggingFace model's eager attention). */
 gboolean paro_framework_fused_softmax(const ParoFramework *f);
+
+/* Pipeline sends: Megatron-LM's p2p calls wait for their requests before the schedule goes
+ * on (overlap_p2p_comm off), and DeepSpeed's pipeline engine runs its send and receive
+ * instructions one after another; ideal and fsdp send on a stream of their own. */
+gboolean paro_framework_blocking_p2p(const ParoFramework *f);
 
 /** paro_framework_bucket_bytes: the profile's gradient bucket for @grad_bytes per element
  * (@ideal: training's default); 0 means one bucket per layer. */

@@ -305,7 +305,8 @@ static const ParoField scenario_fields[] = {
     {"framework", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoScenario, framework), 0, NULL,
      paro_framework_parse,
      "which framework's schedule: ideal (default), deepspeed, fsdp, megatron, or a mapping "
-     "{name, reduce_on_compute, bucket_allreduce, reduce_precision, fused_softmax}"},
+     "{name, reduce_on_compute, bucket_allreduce, reduce_precision, fused_softmax, "
+     "blocking_p2p}"},
 };
 
 /* training.bucket and training.prefetch the scenario does not write take the framework

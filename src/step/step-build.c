@@ -336,14 +336,18 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
 }
 
 /* A pipeline send (paro_pipe_build's emitter): on the sender's p2p stream (NCCL runs a
- * communicator's operations in order), through the sender's and the receiver's ports; its
- * codec is counted on the sender. */
+ * communicator's operations in order), or, when the framework's sends block
+ * (paro_framework_blocking_p2p), on its compute stream right after the pass that produced
+ * it (paro_pipe_build emits a device's passes and sends in program order); through the
+ * sender's and the receiver's ports; its codec is counted on the sender. */
 static ParoTaskId add_send(gpointer data, ParoTaskGraph *graph, gint64 from, gint64 to,
                            ParoPipeKind kind, gint64 module, gint64 micro)
 {
     ParoStepBuild *b = data;
     const ParoStepComm *c = &b->p2p;
-    ParoTaskId t = paro_task_graph_add(graph, "p2p", PARO_TASK_COMM, (guint)from, PARO_STREAM_P2P,
+    gboolean blocking = paro_framework_blocking_p2p(&b->d->scenario->framework);
+    ParoTaskId t = paro_task_graph_add(graph, "p2p", PARO_TASK_COMM, (guint)from,
+                                       blocking ? PARO_STREAM_COMPUTE : PARO_STREAM_P2P,
                                        (gint)micro, (gint)module, c->time);
     gboolean intra = c->intra_share > 0;
     double share = intra ? c->intra_share : c->inter_share;
