@@ -92,6 +92,14 @@ START_TEST(scenario_framework_profiles_set_defaults)
     ck_assert(paro_framework_bucket_allreduce(&ds, FALSE));
     ds.bucket_allreduce = PARO_SETTING_FALSE; /* framework.bucket_allreduce: false */
     ck_assert(!paro_framework_bucket_allreduce(&ds, FALSE));
+    /* before DeepSpeed 0.12.4 (use_multi_rank_bucket_allreduce) a bucket went to its owners */
+    const char *old_ds[] = {"framework.name=deepspeed", "framework.version=0.10.0", NULL};
+    const char *new_ds[] = {"framework.name=deepspeed", "framework.version=0.12.4", NULL};
+    g_autoptr(ParoScenario) before = load(old_ds, NULL);
+    g_autoptr(ParoScenario) since = load(new_ds, NULL);
+    ck_assert_int_eq(before->framework.version, 10000);
+    ck_assert(!paro_framework_bucket_allreduce(&before->framework, FALSE));
+    ck_assert(paro_framework_bucket_allreduce(&since->framework, FALSE));
     /* a mapping with its keys, and an unknown name located in the argument */
     const char *mapping[] = {"framework.name=fsdp", "framework.reduce_precision=fp32", NULL};
     g_autoptr(GError) error = NULL;

@@ -3,6 +3,7 @@
 #include "scenario/framework.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "yaml/schema.h"
 
@@ -13,6 +14,29 @@ const char *const paro_reduce_precision_names[] = {"default", "bf16", "fp16", "f
 /* DeepSpeed zero/config.py: reduce_bucket_size and stage3_prefetch_bucket_size, elements. */
 #define DEEPSPEED_REDUCE_BUCKET_ELEMENTS 5e8
 #define DEEPSPEED_PREFETCH_ELEMENTS 5e7
+
+/* "MAJOR.MINOR" or "MAJOR.MINOR.PATCH", each part a number below 1000. */
+static gboolean parse_version(const ParoNode *node, gpointer ptr, gpointer user_data,
+                              GError **error)
+{
+    g_auto(GStrv) parts = node->kind == PARO_NODE_SCALAR ? g_strsplit(node->scalar, ".", 4) : NULL;
+    guint n = parts ? g_strv_length(parts) : 0;
+    gint64 value = 0;
+    gboolean ok = n == 2 || n == 3;
+    for (guint i = 0; ok && i < 3; i++) {
+        guint64 part = 0;
+        ok = i >= n || (parts[i][0] != '\0' && strspn(parts[i], "0123456789") == strlen(parts[i]) &&
+                        g_ascii_string_to_unsigned(parts[i], 10, 0, 999, &part, NULL));
+        value = value * 1000 + (gint64)part;
+    }
+    if (!ok) {
+        paro_node_error(error, node, PARO_CONFIG_ERROR_TYPE,
+                        "'version' must read MAJOR.MINOR or MAJOR.MINOR.PATCH, such as 0.10.0");
+        return FALSE;
+    }
+    *(gint64 *)ptr = value;
+    return TRUE;
+}
 
 static const ParoField framework_fields[] = {
     /* Not required: `--set framework.KEY=VALUE` on a scenario without a framework keeps the
@@ -39,6 +63,10 @@ static const ParoField framework_fields[] = {
      paro_setting_names, NULL,
      "a pipeline send holds its stage's compute until delivered (default: the profile's; "
      "megatron and deepspeed: true)"},
+    {"version", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoFramework, version), 0, NULL,
+     parse_version,
+     "the framework's version where its behaviour changed (deepspeed before 0.12.4: a "
+     "bucket reduced to each owner, not all-reduced)"},
 };
 
 gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error)
@@ -69,7 +97,9 @@ gboolean paro_framework_reduce_on_compute(const ParoFramework *f, gboolean param
 
 gboolean paro_framework_bucket_allreduce(const ParoFramework *f, gboolean params_sharded)
 {
-    return decide(f->bucket_allreduce, f->kind == PARO_FRAMEWORK_DEEPSPEED && !params_sharded);
+    gboolean multi_rank = f->version == 0 || f->version >= PARO_DEEPSPEED_BUCKET_ALLREDUCE_SINCE;
+    return decide(f->bucket_allreduce,
+                  f->kind == PARO_FRAMEWORK_DEEPSPEED && !params_sharded && multi_rank);
 }
 
 gboolean paro_framework_blocking_p2p(const ParoFramework *f)

@@ -46,6 +46,7 @@ typedef struct {
     int reduce_precision;  /* 0: the training precision; else a ParoPrecision + 1 */
     int fused_softmax;     /* ParoSetting: eager attention's softmax is one kernel */
     int blocking_p2p;      /* ParoSetting: a pipeline send holds its stage until delivered */
+    gint64 version; /* MAJOR * 1e6 + MINOR * 1e3 + PATCH; 0: the version the profile documents */
 } ParoFramework;
 
 #define PARO_FRAMEWORK_INIT                                                                        \
@@ -55,8 +56,13 @@ typedef struct {
     }
 
 /** paro_framework_parse: `framework: NAME` or a mapping {name, reduce_on_compute,
- * bucket_allreduce, reduce_precision, fused_softmax, blocking_p2p} into @out. */
+ * bucket_allreduce, reduce_precision, fused_softmax, blocking_p2p, version} into @out. */
 gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error);
+
+/* DeepSpeed 0.12.4 (commit 2afa1c7f, "Communication Optimization for Large-Scale
+ * Training", 2023-11-21) added use_multi_rank_bucket_allreduce: before it a stage-1/2
+ * bucket went out as one dist.reduce per owning rank. */
+#define PARO_DEEPSPEED_BUCKET_ALLREDUCE_SINCE (12 * 1000 + 4)
 
 /* The profile's decisions for a strategy whose parameters are partitioned (@params_sharded:
  * ZeRO-3 and the like) or not (ZeRO-1 and -2, DDP). */

@@ -27,6 +27,7 @@ batch the source does not give, a FLOP count that cannot be inverted).
 import csv
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -95,10 +96,14 @@ def framework(r):
     if "FSDP" in fw:
         fp32 = "fsdp_mixed_precision=DEFAULT" in r["notes"]
         return "framework:\n  name: fsdp\n" + ("  reduce_precision: fp32\n" if fp32 else "")
-    if "PaRO" in fw:  # HuggingFace's LLaMA under DeepSpeed: PyTorch's softmax kernels
-        return "framework:\n  name: deepspeed\n  bucket_allreduce: false\n  fused_softmax: false\n"
     if "DeepSpeed" in fw or "GPT-NeoX" in fw:
-        return "framework:\n  name: deepspeed\n  bucket_allreduce: false\n"
+        # the version where the row states it; else the row's date is before 0.12.4
+        # (November 2023), which is what the profile's version decides
+        stated = re.search(r"DeepSpeed (\d+\.\d+(?:\.\d+)?)", fw)
+        old = f"  version: {stated.group(1)}\n" if stated else "  bucket_allreduce: false\n"
+        # HuggingFace's LLaMA under the PaRO fork: PyTorch's softmax kernels
+        eager_hf = "  fused_softmax: false\n" if "PaRO" in fw else ""
+        return "framework:\n  name: deepspeed\n" + old + eager_hf
     if "Megatron" in fw:
         return "framework: megatron\n"
     return ""
