@@ -133,6 +133,10 @@ void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
 static void table(const ParoGuideline *g, GString *out)
 {
     paro_report_strategies_header(g->derived, out);
+    /* issue #15: the two commands' memory figures differ, and say why */
+    g_string_append(out, "# memory: the closed form's sum (all layers' activations, two gathered "
+                         "layers, one layer's gradient); `run` reports the simulated step's "
+                         "peak, which holds what is in flight at that moment\n");
     g_string_append(out, "#rank strategy          aliases            params   grads   optim  states"
                          "   activ   total  fits    intra    inter  compute     comm     step   "
                          "serial  marks\n");
