@@ -6,6 +6,8 @@
 
 #include <glib.h>
 
+#include "core/files.h"
+
 G_BEGIN_DECLS
 
 #define PARO_EXIT_OK 0
@@ -71,10 +73,10 @@ gboolean paro_cli_check_output(const char *command, const char *path, const char
 gboolean paro_cli_write_file(const char *command, const char *path, const GString *text,
                              const char *const *inputs);
 
-/** paro_cli_write_parts: the concatenation of @parts (ParoFilePart) to @path as
+/** paro_cli_write_parts: the concatenation of @n_parts ParoFilePart to @path as
  * paro_cli_write_file does, or to stdout when @path is NULL, without joining them. */
-gboolean paro_cli_write_parts(const char *command, const char *path, const GArray *parts,
-                              const char *const *inputs);
+gboolean paro_cli_write_parts(const char *command, const char *path, const ParoFilePart *parts,
+                              guint n_parts, const char *const *inputs);
 
 /** paro_cli_parse_format: "table" -> 0 ...; -1 and a message when unknown. */
 int paro_cli_parse_format(const char *name);

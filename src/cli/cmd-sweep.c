@@ -272,7 +272,8 @@ int paro_cmd_sweep(int argc, char **argv)
     ParoFilePart first = {head->str, head->len};
     g_array_append_val(parts, first);
     paro_report_sweep_parts(texts, format, parts);
-    gboolean written = paro_cli_write_parts("sweep", output, parts, (const char *const *)inputs);
+    gboolean written = paro_cli_write_parts("sweep", output, (const ParoFilePart *)parts->data,
+                                            parts->len, (const char *const *)inputs);
     if (interrupted) {
         g_printerr("parosim sweep: interrupted: %" G_GUINT64_FORMAT " of %u points done%s%s\n",
                    n_done, points->len, written && output ? ", written to " : "",

@@ -77,24 +77,20 @@ gboolean paro_cli_check_output(const char *command, const char *path, const char
     return FALSE;
 }
 
-gboolean paro_cli_write_parts(const char *command, const char *path, const GArray *parts,
-                              const char *const *inputs)
+gboolean paro_cli_write_parts(const char *command, const char *path, const ParoFilePart *parts,
+                              guint n_parts, const char *const *inputs)
 {
-    const ParoFilePart *p = (const ParoFilePart *)parts->data;
     if (path == NULL) {
-        for (guint i = 0; i < parts->len; i++)
-            if (fwrite(p[i].data, 1, p[i].length, stdout) != p[i].length) {
-                g_printerr("parosim %s: error: cannot write the output\n", command);
-                return FALSE;
-            }
-        if (fflush(stdout) != 0) {
-            g_printerr("parosim %s: error: cannot write the output\n", command);
-            return FALSE;
-        }
-        return TRUE;
+        gboolean ok = TRUE;
+        for (guint i = 0; ok && i < n_parts; i++)
+            ok = fwrite(parts[i].data, 1, parts[i].length, stdout) == parts[i].length;
+        if (ok && fflush(stdout) == 0)
+            return TRUE;
+        g_printerr("parosim %s: error: cannot write the output\n", command);
+        return FALSE;
     }
     g_autoptr(GError) error = NULL;
-    if (paro_file_write_parts(path, p, parts->len, inputs, &error))
+    if (paro_file_write_parts(path, parts, n_parts, inputs, &error))
         return TRUE;
     g_printerr("parosim %s: error: %s\n", command, error->message);
     return FALSE;
@@ -103,9 +99,6 @@ gboolean paro_cli_write_parts(const char *command, const char *path, const GArra
 gboolean paro_cli_write_file(const char *command, const char *path, const GString *text,
                              const char *const *inputs)
 {
-    g_autoptr(GError) error = NULL;
-    if (paro_file_write(path, text->str, text->len, inputs, &error))
-        return TRUE;
-    g_printerr("parosim %s: error: %s\n", command, error->message);
-    return FALSE;
+    ParoFilePart part = {text->str, text->len};
+    return paro_cli_write_parts(command, path, &part, 1, inputs);
 }

@@ -155,6 +155,8 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     b->module_compute_s = g_new0(double, b->S);
     b->module_comm_s = g_new0(double, b->S);
     b->p2p = paro_step_p2p(sc, b->compression);
+    b->p2p_stream =
+        paro_framework_blocking_p2p(&sc->framework) ? PARO_STREAM_COMPUTE : PARO_STREAM_P2P;
     return paro_step_tp_layer(sc, b->compression, b->cache, FALSE, &b->tp_fwd, b->error) &&
            paro_step_tp_layer(sc, b->compression, b->cache, TRUE, &b->tp_bwd, b->error);
 }
@@ -345,9 +347,7 @@ static ParoTaskId add_send(gpointer data, ParoTaskGraph *graph, gint64 from, gin
 {
     ParoStepBuild *b = data;
     const ParoStepComm *c = &b->p2p;
-    gboolean blocking = paro_framework_blocking_p2p(&b->d->scenario->framework);
-    ParoTaskId t = paro_task_graph_add(graph, "p2p", PARO_TASK_COMM, (guint)from,
-                                       blocking ? PARO_STREAM_COMPUTE : PARO_STREAM_P2P,
+    ParoTaskId t = paro_task_graph_add(graph, "p2p", PARO_TASK_COMM, (guint)from, b->p2p_stream,
                                        (gint)micro, (gint)module, c->time);
     gboolean intra = c->intra_share > 0;
     double share = intra ? c->intra_share : c->inter_share;

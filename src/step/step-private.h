@@ -106,6 +106,7 @@ typedef struct {
     GArray *calls;    /* ParoCollCall of the strategy on z */
     const ParoCollCall *gather_f, *gather_b, *reduce;
     ParoStepComm tp_fwd, tp_bwd, p2p; /* one layer's TP collectives; one pipeline send */
+    guint p2p_stream;                 /* the sender's stream for it (the framework decides) */
     double act_kept, act_transient;   /* a layer's activations (with tp: Korthikanti) */
     ParoStepStage *stages;
     ParoTaskId *gathers_f, *gathers_b; /* per layer, the layered pass's gathers */
