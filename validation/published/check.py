@@ -20,12 +20,15 @@ Rules where a source is silent (each counted in the `assumed` column):
   unknown -> none; sequence parallelism unknown -> off; precision unknown -> bf16;
   dropout (no source gives it) -> the framework's default (Megatron's 0.1, else 0);
   attention unknown -> FlashAttention, but eager (HuggingFace LLaMA's, PyTorch's softmax
-  kernels) for the PaRO fork of 2023.
+  kernels) for the PaRO fork of 2023; a node bandwidth a source does not publish but
+  measured ratios on (rows marked node_bw=leave-one-out) -> the bandwidth its other marked
+  rows give (leave_one_out, decision 30).
 Rows parosim cannot model are listed as skipped with the reason (fp8 GEMMs, a layout or a
 batch the source does not give, a FLOP count that cannot be inverted).
 """
 import csv
 import json
+import math
 import os
 import re
 import statistics
@@ -149,7 +152,10 @@ def scenario(r, root):
         return None, None, None, None, f"sharding '{sharding}' not mapped"
     topo_file, gpu_sets = machine
     sets = list(gpu_sets) + [f"topology.nodes={nodes}", f"topology.node.gpus={gpn}"]
-    if known(r["nic_count"]) and known(r["nic_gbps"]):
+    if r.get("node_gbps"):  # calibrated on the source's other rows (leave_one_out)
+        sets += ["topology.node.nics.count=1", f"topology.node.nics.bandwidth={r['node_gbps']} Gb/s"]
+        assumed.append(f"bandwidth={r['node_gbps']}G(others)")
+    elif known(r["nic_count"]) and known(r["nic_gbps"]):
         sets += [f"topology.node.nics.count={r['nic_count']}",
                  f"topology.node.nics.bandwidth={r['nic_gbps']} Gb/s"]
     elif known(r["nic_gbps"]):  # a node's bandwidth stated, its NICs not: one NIC
@@ -220,6 +226,46 @@ training:
     return text, sets, STRATEGY[sharding], assumed, None
 
 
+# Node bandwidths (Gb/s) tried where a source's cluster has an unpublished inter-node
+# bandwidth: 100 to 774 in steps of 5%.
+NODE_GBPS = [round(100 * 1.05 ** i, 1) for i in range(43)]
+
+
+def leave_one_out(parosim, root, tmp, rows, pool):
+    """Set node_gbps on every row marked `node_bw=leave-one-out` (decision 30).
+
+    A source that ran several comparisons on one cluster without saying how much bandwidth
+    its nodes had (the PaRO paper: "100 Gbps of inter-node bandwidth", NICs per node not
+    stated) gives that one figure through its measurements. Each such row is predicted
+    with the node bandwidth that best reproduces the source's *other* marked rows (least
+    squares in log ratio over NODE_GBPS; of equally good ones, the middle), so no row is
+    predicted from its own measurement. The bandwidth is one figure per cluster, the same
+    kind of figure as a NIC count, and the topology file that records it
+    (topologies/paro-a100x8-calibrated.yaml) is fitted on all the marked rows together."""
+    marked = [r for r in rows if "node_bw=leave-one-out" in r["notes"]]
+    if len(marked) < 2:
+        return
+
+    def ratio(args):
+        r, gbps = args
+        x = run_one(parosim, root, tmp, dict(r, node_gbps=gbps, id=f"{r['id']}-{gbps}"))
+        return x["predicted"] if "skip" not in x else float("nan")
+
+    grid = [(r, g) for r in marked for g in NODE_GBPS]
+    predicted = dict(zip([(r["id"], g) for r, g in grid], pool.map(ratio, grid)))
+    for r in marked:
+        others = [o for o in marked if o is not r and o["source_key"] == r["source_key"]]
+        if not others:
+            continue
+
+        def cost(g):
+            return sum(math.log(predicted[(o["id"], g)] / float(o["value"])) ** 2 for o in others)
+
+        best = min(cost(g) for g in NODE_GBPS)
+        ties = [g for g in NODE_GBPS if cost(g) <= best + 1e-12]
+        r["node_gbps"] = ties[len(ties) // 2]
+
+
 def run_one(parosim, root, tmp, r):
     text, sets, strategy, assumed, why = scenario(r, root)
     if text is None:
@@ -269,6 +315,7 @@ def main():
     with open(os.path.join(here, "results.tsv")) as f:
         rows = list(csv.DictReader(f, delimiter="\t"))
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        leave_one_out(parosim, root, tmp, rows, pool)
         results = list(pool.map(lambda r: run_one(parosim, root, tmp, r), rows))
     done = [x for x in results if "skip" not in x]
     for x in done:
