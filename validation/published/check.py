@@ -249,7 +249,7 @@ def leave_one_out(parosim, root, tmp, rows, pool):
     def ratio(args):
         r, gbps = args
         x = run_one(parosim, root, tmp, dict(r, node_gbps=gbps, id=f"{r['id']}-{gbps}"))
-        return x["predicted"] if "skip" not in x else float("nan")
+        return x["predicted"] if "skip" not in x else None
 
     grid = [(r, g) for r in marked for g in NODE_GBPS]
     predicted = dict(zip([(r["id"], g) for r, g in grid], pool.map(ratio, grid)))
@@ -258,8 +258,11 @@ def leave_one_out(parosim, root, tmp, rows, pool):
         if not others:
             continue
 
-        def cost(g):
-            return sum(math.log(predicted[(o["id"], g)] / float(o["value"])) ** 2 for o in others)
+        def cost(g):  # a bandwidth where an other row does not run is never chosen
+            ratios = [predicted[(o["id"], g)] for o in others]
+            if None in ratios:
+                return math.inf
+            return sum(math.log(p / float(o["value"])) ** 2 for p, o in zip(ratios, others))
 
         best = min(cost(g) for g in NODE_GBPS)
         ties = [g for g in NODE_GBPS if cost(g) <= best + 1e-12]
