@@ -25,6 +25,8 @@ static const Published published[] = {
     {"models/gpt3-175b.yaml", 174.6e9, "Brown et al. 2020 (175B; 174.6e9 from its shape)"},
     {"models/gpt-neox-20b.yaml", 20554567680.0, "Black et al. 2022 (20,554,567,680)"},
     {"models/hf/llama-2-7b-config.json", 6.74e9, "Llama-2-7B HF config (6,738,415,616)"},
+    {"models/hf/gpt2-config.json", 124e6, "Radford et al. 2019, GPT-2 small (124M)"},
+    {"models/hf/opt-125m-config.json", 125e6, "Zhang et al. 2022, Table 1 (OPT-125M)"},
 };
 
 START_TEST(model_params_match_published)
@@ -53,6 +55,37 @@ START_TEST(model_exact_counts)
     g_autoptr(ParoModel) neox = paro_model_load(b, NULL);
     ck_assert_double_eq(paro_model_shape_params(llama), 6738415616.0);
     ck_assert_double_eq(paro_model_shape_params(neox), 20554567680.0);
+}
+END_TEST
+
+START_TEST(model_hf_gpt2_opt_exact)
+{
+    /* System: the config.json of GPT-2 small (no n_inner: 4 x n_embd) and of OPT-125m.
+     * Expectation: the exact counts of their released checkpoints, 124,439,808 (what
+     * nanoGPT prints without the 786,432 position weights: 123.65M) and 125,239,296; by
+     * hand, GPT-2: 12*(12*768^2 + 13*768) + 50257*768 + 1024*768 + 2*768 (tied head);
+     * OPT: 12*(4*768^2 + 4*768 + 2*768*3072 + 3072 + 768 + 4*768) + 50272*768
+     * + (2048 + 2)*768 + 2*768 (OPT's position table has 2 rows more than its
+     * max_position_embeddings). Dropouts as the configs name them: GPT-2 attn_pdrop and
+     * resid_pdrop 0.1; OPT attention_dropout 0, dropout 0.1. */
+    g_autofree char *a = paro_test_path("models/hf/gpt2-config.json");
+    g_autofree char *b = paro_test_path("models/hf/opt-125m-config.json");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoModel) gpt2 = paro_model_load(a, &error);
+    ck_assert_msg(gpt2 != NULL, "%s", error ? error->message : "");
+    g_autoptr(ParoModel) opt = paro_model_load(b, &error);
+    ck_assert_msg(opt != NULL, "%s", error ? error->message : "");
+    ck_assert_double_eq(paro_model_shape_params(gpt2), 124439808.0);
+    ck_assert_double_eq(paro_model_shape_params(opt), 125239296.0);
+    ck_assert_int_eq(gpt2->ffn, 3072);
+    ck_assert(gpt2->tied_embeddings && opt->tied_embeddings);
+    ck_assert_int_eq(gpt2->mlp, PARO_MLP_PLAIN);
+    ck_assert_int_eq(opt->norm, PARO_NORM_LAYERNORM);
+    ck_assert_double_eq(gpt2->attention_dropout, 0.1);
+    ck_assert_double_eq(gpt2->hidden_dropout, 0.1);
+    ck_assert_double_eq(opt->attention_dropout, 0);
+    ck_assert_double_eq(opt->hidden_dropout, 0.1);
+    ck_assert_str_eq(opt->name, "facebook/opt-125m");
 }
 END_TEST
 
@@ -454,6 +487,7 @@ static Suite *model_suite(void)
     tcase_add_test(tc, compute_elementwise_bytes_by_kernel);
     tcase_add_test(tc, compute_eager_attention_kernels);
     tcase_add_test(tc, model_hf_matches_yaml);
+    tcase_add_test(tc, model_hf_gpt2_opt_exact);
     tcase_add_test(tc, model_count_only);
     tcase_add_test(tc, model_huge_heads_do_not_overflow);
     suite_add_tcase(s, tc);

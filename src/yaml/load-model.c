@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Model descriptions: parosim's own `kind: model` YAML, and HuggingFace config.json files
- * (LLaMA-family and GPT-NeoX keys), so users can point at the config they already have.
+ * (LLaMA-family, GPT-NeoX, GPT-2 and OPT keys), so users can point at the config they
+ * already have.
  * HF configs carry dozens of keys irrelevant here, so unknown keys are ignored there
  * only; parosim's own files stay strict. */
 #include "yaml/loaders.h"
@@ -146,25 +147,64 @@ static ParoModel *model_from_record(const ModelFile *f, const char *path)
     return m;
 }
 
-/* The HuggingFace model types whose config describes a decoder-only transformer with the
- * LLaMA-family keys (gpt_neox: its plain MLP and LayerNorm); another type (mamba, a
- * mixture of experts, an encoder) would load as a wrong model without a word. */
-static const char *const hf_model_types[] = {
-    "llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "olmo", "phi3", "gpt_neox", NULL,
+/* How a HuggingFace model family names a decoder-only transformer's shape in config.json,
+ * and what its code builds without saying (read from transformers' modeling files):
+ * LLaMA's keys (and its descendants'); GPT-NeoX's, the same keys for a plain MLP with
+ * LayerNorm and biases; GPT-2's (n_embd, n_layer; an MLP of 4 n_embd when n_inner is
+ * absent; learned positions, biases, tied head); OPT's (ffn_dim; a learned position table
+ * of max_position_embeddings + 2 rows, OPTLearnedPositionalEmbedding's offset; ReLU MLP,
+ * biases unless enable_bias is false, tied head). Another type (mamba, a mixture of
+ * experts, an encoder) would load as a wrong model without a word, so it is refused. */
+typedef struct {
+    const char *const *types;
+    const char *hidden, *ffn, *layers, *heads; /* key names */
+    const char *positions;                     /* learned position table; NULL: rotary */
+    gint64 position_offset;                    /* rows beyond its key's value */
+    gint64 ffn_per_hidden;                     /* the MLP's width when its key is absent */
+    ParoMlpKind mlp;
+    ParoNormKind norm;
+    gboolean bias, tied; /* defaults; the config's keys override */
+    const char *attention_dropout, *hidden_dropout;
+} HfFamily;
+
+static const char *const llama_types[] = {"llama",  "mistral", "qwen2", "qwen3", "gemma",
+                                          "gemma2", "olmo",    "phi3",  NULL};
+static const char *const neox_types[] = {"gpt_neox", NULL};
+static const char *const gpt2_types[] = {"gpt2", NULL};
+static const char *const opt_types[] = {"opt", NULL};
+
+static const HfFamily hf_families[] = {
+    {llama_types, "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+     NULL, 0, 0, PARO_MLP_GATED, PARO_NORM_RMSNORM, FALSE, FALSE, "attention_dropout",
+     "hidden_dropout"},
+    {neox_types, "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+     NULL, 0, 0, PARO_MLP_PLAIN, PARO_NORM_LAYERNORM, TRUE, FALSE, "attention_dropout",
+     "hidden_dropout"},
+    {gpt2_types, "n_embd", "n_inner", "n_layer", "n_head", "n_positions", 0, 4, PARO_MLP_PLAIN,
+     PARO_NORM_LAYERNORM, TRUE, TRUE, "attn_pdrop", "resid_pdrop"},
+    {opt_types, "hidden_size", "ffn_dim", "num_hidden_layers", "num_attention_heads",
+     "max_position_embeddings", 2, 0, PARO_MLP_PLAIN, PARO_NORM_LAYERNORM, TRUE, TRUE,
+     "attention_dropout", "dropout"},
 };
 
-static gboolean check_hf_type(const ParoNode *type, GError **error)
+/* The family of @type (NULL or null: a config without model_type, read as LLaMA's), or
+ * NULL with a RANGE error at @type naming the types parosim reads. */
+static const HfFamily *hf_family(const ParoNode *type, GError **error)
 {
     if (type == NULL || paro_node_is_null(type))
-        return TRUE;
-    if (type->kind == PARO_NODE_SCALAR && g_strv_contains(hf_model_types, type->scalar))
-        return TRUE;
-    g_autofree char *list = g_strjoinv(", ", (char **)hf_model_types);
+        return &hf_families[0];
+    for (guint i = 0; type->kind == PARO_NODE_SCALAR && i < G_N_ELEMENTS(hf_families); i++)
+        if (g_strv_contains(hf_families[i].types, type->scalar))
+            return &hf_families[i];
+    g_autoptr(GString) list = g_string_new(NULL);
+    for (guint i = 0; i < G_N_ELEMENTS(hf_families); i++)
+        for (const char *const *t = hf_families[i].types; *t; t++)
+            g_string_append_printf(list, "%s%s", list->len ? ", " : "", *t);
     paro_node_error(error, type, PARO_CONFIG_ERROR_RANGE,
                     "model_type '%s' is not a transformer parosim can model (known: %s)",
                     type->kind == PARO_NODE_SCALAR ? type->scalar : paro_node_kind_name(type->kind),
-                    list);
-    return FALSE;
+                    list->str);
+    return NULL;
 }
 
 /* A count of parameters within paro_limit_parameters, or a RANGE error at @where: the
@@ -280,31 +320,62 @@ static gboolean check_hf_dense(const ParoNode *root, GError **error)
     return TRUE;
 }
 
+/* OPT-350m projects its 512-wide embeddings to the 1024-wide layers and back
+ * (word_embed_proj_dim): two matrices parosim's shape does not have. */
+static gboolean check_hf_projection(const ParoNode *root, gint64 hidden, GError **error)
+{
+    gint64 width = hidden;
+    if (!hf_int(root, "word_embed_proj_dim", FALSE, &width, &paro_limit_model_dim, error))
+        return FALSE;
+    if (width == hidden)
+        return TRUE;
+    paro_node_error(
+        error, paro_node_lookup(root, "word_embed_proj_dim"), PARO_CONFIG_ERROR_CONSTRAINT,
+        "word_embed_proj_dim %" G_GINT64_FORMAT " differs from hidden_size %" G_GINT64_FORMAT
+        ": embeddings projected to another width are not modelled; describe the "
+        "model in a model file",
+        width, hidden);
+    return FALSE;
+}
+
 static ParoModel *model_from_hf(const ParoNode *root, GError **error)
 {
     ModelFile f = {0};
-    const ParoNode *type = paro_node_lookup(root, "model_type");
     if (!check_hf_dense(root, error))
         return NULL;
-    gboolean neox = type && type->kind == PARO_NODE_SCALAR && strcmp(type->scalar, "gpt_neox") == 0;
+    const HfFamily *fam = hf_family(paro_node_lookup(root, "model_type"), error);
+    if (fam == NULL)
+        return NULL;
     Architecture *a = &f.arch;
-    a->mlp = neox ? PARO_MLP_PLAIN : PARO_MLP_GATED;
-    a->norm = neox ? PARO_NORM_LAYERNORM : PARO_NORM_RMSNORM;
-    gboolean attn_bias = neox, mlp_bias = neox, tied = FALSE;
+    a->mlp = fam->mlp;
+    a->norm = fam->norm;
+    gboolean attn_bias = fam->bias, mlp_bias = fam->bias, tied = fam->tied;
     const ParoLimit *dim = &paro_limit_model_dim;
-    if (!check_hf_type(type, error) || !hf_int(root, "hidden_size", TRUE, &a->hidden, dim, error) ||
-        !hf_int(root, "intermediate_size", TRUE, &a->ffn, dim, error) ||
-        !hf_int(root, "num_hidden_layers", TRUE, &a->layers, &paro_limit_layers, error) ||
-        !hf_int(root, "num_attention_heads", TRUE, &a->heads, dim, error) ||
+    if (!hf_int(root, fam->hidden, TRUE, &a->hidden, dim, error) ||
+        !hf_int(root, fam->ffn, fam->ffn_per_hidden == 0, &a->ffn, dim, error) ||
+        !hf_int(root, fam->layers, TRUE, &a->layers, &paro_limit_layers, error) ||
+        !hf_int(root, fam->heads, TRUE, &a->heads, dim, error) ||
         !hf_int(root, "num_key_value_heads", FALSE, &a->kv_heads, dim, error) ||
         !hf_int(root, "head_dim", FALSE, &a->head_dim, dim, error) ||
         !hf_int(root, "vocab_size", TRUE, &a->vocab, dim, error) ||
+        (fam->positions &&
+         !hf_int(root, fam->positions, TRUE, &a->position_embeddings, dim, error)) ||
         !hf_bool(root, "tie_word_embeddings", &tied, error) ||
         !hf_bool(root, "attention_bias", &attn_bias, error) ||
         !hf_bool(root, "mlp_bias", &mlp_bias, error) ||
-        !hf_probability(root, "attention_dropout", &a->attention_dropout, error) ||
-        !hf_probability(root, "hidden_dropout", &a->hidden_dropout, error))
+        !hf_probability(root, fam->attention_dropout, &a->attention_dropout, error) ||
+        !hf_probability(root, fam->hidden_dropout, &a->hidden_dropout, error) ||
+        !check_hf_projection(root, a->hidden, error))
         return NULL;
+    gboolean enable_bias = TRUE; /* OPT's switch for every linear layer's bias */
+    if (!hf_bool(root, "enable_bias", &enable_bias, error))
+        return NULL;
+    if (!enable_bias)
+        attn_bias = mlp_bias = FALSE;
+    if (a->ffn == 0)
+        a->ffn = fam->ffn_per_hidden * a->hidden;
+    if (a->position_embeddings > 0)
+        a->position_embeddings += fam->position_offset;
     if (a->kv_heads == 0)
         a->kv_heads = a->heads;
     if (a->head_dim == 0)
@@ -332,7 +403,7 @@ static ParoModel *model_from_hf(const ParoNode *root, GError **error)
 ParoModel *paro_model_from_node(const ParoNode *root, GError **error)
 {
     /* a HuggingFace config.json: no `kind`, and its own keys (GPT-2's has model_type but
-     * no hidden_size: it gets the model_type error, not "missing key 'kind'") */
+     * no hidden_size) */
     if (root->kind == PARO_NODE_MAPPING && paro_node_lookup(root, "kind") == NULL &&
         (paro_node_lookup(root, "hidden_size") != NULL ||
          paro_node_lookup(root, "model_type") != NULL ||
