@@ -186,6 +186,14 @@ static gboolean run_config(const char *path, const ParoPlanRequest *rq, const Pa
      * A doubt: with GEMMs timed by shape, an interleaved pipeline can be quasi-periodic
      * (periods of P micro-batches alternate within 4%), so three points may agree and a
      * later period differ: the extrapolation is then within 1%, not 1e-9 (test_plan.c).
+     * A second doubt: layered accumulation's peak is piecewise linear in A (which phase
+     * holds the peak changes with A), so three points on one piece can agree and a later,
+     * steeper piece be missed. The default scenario's cases in test_plan.c stay on one
+     * piece; on the calibrated PaRO cluster (250 Gb/s a node, decision 30) the peak of
+     * fsdp-hybrid-zero2 in its layered case (tp 2, virtual 32) is 0.17% above the
+     * extrapolation at A = 19 (slope 1.040 GB per 2 micro-batches from 12 to 16, 1.067
+     * from 16 on). Found 2026-11-26, not mended: it needs the ledger's peak per phase as
+     * a function of A, not three samples of the maximum.
      * With the SMs collectives take from compute (training.sm_contention, the default) a
      * pipeline's slopes converge geometrically (each period's change 7/9 of the last in
      * the default scenario's 1F1B) and agree to 1e-9 only some 50 periods on: two more
