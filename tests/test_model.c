@@ -92,6 +92,37 @@ START_TEST(model_hf_gpt2_opt_exact)
 }
 END_TEST
 
+START_TEST(model_mixture_of_experts)
+{
+    /* System: Mixtral 8x7B's config.json (h 4096, 32 layers, 32 heads of 128, 8 kv heads,
+     * 8 experts of SwiGLU width 14336, top 2, V 32000, untied head).
+     * Expectation, by hand: per layer, attention 2*4096^2 + 2*4096*1024 = 41,943,040, an
+     * expert 3*4096*14336 = 176,160,768, the router 4096*8 = 32,768, norms 8,192; all
+     * 8 experts: 1,451,270,144 a layer, 46,702,792,704 in all with 2*32000*4096 + 4096,
+     * the count of the released checkpoint; 2 experts: 12,879,925,248, the "12.9B active"
+     * Mistral AI states. A forward of one 512-token sequence multiplies by the active
+     * weights: 2*512*(32*394,297,344 + 32000*4096) + 32*4*512^2*32*128
+     * = 13,191,992,049,664 FLOPs. Activations kept (FlashAttention, no dropout,
+     * model.c's count): s b (14 h + 4 k h + 8 k f + 4 E) = 512 * 319,520 = 163,594,240
+     * bytes a layer. */
+    g_autoptr(ParoModel) m = load_model("models/hf/mixtral-8x7b-config.json");
+    ck_assert_int_eq(m->experts, 8);
+    ck_assert_int_eq(m->experts_per_token, 2);
+    ck_assert_double_eq(paro_model_shape_params(m), 46702792704.0);
+    ck_assert_double_eq(paro_model_active_params(m), 12879925248.0);
+    ck_assert_double_eq(paro_model_forward_flops(m, 1, 512), 13191992049664.0);
+    ck_assert_double_eq(
+        paro_model_activation_bytes(m, 1, 512, PARO_RECOMPUTE_NONE, PARO_ATTENTION_FLASH, TRUE),
+        163594240.0);
+    /* LoRA on the MLP's projections adapts every expert: 8 times a dense layer's. */
+    ck_assert_double_eq(paro_model_lora_params(m, 8, PARO_LORA_UP),
+                        32.0 * 8.0 * 8.0 * (4096.0 + 14336.0));
+    /* A dense model: every parameter is active. */
+    g_autoptr(ParoModel) llama = load_model("models/llama-7b.yaml");
+    ck_assert_double_eq(paro_model_active_params(llama), paro_model_shape_params(llama));
+}
+END_TEST
+
 START_TEST(model_lora_count)
 {
     /* System: LLaMA-7B with LoRA r = 8 on q and v.
@@ -324,6 +355,26 @@ static ParoComputeSetup h100_like(double hbm_Bps, gint64 batch, gint64 seq)
                               .tp = 1};
 }
 
+START_TEST(compute_mixture_of_experts_products)
+{
+    /* System: Mixtral 8x7B's middle layer, b 1, s 4096, at a flat GEMM rate R (so a
+     * product costs its FLOPs / R).
+     * Expectation, by hand: the router (T x 8 x h) and each of the 8 experts over its share
+     * of the 2 T routes (T/4 rows, gate and up 2 f wide, down) cost together what the
+     * active weights cost, 2 T (8 h + 2 * 3 h f) FLOPs forward; with the attention
+     * projections, 2 T * 394,297,344 forward, twice that backward (full training): the
+     * layer's products 3 * 2 * 4096 * 394,297,344 / R. */
+    g_autoptr(ParoModel) m = load_model("models/hf/mixtral-8x7b-config.json");
+    ParoComputeSetup c = h100_like(3.35e12, 1, 4096);
+    c.flat_flops = 400e12;
+    g_autoptr(GArray) layers = paro_compute_layers(m, &c);
+    double weights = 41943040.0 + 2.0 * 176160768.0 + 32768.0;
+    double want = 3.0 * 2.0 * 4096.0 * weights / c.flat_flops;
+    /* Tolerance: 1e-12 relative, sums of a few products in double. */
+    ck_assert_double_eq_tol(g_array_index(layers, ParoLayerCost, 1).gemm_s, want, want * 1e-12);
+}
+END_TEST
+
 START_TEST(compute_eager_attention_kernels)
 {
     /* System: a GPT layer of h = 2048, 16 heads of 128, b = 2, s = 2048, one TP rank, on an
@@ -488,6 +539,8 @@ static Suite *model_suite(void)
     tcase_add_test(tc, compute_eager_attention_kernels);
     tcase_add_test(tc, model_hf_matches_yaml);
     tcase_add_test(tc, model_hf_gpt2_opt_exact);
+    tcase_add_test(tc, model_mixture_of_experts);
+    tcase_add_test(tc, compute_mixture_of_experts_products);
     tcase_add_test(tc, model_count_only);
     tcase_add_test(tc, model_huge_heads_do_not_overflow);
     suite_add_tcase(s, tc);

@@ -73,12 +73,24 @@ static void elementwise_bytes(const ParoModel *m, const ParoComputeSetup *c, dou
     double whole = c->sequence_parallel ? h / t : h;
     double q = (double)(m->heads * m->head_dim) / t, kv = (double)(m->kv_heads * m->head_dim) / t;
     gboolean gated = m->mlp == PARO_MLP_GATED;
+    double k = m->experts > 0 ? (double)m->experts_per_token : 1.0; /* MLP routes a token */
     double bias = (m->attn_bias ? 2.0 * (q + 2.0 * kv) + 2.0 * h : 0) +
-                  (m->mlp_bias ? 2.0 * (gated ? 2.0 : 1.0) * f + 2.0 * h : 0);
+                  (m->mlp_bias ? k * (2.0 * (gated ? 2.0 : 1.0) * f + 2.0 * h) : 0);
     double dropout = m->hidden_dropout > 0 ? 2.0 * 5.0 * whole : 0;
-    *forward = 20.0 * whole + 4.0 * q + (gated ? 10.0 : 4.0) * f + dropout;
-    *backward =
-        32.0 * whole + 4.0 * q + 4.0 * (q + 2.0 * kv) + bias + (gated ? 26.0 : 6.0) * f + dropout;
+    /* A mixture of experts runs the activation on each of a token's k routes, and moves the
+     * routes as HF Mixtral's loop does: forward, each expert's copy of its tokens (read,
+     * write: 4 h), the routing weight's product (4 h) and the sum into the output
+     * (index_add: 6 h) per route, and the router's fp32 softmax and top-k (16 bytes per
+     * expert); backward, the sum's gradient gathered (4 h), the product's two gradients
+     * (8 h) and the copy's gradient summed back (6 h) per route, the softmax's (16). */
+    double routes_f = 0, routes_b = 0;
+    if (m->experts > 0) {
+        routes_f = 14.0 * k * h + 16.0 * (double)m->experts;
+        routes_b = 18.0 * k * h + 16.0 * (double)m->experts;
+    }
+    *forward = 20.0 * whole + 4.0 * q + k * (gated ? 10.0 : 4.0) * f + dropout + routes_f;
+    *backward = 32.0 * whole + 4.0 * q + 4.0 * (q + 2.0 * kv) + bias +
+                k * (gated ? 26.0 : 6.0) * f + dropout + routes_b;
 }
 
 /* Eager attention's kernels over the s x s scores, bytes moved per score (16-bit scores,
@@ -198,8 +210,20 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
             lc->weight_share = params / total;
             product(c, T, (q + 2.0 * kv) / t, h, &forward, &backward);
             product(c, T, h, q / t, &forward, &backward);
-            product(c, T, up / t, h, &forward, &backward);
-            product(c, T, h, f / t, &forward, &backward);
+            if (m->experts > 0) {
+                /* the router, then each expert over its share of the tokens' k routes,
+                 * taken as even (HF Mixtral's loop: one product per expert) */
+                double e = (double)m->experts, routed = T * (double)m->experts_per_token / e;
+                product(c, T, e, h, &forward, &backward);
+                double expert_f = 0, expert_b = 0;
+                product(c, routed, up / t, h, &expert_f, &expert_b);
+                product(c, routed, h, f / t, &expert_f, &expert_b);
+                forward += e * expert_f;
+                backward += e * expert_b;
+            } else {
+                product(c, T, up / t, h, &forward, &backward);
+                product(c, T, h, f / t, &forward, &backward);
+            }
             if (l == L - 1) {
                 product(c, T, v / t, h, &head_f, &head_b);
                 loss = T * v / t * PARO_LOSS_BYTES_PER_LOGIT / c->hbm_Bps;

@@ -7,10 +7,14 @@
  *   norms      two per layer: h each (RMSNorm) or 2h (LayerNorm, weight and bias)
  *   model      V*h embeddings + P*h learned positions + L*layer + final norm + V*h head
  *              unless the head is tied to the embeddings.
- * Checked against published counts: LLaMA-7B 6,738,415,616; GPT-NeoX-20B 20,554,567,680.
+ *   experts    a mixture of experts (Mixtral's) holds E MLPs a layer and a router, h*E;
+ *              a token runs through k of them (paro_model_active_params)
+ * Checked against published counts: LLaMA-7B 6,738,415,616; GPT-NeoX-20B 20,554,567,680;
+ * Mixtral 8x7B 46,702,792,704 (12,879,925,248 active).
  *
  * FLOPs of a micro-batch of b sequences of s tokens (T = b*s), counting a multiply-add as 2:
- *   forward   2*T*(L*W + V*h) + L*4*b*s^2*a*d     W = weight parameters of a layer;
+ *   forward   2*T*(L*W + V*h) + L*4*b*s^2*a*d     W = weight parameters of a layer (of
+ *             its k active experts and router for a mixture of experts);
  *             the second term is QK^T and AV (Megatron's convention, no causal halving).
  *   backward  input gradients cost as much as the forward; weight gradients cost the
  *             matmul part of the forward times the trainable share Psi'/Psi, so full
@@ -36,7 +40,12 @@
  *   again by the P V product; with attention dropout its mask (1) and output (2) too, 5
  *   (Korthikanti's). PyTorch's separate kernels keep the fp32 softmax output (4) and the
  *   16-bit copy P V reads (2), 6; with dropout the copy is read by the dropout, which keeps
- *   its mask (1), and P V keeps the dropout's output (2), 7. */
+ *   its mask (1), and P V keeps the dropout's output (2), 7.
+ * A mixture of experts, as HuggingFace's Mixtral loop runs it (decision 31): for each of a
+ *   token's k routes, the expert's copy of its input (2 h, the copy autograd keeps for the
+ *   expert's first product) and its output (2 h, kept for the product by the routing
+ *   weight), and the MLP's inner tensors (c f); the router's fp32 softmax output, 4 bytes
+ *   per expert; in place of the dense MLP's input (2 h) and inner tensors. */
 #include "model/model.h"
 
 const char *const paro_recompute_names[] = {"none", "selective", "full", NULL};
@@ -56,8 +65,20 @@ static double norm_params(const ParoModel *m)
     return m->norm == PARO_NORM_LAYERNORM ? 2.0 * (double)m->hidden : (double)m->hidden;
 }
 
-/* Weight matrices of one layer, without biases or norms: what the matmuls multiply by. */
-static double layer_weight_params(const ParoModel *m)
+/* MLPs of a layer: its experts (1 if dense), and those a token runs through. */
+static double experts_held(const ParoModel *m)
+{
+    return m->experts > 0 ? (double)m->experts : 1.0;
+}
+
+static double experts_active(const ParoModel *m)
+{
+    return m->experts > 0 ? (double)m->experts_per_token : 1.0;
+}
+
+/* Weight matrices of one layer, without biases or norms, with @mlps of its MLPs: what the
+ * matmuls multiply by. A mixture of experts adds its router, h x experts. */
+static double layer_weights(const ParoModel *m, double mlps)
 {
     double h = (double)m->hidden, f = (double)m->ffn;
     /* in double: heads x head_dim may overflow 64 bits for a hostile file */
@@ -65,7 +86,13 @@ static double layer_weight_params(const ParoModel *m)
     double kv_out = (double)m->kv_heads * (double)m->head_dim;
     double attention = h * q_out + 2.0 * h * kv_out + q_out * h;
     double mlp = (m->mlp == PARO_MLP_GATED ? 3.0 : 2.0) * h * f;
-    return attention + mlp;
+    double router = h * (double)m->experts;
+    return attention + mlps * mlp + router;
+}
+
+static double layer_weight_params(const ParoModel *m)
+{
+    return layer_weights(m, experts_held(m));
 }
 
 double paro_model_layer_params(const ParoModel *m)
@@ -79,7 +106,7 @@ double paro_model_layer_params(const ParoModel *m)
     if (m->attn_bias)
         params += q_out + 2.0 * kv_out + h;
     if (m->mlp_bias)
-        params += (m->mlp == PARO_MLP_GATED ? 2.0 * f : f) + h;
+        params += experts_held(m) * ((m->mlp == PARO_MLP_GATED ? 2.0 * f : f) + h);
     return params;
 }
 
@@ -98,6 +125,18 @@ double paro_model_base_params(const ParoModel *m)
     return m->params_given > 0 ? m->params_given : paro_model_shape_params(m);
 }
 
+double paro_model_active_params(const ParoModel *m)
+{
+    if (!m->has_shape)
+        return paro_model_base_params(m);
+    double idle =
+        (experts_held(m) - experts_active(m)) *
+        (layer_weights(m, 1.0) - layer_weights(m, 0.0) +
+         (m->mlp_bias ? (m->mlp == PARO_MLP_GATED ? 2.0 : 1.0) * (double)m->ffn + (double)m->hidden
+                      : 0));
+    return paro_model_shape_params(m) - (double)m->layers * idle;
+}
+
 double paro_model_lora_params(const ParoModel *m, gint64 rank, guint targets)
 {
     if (!m->has_shape)
@@ -114,12 +153,13 @@ double paro_model_lora_params(const ParoModel *m, gint64 rank, guint targets)
         per_layer += r * (h + kv_out);
     if (targets & PARO_LORA_O)
         per_layer += r * (q_out + h);
+    /* on every expert's projections, as PEFT adapts each expert's module */
     if (targets & PARO_LORA_GATE)
-        per_layer += r * (h + f);
+        per_layer += experts_held(m) * r * (h + f);
     if (targets & PARO_LORA_UP)
-        per_layer += r * (h + f);
+        per_layer += experts_held(m) * r * (h + f);
     if (targets & PARO_LORA_DOWN)
-        per_layer += r * (f + h);
+        per_layer += experts_held(m) * r * (f + h);
     return per_layer * (double)m->layers;
 }
 
@@ -154,7 +194,7 @@ static void forward_parts(const ParoModel *m, gint64 batch, gint64 seq, double *
         return;
     }
     double head = (double)m->vocab * (double)m->hidden;
-    *out_matmul = 2.0 * tokens * ((double)m->layers * layer_weight_params(m) + head);
+    *out_matmul = 2.0 * tokens * ((double)m->layers * layer_weights(m, experts_active(m)) + head);
     *out_attention = (double)m->layers * 4.0 * (double)batch * (double)seq * (double)seq *
                      (double)m->heads * (double)m->head_dim;
 }
@@ -202,7 +242,15 @@ double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
         return 2.0 * s * b * h;
     double mlp_factor = m->mlp == PARO_MLP_GATED ? 8.0 : 4.0;
     double masks = m->hidden_dropout > 0 ? 2.0 * s * b * h : 0;
-    double linear = 16.0 * s * b * h + masks + mlp_factor * s * b * f;
+    /* attention 10, norms 4 (s*b*h each), then the MLP: its input (2 s*b*h) and inner
+     * tensors; a mixture of experts (the header) keeps each expert's copy of its tokens'
+     * input and its output for the routing weight's product, k times 2 + 2, the inner
+     * tensors k times, and the router's fp32 probabilities, 4 bytes per token and expert */
+    double k = experts_active(m);
+    double mlp = m->experts > 0 ? 4.0 * k * s * b * h + k * mlp_factor * s * b * f +
+                                      4.0 * s * b * (double)m->experts
+                                : 2.0 * s * b * h + mlp_factor * s * b * f;
+    double linear = 14.0 * s * b * h + masks + mlp;
     double quadratic = recompute == PARO_RECOMPUTE_SELECTIVE || attention != PARO_ATTENTION_EAGER
                            ? 0
                            : kept_per_score(m, fused_softmax) * a * s * s * b;

@@ -52,8 +52,14 @@ typedef struct {
      * for time, a dropout kernel's traffic (docs/compute.md). */
     double attention_dropout; /* on the softmax output (eager attention) */
     double hidden_dropout;    /* on the attention and MLP outputs before the residual adds */
-    double params_given;      /* the file's `parameters`, overriding the shape count; 0 if none */
-    double published_params;  /* for documentation and tests; 0 if none */
+    /* Mixture of experts (Mixtral's): each layer's MLP is `experts` MLPs of width ffn and a
+     * router (an h x experts product) that sends each token to `experts_per_token` of them.
+     * 0: a dense MLP. Every GPU holds every expert, sharded by the strategy like the other
+     * weights: no expert parallelism (docs/decisions.md, decision 31). */
+    gint64 experts;
+    gint64 experts_per_token;
+    double params_given;     /* the file's `parameters`, overriding the shape count; 0 if none */
+    double published_params; /* for documentation and tests; 0 if none */
 } ParoModel;
 
 void paro_model_free(ParoModel *model);
@@ -79,7 +85,8 @@ typedef struct {
         PARO_TRAINABLE_FRACTION, 1.0, 0, 0, 0                                                      \
     }
 
-/** paro_model_layer_params: parameters of one transformer layer (0 without a shape). */
+/** paro_model_layer_params: parameters of one transformer layer (0 without a shape), every
+ * expert of a mixture of experts included. */
 double paro_model_layer_params(const ParoModel *model);
 
 /** paro_model_shape_params: the count derived from the shape (embeddings, layers, final
@@ -109,6 +116,11 @@ double paro_model_params(const ParoModel *model, const ParoTrainable *trainable,
  */
 double paro_model_step_flops(const ParoModel *model, gint64 batch, gint64 seq,
                              double trainable_share, ParoRecompute recompute);
+
+/** paro_model_active_params: the parameters one token's forward multiplies by: all of a
+ * dense model's, a mixture of experts' with experts_per_token of its experts (Mixtral
+ * 8x7B: 12.9B of 46.7B). */
+double paro_model_active_params(const ParoModel *model);
 
 /** paro_model_forward_flops: FLOPs of the forward pass of one micro-batch. */
 double paro_model_forward_flops(const ParoModel *model, gint64 batch, gint64 seq);

@@ -415,6 +415,14 @@ static gboolean check_3d(ParoScenario *s, const ParoNode *root, GError **error)
                         s->tp, gpn);
         return FALSE;
     }
+    if (s->tp > 1 && s->model->experts > 0) {
+        paro_node_error(error, parallelism_node(root, "tp"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "tp %" G_GINT64_FORMAT " with a mixture of experts: tensor (and expert) "
+                        "parallelism of expert layers is not modelled; tp 1 holds every expert "
+                        "on every GPU, sharded by the strategy (decision 31)",
+                        s->tp);
+        return FALSE;
+    }
     /* The step maps a stage's DP ranks onto whole nodes (coll-cache.c): each node then holds
      * gpn/tp of them. */
     if (s->dp % (gpn / s->tp) != 0) {

@@ -20,6 +20,7 @@ static const char *const norm_names[] = {"rmsnorm", "layernorm", NULL};
 
 typedef struct {
     gint64 hidden, layers, heads, kv_heads, head_dim, ffn, vocab, position_embeddings;
+    gint64 experts, experts_per_token;
     int mlp, norm;
     gboolean bias, tied_embeddings;
     double attention_dropout, hidden_dropout;
@@ -61,7 +62,36 @@ static const ParoField architecture_fields[] = {
     {"hidden_dropout", PARO_FIELD_DOUBLE, PARO_FIELD_UNIT_RANGE,
      G_STRUCT_OFFSET(Architecture, hidden_dropout), 0, NULL, NULL,
      "dropout probability before each residual add (default 0; Megatron-LM: 0.1)"},
+    {"experts", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(Architecture, experts), 0,
+     NULL, NULL, "a mixture of experts: MLPs of width ffn per layer (Mixtral 8x7B: 8)",
+     &paro_limit_model_dim},
+    {"experts_per_token", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(Architecture, experts_per_token), 0, NULL, NULL,
+     "experts each token is routed to (top-k; Mixtral: 2); with experts", &paro_limit_model_dim},
 };
+
+/* experts and experts_per_token come together, k <= experts; @where_k and @where_e locate
+ * them (the architecture mapping or the config for a missing one). */
+static gboolean check_experts(gint64 experts, gint64 per_token, const ParoNode *where_e,
+                              const ParoNode *where_k, GError **error)
+{
+    if (experts == 0 && per_token == 0)
+        return TRUE;
+    if (experts == 0 || per_token == 0) {
+        paro_node_error(error, experts == 0 ? where_k : where_e, PARO_CONFIG_ERROR_MISSING_KEY,
+                        "a mixture of experts needs both the number of experts and the experts "
+                        "per token");
+        return FALSE;
+    }
+    if (per_token > experts) {
+        paro_node_error(error, where_k, PARO_CONFIG_ERROR_CONSTRAINT,
+                        "%" G_GINT64_FORMAT " experts per token, but only %" G_GINT64_FORMAT
+                        " experts",
+                        per_token, experts);
+        return FALSE;
+    }
+    return TRUE;
+}
 
 typedef struct {
     char *name;
@@ -93,6 +123,10 @@ static gboolean parse_architecture(const ParoNode *node, gpointer ptr, gpointer 
         }
         arch->head_dim = arch->hidden / arch->heads;
     }
+    const ParoNode *e = paro_node_lookup(node, "experts"),
+                   *k = paro_node_lookup(node, "experts_per_token");
+    if (!check_experts(arch->experts, arch->experts_per_token, e ? e : node, k ? k : node, error))
+        return FALSE;
     if (arch->heads % arch->kv_heads != 0) {
         paro_node_error(error, paro_node_lookup(node, "kv_heads"), PARO_CONFIG_ERROR_CONSTRAINT,
                         "heads %" G_GINT64_FORMAT
@@ -142,6 +176,8 @@ static ParoModel *model_from_record(const ModelFile *f, const char *path)
     m->tied_embeddings = f->arch.tied_embeddings;
     m->attention_dropout = f->arch.attention_dropout;
     m->hidden_dropout = f->arch.hidden_dropout;
+    m->experts = f->arch.experts;
+    m->experts_per_token = f->arch.experts_per_token;
     m->params_given = f->parameters;
     m->published_params = f->published_params;
     return m;
@@ -158,6 +194,7 @@ static ParoModel *model_from_record(const ModelFile *f, const char *path)
 typedef struct {
     const char *const *types;
     const char *hidden, *ffn, *layers, *heads; /* key names */
+    const char *experts, *experts_per_token;   /* a mixture of experts'; NULL: dense */
     const char *positions;                     /* learned position table; NULL: rotary */
     gint64 position_offset;                    /* rows beyond its key's value */
     gint64 ffn_per_hidden;                     /* the MLP's width when its key is absent */
@@ -172,19 +209,23 @@ static const char *const llama_types[] = {"llama",  "mistral", "qwen2", "qwen3",
 static const char *const neox_types[] = {"gpt_neox", NULL};
 static const char *const gpt2_types[] = {"gpt2", NULL};
 static const char *const opt_types[] = {"opt", NULL};
+static const char *const mixtral_types[] = {"mixtral", NULL};
 
 static const HfFamily hf_families[] = {
     {llama_types, "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
-     NULL, 0, 0, PARO_MLP_GATED, PARO_NORM_RMSNORM, FALSE, FALSE, "attention_dropout",
+     NULL, NULL, NULL, 0, 0, PARO_MLP_GATED, PARO_NORM_RMSNORM, FALSE, FALSE, "attention_dropout",
      "hidden_dropout"},
     {neox_types, "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
-     NULL, 0, 0, PARO_MLP_PLAIN, PARO_NORM_LAYERNORM, TRUE, FALSE, "attention_dropout",
+     NULL, NULL, NULL, 0, 0, PARO_MLP_PLAIN, PARO_NORM_LAYERNORM, TRUE, FALSE, "attention_dropout",
      "hidden_dropout"},
-    {gpt2_types, "n_embd", "n_inner", "n_layer", "n_head", "n_positions", 0, 4, PARO_MLP_PLAIN,
-     PARO_NORM_LAYERNORM, TRUE, TRUE, "attn_pdrop", "resid_pdrop"},
-    {opt_types, "hidden_size", "ffn_dim", "num_hidden_layers", "num_attention_heads",
+    {gpt2_types, "n_embd", "n_inner", "n_layer", "n_head", NULL, NULL, "n_positions", 0, 4,
+     PARO_MLP_PLAIN, PARO_NORM_LAYERNORM, TRUE, TRUE, "attn_pdrop", "resid_pdrop"},
+    {opt_types, "hidden_size", "ffn_dim", "num_hidden_layers", "num_attention_heads", NULL, NULL,
      "max_position_embeddings", 2, 0, PARO_MLP_PLAIN, PARO_NORM_LAYERNORM, TRUE, TRUE,
      "attention_dropout", "dropout"},
+    {mixtral_types, "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+     "num_local_experts", "num_experts_per_tok", NULL, 0, 0, PARO_MLP_GATED, PARO_NORM_RMSNORM,
+     FALSE, FALSE, "attention_dropout", "hidden_dropout"},
 };
 
 /* The family of @type (NULL or null: a config without model_type, read as LLaMA's), or
@@ -298,11 +339,14 @@ static gboolean hf_probability(const ParoNode *root, const char *key, double *ou
 }
 
 /* Mixture-of-experts configs (Mixtral, Qwen-MoE, DeepSeek, DBRX...) name their experts
- * with one of these keys: refused, located, until expert layers and their all-to-all are
- * modelled (issue #15), rather than read as the dense model of their attention and one
- * expert's width. */
-static gboolean check_hf_dense(const ParoNode *root, GError **error)
+ * with one of these keys. Mixtral's family is read (its experts and top-k); in another
+ * family the keys are refused, located, rather than read as the dense model of its
+ * attention and one expert's width (shared experts, dense first layers and their widths
+ * are not modelled). */
+static gboolean check_hf_dense(const ParoNode *root, const HfFamily *fam, GError **error)
 {
+    if (fam->experts != NULL) /* a family whose experts parosim reads (Mixtral's) */
+        return TRUE;
     static const char *const expert_keys[] = {"num_local_experts", "num_experts",
                                               "n_routed_experts", "moe_num_experts",
                                               "num_experts_per_tok"};
@@ -311,9 +355,10 @@ static gboolean check_hf_dense(const ParoNode *root, GError **error)
         if (v == NULL || paro_node_is_null(v))
             continue;
         paro_node_error(error, v, PARO_CONFIG_ERROR_RANGE,
-                        "'%s': mixture-of-experts layers are not modelled yet (parosim "
-                        "would count one expert and call it a dense model); describe the "
-                        "dense equivalent in a model file or a parameter count",
+                        "'%s': this family's mixture of experts is not modelled (parosim "
+                        "reads Mixtral's, model_type mixtral; it would count one expert and "
+                        "call it a dense model); describe it in a model file with experts "
+                        "and experts_per_token, or as a parameter count",
                         expert_keys[i]);
         return FALSE;
     }
@@ -341,10 +386,8 @@ static gboolean check_hf_projection(const ParoNode *root, gint64 hidden, GError 
 static ParoModel *model_from_hf(const ParoNode *root, GError **error)
 {
     ModelFile f = {0};
-    if (!check_hf_dense(root, error))
-        return NULL;
     const HfFamily *fam = hf_family(paro_node_lookup(root, "model_type"), error);
-    if (fam == NULL)
+    if (fam == NULL || !check_hf_dense(root, fam, error))
         return NULL;
     Architecture *a = &f.arch;
     a->mlp = fam->mlp;
@@ -367,6 +410,14 @@ static ParoModel *model_from_hf(const ParoNode *root, GError **error)
         !hf_probability(root, fam->hidden_dropout, &a->hidden_dropout, error) ||
         !check_hf_projection(root, a->hidden, error))
         return NULL;
+    if (fam->experts != NULL) {
+        const ParoNode *e = paro_node_lookup(root, fam->experts);
+        const ParoNode *k = paro_node_lookup(root, fam->experts_per_token);
+        if (!hf_int(root, fam->experts, TRUE, &a->experts, dim, error) ||
+            !hf_int(root, fam->experts_per_token, TRUE, &a->experts_per_token, dim, error) ||
+            !check_experts(a->experts, a->experts_per_token, e ? e : root, k ? k : root, error))
+            return NULL;
+    }
     gboolean enable_bias = TRUE; /* OPT's switch for every linear layer's bias */
     if (!hf_bool(root, "enable_bias", &enable_bias, error))
         return NULL;
