@@ -27,6 +27,8 @@ static const Published published[] = {
     {"models/hf/llama-2-7b-config.json", 6.74e9, "Llama-2-7B HF config (6,738,415,616)"},
     {"models/hf/gpt2-config.json", 124e6, "Radford et al. 2019, GPT-2 small (124M)"},
     {"models/hf/opt-125m-config.json", 125e6, "Zhang et al. 2022, Table 1 (OPT-125M)"},
+    {"models/hf/mixtral-8x7b-config.json", 46.7e9, "Mistral AI 2024, Mixtral 8x7B (46.7B)"},
+    {"models/hf/qwen3-30b-a3b-config.json", 30.5e9, "Qwen3 model card, Qwen3-30B-A3B (30.5B)"},
 };
 
 /* The model at @relative (from the source root), failing the test with the loader's
@@ -117,6 +119,13 @@ START_TEST(model_mixture_of_experts)
     /* LoRA on the MLP's projections adapts every expert: 8 times a dense layer's. */
     ck_assert_double_eq(paro_model_lora_params(m, 8, PARO_LORA_UP),
                         32.0 * 8.0 * 8.0 * (4096.0 + 14336.0));
+    /* Qwen3-30B-A3B (128 experts of 768, top 8): "3.3B activated" in its model card, a
+     * figure truncated to one decimal; by hand 48*(18,874,368 + 8*4,718,592 + 262,144 +
+     * 4,096) + 2*151936*2048 + 2048 = 3,353,020,416 (its per-head q and k norms, 256
+     * weights a layer, are not counted). */
+    g_autoptr(ParoModel) qwen = load_model("models/hf/qwen3-30b-a3b-config.json");
+    ck_assert_double_eq(paro_model_active_params(qwen), 3353020416.0);
+    ck_assert(paro_model_active_params(qwen) >= 3.3e9 && paro_model_active_params(qwen) < 3.4e9);
     /* A dense model: every parameter is active. */
     g_autoptr(ParoModel) llama = load_model("models/llama-7b.yaml");
     ck_assert_double_eq(paro_model_active_params(llama), paro_model_shape_params(llama));

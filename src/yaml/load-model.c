@@ -210,6 +210,7 @@ static const char *const neox_types[] = {"gpt_neox", NULL};
 static const char *const gpt2_types[] = {"gpt2", NULL};
 static const char *const opt_types[] = {"opt", NULL};
 static const char *const mixtral_types[] = {"mixtral", NULL};
+static const char *const qwen3_moe_types[] = {"qwen3_moe", NULL};
 
 static const HfFamily hf_families[] = {
     {llama_types, "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
@@ -226,6 +227,10 @@ static const HfFamily hf_families[] = {
     {mixtral_types, "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
      "num_local_experts", "num_experts_per_tok", NULL, 0, 0, PARO_MLP_GATED, PARO_NORM_RMSNORM,
      FALSE, FALSE, "attention_dropout", "hidden_dropout"},
+    /* Qwen3's experts: each of width moe_intermediate_size, no shared expert */
+    {qwen3_moe_types, "hidden_size", "moe_intermediate_size", "num_hidden_layers",
+     "num_attention_heads", "num_experts", "num_experts_per_tok", NULL, 0, 0, PARO_MLP_GATED,
+     PARO_NORM_RMSNORM, FALSE, FALSE, "attention_dropout", "hidden_dropout"},
 };
 
 /* The family of @type (NULL or null: a config without model_type, read as LLaMA's), or
@@ -365,6 +370,32 @@ static gboolean check_hf_dense(const ParoNode *root, const HfFamily *fam, GError
     return TRUE;
 }
 
+/* Qwen's MoE configs may keep some layers dense (mlp_only_layers, or a sparse layer every
+ * decoder_sparse_step): parosim's layers are all alike, so those are refused, located. */
+static gboolean check_hf_every_layer_sparse(const ParoNode *root, GError **error)
+{
+    const ParoNode *dense = paro_node_lookup(root, "mlp_only_layers");
+    if (dense != NULL && dense->kind == PARO_NODE_SEQUENCE && dense->values->len > 0) {
+        paro_node_error(error, dense, PARO_CONFIG_ERROR_RANGE,
+                        "mlp_only_layers: dense layers among the experts' are not modelled "
+                        "(every layer is alike in parosim)");
+        return FALSE;
+    }
+    gint64 step = 1;
+    if (!hf_int(root, "decoder_sparse_step", FALSE, &step, &paro_limit_layers, error))
+        return FALSE;
+    if (step != 1) {
+        paro_node_error(error, paro_node_lookup(root, "decoder_sparse_step"),
+                        PARO_CONFIG_ERROR_RANGE,
+                        "decoder_sparse_step %" G_GINT64_FORMAT
+                        ": dense layers among the experts' are not modelled (every layer is "
+                        "alike in parosim)",
+                        step);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 /* OPT-350m projects its 512-wide embeddings to the 1024-wide layers and back
  * (word_embed_proj_dim): two matrices parosim's shape does not have. */
 static gboolean check_hf_projection(const ParoNode *root, gint64 hidden, GError **error)
@@ -409,6 +440,8 @@ static ParoModel *model_from_hf(const ParoNode *root, GError **error)
         !hf_probability(root, fam->attention_dropout, &a->attention_dropout, error) ||
         !hf_probability(root, fam->hidden_dropout, &a->hidden_dropout, error) ||
         !check_hf_projection(root, a->hidden, error))
+        return NULL;
+    if (fam->experts != NULL && !check_hf_every_layer_sparse(root, error))
         return NULL;
     if (fam->experts != NULL) {
         const ParoNode *e = paro_node_lookup(root, fam->experts);
