@@ -414,6 +414,22 @@ static gboolean check_hf_projection(const ParoNode *root, gint64 hidden, GError 
     return FALSE;
 }
 
+/* A mixture of experts' count and top-k under its family's key names; nothing for a dense
+ * family. */
+static gboolean hf_experts(const ParoNode *root, const HfFamily *fam, Architecture *a,
+                           GError **error)
+{
+    if (fam->experts == NULL)
+        return TRUE;
+    const ParoNode *e = paro_node_lookup(root, fam->experts);
+    const ParoNode *k = paro_node_lookup(root, fam->experts_per_token);
+    return check_hf_every_layer_sparse(root, error) &&
+           hf_int(root, fam->experts, TRUE, &a->experts, &paro_limit_model_dim, error) &&
+           hf_int(root, fam->experts_per_token, TRUE, &a->experts_per_token, &paro_limit_model_dim,
+                  error) &&
+           check_experts(a->experts, a->experts_per_token, e ? e : root, k ? k : root, error);
+}
+
 static ParoModel *model_from_hf(const ParoNode *root, GError **error)
 {
     ModelFile f = {0};
@@ -441,16 +457,8 @@ static ParoModel *model_from_hf(const ParoNode *root, GError **error)
         !hf_probability(root, fam->hidden_dropout, &a->hidden_dropout, error) ||
         !check_hf_projection(root, a->hidden, error))
         return NULL;
-    if (fam->experts != NULL && !check_hf_every_layer_sparse(root, error))
+    if (!hf_experts(root, fam, a, error))
         return NULL;
-    if (fam->experts != NULL) {
-        const ParoNode *e = paro_node_lookup(root, fam->experts);
-        const ParoNode *k = paro_node_lookup(root, fam->experts_per_token);
-        if (!hf_int(root, fam->experts, TRUE, &a->experts, dim, error) ||
-            !hf_int(root, fam->experts_per_token, TRUE, &a->experts_per_token, dim, error) ||
-            !check_experts(a->experts, a->experts_per_token, e ? e : root, k ? k : root, error))
-            return NULL;
-    }
     gboolean enable_bias = TRUE; /* OPT's switch for every linear layer's bias */
     if (!hf_bool(root, "enable_bias", &enable_bias, error))
         return NULL;
