@@ -107,6 +107,17 @@ START_TEST(scenario_framework_profiles_set_defaults)
     ck_assert_msg(s != NULL, "%s", error ? error->message : "");
     ck_assert_int_eq(s->framework.kind, PARO_FRAMEWORK_FSDP);
     ck_assert_int_eq(s->framework.reduce_precision, 1 + PARO_PRECISION_FP32);
+    /* A model or topology written inline has a name too, but is a document (it has a
+     * `kind`): a path replaces it, it is not renamed (a regression of the shorthand
+     * above, which had set the inline topology's name to the path). */
+    g_autofree char *inline_path = paro_test_path("tests/data/good/scenario-inline.yaml");
+    g_autofree char *h100 = paro_test_path("topologies/dgx-h100x8.yaml");
+    g_autofree char *swap = g_strdup_printf("topology=%s", h100);
+    const char *swapped[] = {swap, NULL};
+    g_autoptr(ParoScenario) other = paro_scenario_load(inline_path, swapped, &error);
+    ck_assert_msg(other != NULL, "%s", error ? error->message : "");
+    ck_assert_str_eq(other->topology->name, "dgx-h100x8");
+    ck_assert_int_eq(other->topology->nodes, 4);
     const char *bad[] = {"framework=horovod", NULL};
     g_autoptr(ParoScenario) t = load(bad, &error);
     ck_assert(t == NULL);

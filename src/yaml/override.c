@@ -93,14 +93,17 @@ gboolean paro_override_apply(ParoNode *root, const ParoOverride *o, guint skip, 
         if (i + 1 == n) {
             /* A mapping with a name stands for that name (`framework: fsdp` is
              * `framework: {name: fsdp}`): setting it to a scalar sets its name and keeps the
-             * rest. */
-            if (child != NULL && child->kind == PARO_NODE_MAPPING &&
+             * rest. An inline document (a `kind`: a model, topology or calibration written
+             * in place) is not a name: a scalar replaces it, as a reference to a file does. */
+            gboolean document = child != NULL && child->kind == PARO_NODE_MAPPING &&
+                                paro_node_lookup(child, "kind") != NULL;
+            if (child != NULL && child->kind == PARO_NODE_MAPPING && !document &&
                 paro_node_lookup(child, "name") != NULL) {
                 mapping = child;
                 key = "name";
                 child = paro_node_lookup(mapping, key);
             }
-            if (child != NULL && child->kind != PARO_NODE_SCALAR) {
+            if (child != NULL && child->kind != PARO_NODE_SCALAR && !document) {
                 paro_config_error_set(error, PARO_CONFIG_ERROR_TYPE, o->label, 1, o->columns[i],
                                       "cannot set '%s': it is %s (%s:%d:%d); set one of its keys",
                                       key, paro_node_kind_name(child->kind), child->source,
