@@ -73,7 +73,7 @@ static void elementwise_bytes(const ParoModel *m, const ParoComputeSetup *c, dou
     double whole = c->sequence_parallel ? h / t : h;
     double q = (double)(m->heads * m->head_dim) / t, kv = (double)(m->kv_heads * m->head_dim) / t;
     gboolean gated = m->mlp == PARO_MLP_GATED;
-    double k = m->experts > 0 ? (double)m->experts_per_token : 1.0; /* MLP routes a token */
+    double k = paro_model_routes(m);
     double bias = (m->attn_bias ? 2.0 * (q + 2.0 * kv) + 2.0 * h : 0) +
                   (m->mlp_bias ? k * (2.0 * (gated ? 2.0 : 1.0) * f + 2.0 * h) : 0);
     double dropout = m->hidden_dropout > 0 ? 2.0 * 5.0 * whole : 0;
@@ -213,7 +213,7 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
             if (m->experts > 0) {
                 /* the router, then each expert over its share of the tokens' k routes,
                  * taken as even (HF Mixtral's loop: one product per expert) */
-                double e = (double)m->experts, routed = T * (double)m->experts_per_token / e;
+                double e = (double)m->experts, routed = T * paro_model_routes(m) / e;
                 product(c, T, e, h, &forward, &backward);
                 double expert_f = 0, expert_b = 0;
                 product(c, routed, up / t, h, &expert_f, &expert_b);

@@ -71,7 +71,7 @@ static double experts_held(const ParoModel *m)
     return m->experts > 0 ? (double)m->experts : 1.0;
 }
 
-static double experts_active(const ParoModel *m)
+double paro_model_routes(const ParoModel *m)
 {
     return m->experts > 0 ? (double)m->experts_per_token : 1.0;
 }
@@ -130,7 +130,7 @@ double paro_model_active_params(const ParoModel *m)
     if (!m->has_shape)
         return paro_model_base_params(m);
     double idle =
-        (experts_held(m) - experts_active(m)) *
+        (experts_held(m) - paro_model_routes(m)) *
         (layer_weights(m, 1.0) - layer_weights(m, 0.0) +
          (m->mlp_bias ? (m->mlp == PARO_MLP_GATED ? 2.0 : 1.0) * (double)m->ffn + (double)m->hidden
                       : 0));
@@ -194,7 +194,8 @@ static void forward_parts(const ParoModel *m, gint64 batch, gint64 seq, double *
         return;
     }
     double head = (double)m->vocab * (double)m->hidden;
-    *out_matmul = 2.0 * tokens * ((double)m->layers * layer_weights(m, experts_active(m)) + head);
+    *out_matmul =
+        2.0 * tokens * ((double)m->layers * layer_weights(m, paro_model_routes(m)) + head);
     *out_attention = (double)m->layers * 4.0 * (double)batch * (double)seq * (double)seq *
                      (double)m->heads * (double)m->head_dim;
 }
@@ -246,7 +247,7 @@ double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
      * tensors; a mixture of experts (the header) keeps each expert's copy of its tokens'
      * input and its output for the routing weight's product, k times 2 + 2, the inner
      * tensors k times, and the router's fp32 probabilities, 4 bytes per token and expert */
-    double k = experts_active(m);
+    double k = paro_model_routes(m);
     double mlp = m->experts > 0 ? 4.0 * k * s * b * h + k * mlp_factor * s * b * f +
                                       4.0 * s * b * (double)m->experts
                                 : 2.0 * s * b * h + mlp_factor * s * b * f;

@@ -117,6 +117,10 @@ double paro_model_params(const ParoModel *model, const ParoTrainable *trainable,
 double paro_model_step_flops(const ParoModel *model, gint64 batch, gint64 seq,
                              double trainable_share, ParoRecompute recompute);
 
+/** paro_model_routes: the MLPs a token runs through in a layer: experts_per_token for a
+ * mixture of experts, 1 for a dense MLP. */
+double paro_model_routes(const ParoModel *model);
+
 /** paro_model_active_params: the parameters one token's forward multiplies by: all of a
  * dense model's, a mixture of experts' with experts_per_token of its experts (Mixtral
  * 8x7B: 12.9B of 46.7B). */
