@@ -70,6 +70,26 @@ step gemm-llama13b "${p}gemm-llama13b.txt" "$exe" gemm --hidden 5120 --ffn 13824
 step gemm-square "${p}gemm-square.txt" "$exe" gemm --name square $squares --dtype bf16,fp16,tf32 \
   -J "${p}gemm-square.json"
 
+# fp8 (E4M3 into bf16, every product TN as Transformer Engine runs it) beside bf16 in the
+# same run: the LLaMA-7B layer, one TP-4 rank of Llama-3-70B at 8192 tokens (qkv, attn_out,
+# mlp_up_gate, mlp_down; forward, dgrad, wgrad), and the squares. Own logs: parosim's
+# calibrate reads the bf16/fp16/tf32 ones.
+step gemm-fp8-llama7b "${p}gemm-fp8-llama7b.txt" "$exe" gemm --hidden 4096 --ffn 11008 --heads 32 \
+  --tokens 2048 --gated --prefix llama7b. --dtype bf16,fp8,fp8fast -J "${p}gemm-fp8-llama7b.json"
+l70=""
+for lin in qkv:8192:2560 attn_out:2048:8192 mlp_up_gate:8192:14336 mlp_down:7168:8192; do
+  n=${lin%%:*}; io=${lin#*:}; in=${io%%:*}; out=${io#*:}
+  l70="$l70 --name llama3-70b-tp4.$n.fwd --shape 8192,$out,$in"
+  l70="$l70 --name llama3-70b-tp4.$n.dgrad --shape 8192,$in,$out"
+  l70="$l70 --name llama3-70b-tp4.$n.wgrad --shape $out,$in,8192"
+done
+# shellcheck disable=SC2086
+step gemm-fp8-llama70b-tp4 "${p}gemm-fp8-llama70b-tp4.txt" "$exe" gemm $l70 --dtype bf16,fp8,fp8fast \
+  -J "${p}gemm-fp8-llama70b-tp4.json"
+# shellcheck disable=SC2086
+step gemm-fp8-square "${p}gemm-fp8-square.txt" "$exe" gemm --name square $squares \
+  --dtype bf16,fp8,fp8fast -J "${p}gemm-fp8-square.json"
+
 step hbm "${p}hbm.txt" "$exe" hbm -b 1M -e "$hbm_max" -f 2 -J "${p}hbm.json"
 step h2d "${p}h2d.txt" "$exe" h2d -b 4K -e "$h2d_max" -f 2 -J "${p}h2d.json"
 
@@ -86,6 +106,7 @@ done
 if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null 2>&1; then
   {
     timeout 120 compute-sanitizer --tool memcheck --report-api-errors no "$exe" gemm --shape 256,384,320 --layout NT --reps 20 --warmup 1
+    timeout 120 compute-sanitizer --tool memcheck --report-api-errors no "$exe" gemm --shape 256,384,320 --dtype fp8,fp8fast --reps 20 --warmup 1
     timeout 120 compute-sanitizer --tool memcheck --report-api-errors no "$exe" hbm -b 1M -e 2M -n 20 -w 1
     timeout 120 compute-sanitizer --tool memcheck --report-api-errors no "$exe" h2d -b 4K -e 64K -n 20 -w 1
     timeout 120 compute-sanitizer --tool memcheck --report-api-errors no "$exe" coll --op all -b 8 -e 64K -f 8 -n 2 -w 1

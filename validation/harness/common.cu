@@ -17,10 +17,11 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 size_t ph_dtype_size(ph_dtype t)
 {
-    return t == PH_F32 ? 4 : 2;
+    return t == PH_F32 ? 4 : t == PH_E4M3 ? 1 : 2;
 }
 
 /* ---- run header ------------------------------------------------------------ */
@@ -496,6 +497,8 @@ __global__ void fill_uniform_kernel(void *p, size_t n, int t, uint64_t seed, flo
             ((float *)p)[i] = v;
         else if (t == PH_F16)
             ((__half *)p)[i] = __float2half_rn(v);
+        else if (t == PH_E4M3)
+            ((__nv_fp8_e4m3 *)p)[i] = __nv_fp8_e4m3(v);
         else
             ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn(v);
     }

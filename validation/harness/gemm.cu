@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `paro-harness gemm`: times cuBLASLt matmuls in bf16, fp16 and tf32 for
+ * `paro-harness gemm`: times cuBLASLt matmuls in bf16, fp16, tf32 and fp8 for
  * explicit shapes or for the forward and backward GEMMs of one transformer
  * layer, so that parosim's compute model can be fitted to the rates a real
  * GPU reaches on the shapes a model actually runs. Each product is checked
@@ -14,6 +14,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #define GEMM_MAX_SHAPES 128
 #define GEMM_SAMPLES 512
@@ -25,17 +26,27 @@ typedef struct {
 } gemm_shape;
 
 typedef struct {
-    const char *name; /* bf16, fp16, tf32 */
-    ph_dtype elem;    /* storage type of A, B and C */
+    const char *name; /* bf16, fp16, tf32, fp8, fp8fast */
+    ph_dtype elem;    /* storage type of A and B */
     cudaDataType_t cuda_type;
+    ph_dtype out_elem; /* storage type of C */
+    cudaDataType_t out_cuda_type;
     cublasComputeType_t compute;
-    double tol; /* relative error bound, see METHOD.md */
+    double tol;     /* relative error bound, see METHOD.md */
+    int tn_only;    /* Hopper's fp8 products take op(A) = T, op(B) = N only */
+    int fast_accum; /* CUBLASLT_MATMUL_DESC_FAST_ACCUM */
 } gemm_dtype;
 
+/* fp8 is E4M3 operands into a bf16 output with fp32 accumulation, as Transformer Engine
+ * runs its fp8 linears: every product in the TN layout (it keeps transposed fp8 copies for
+ * the backward pass); `fp8fast` adds the fast accumulation TE uses for the forward product
+ * by default (its split accumulator is on for dgrad and wgrad). */
 static const gemm_dtype gemm_dtypes[] = {
-    {"bf16", PH_BF16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1e-2},
-    {"fp16", PH_F16, CUDA_R_16F, CUBLAS_COMPUTE_32F, 5e-3},
-    {"tf32", PH_F32, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 2e-3},
+    {"bf16", PH_BF16, CUDA_R_16BF, PH_BF16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1e-2, 0, 0},
+    {"fp16", PH_F16, CUDA_R_16F, PH_F16, CUDA_R_16F, CUBLAS_COMPUTE_32F, 5e-3, 0, 0},
+    {"tf32", PH_F32, CUDA_R_32F, PH_F32, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 2e-3, 0, 0},
+    {"fp8", PH_E4M3, CUDA_R_8F_E4M3, PH_BF16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1e-2, 1, 0},
+    {"fp8fast", PH_E4M3, CUDA_R_8F_E4M3, PH_BF16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2e-2, 1, 1},
 };
 #define N_GEMM_DTYPES ((int)(sizeof gemm_dtypes / sizeof gemm_dtypes[0]))
 
@@ -50,7 +61,8 @@ static void gemm_usage(FILE *fp)
         "  --name LABEL         label of the following --shape entries (default 'shape')\n"
         "  transformer layer (forward, input-grad and weight-grad GEMMs of each linear):\n"
         "  --hidden H --ffn F --heads A [--kv-heads KV] --tokens T [--gated] [--prefix P]\n"
-        "  --dtype LIST         comma list of bf16, fp16, tf32 (default bf16,fp16,tf32)\n"
+        "  --dtype LIST         comma list of bf16, fp16, tf32, fp8, fp8fast (default\n"
+        "                       bf16,fp16,tf32; fp8 runs every product as TN)\n"
         "  --reps N             timed repetitions, median reported (default 50, at least 20)\n"
         "  --warmup N           untimed repetitions first (default 10)\n"
         "  --workspace BYTES    cuBLASLt workspace (default 32M)\n"
@@ -101,14 +113,17 @@ __device__ static inline double load_elem(const void *p, size_t i, int t)
         return (double)((const float *)p)[i];
     if (t == PH_F16)
         return (double)__half2float(((const __half *)p)[i]);
+    if (t == PH_E4M3)
+        return (double)(float)((const __nv_fp8_e4m3 *)p)[i];
     return (double)__bfloat162float(((const __nv_bfloat16 *)p)[i]);
 }
 
 /* Column-major cuBLAS view: C(m x n) = op(A) op(B), ldc = m. One thread per
  * sampled element, summing in float64 over the (already rounded) inputs. */
-__global__ void gemm_ref_kernel(const void *A, const void *B, const void *C, int t, long long m,
-                                long long n, long long k, int ta, int tb, const long long *si,
-                                const long long *sj, int ns, double *ref, double *got)
+__global__ void gemm_ref_kernel(const void *A, const void *B, const void *C, int t, int tc,
+                                long long m, long long n, long long k, int ta, int tb,
+                                const long long *si, const long long *sj, int ns, double *ref,
+                                double *got)
 {
     int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= ns)
@@ -121,7 +136,7 @@ __global__ void gemm_ref_kernel(const void *A, const void *B, const void *C, int
         acc += a * b;
     }
     ref[s] = acc;
-    got[s] = load_elem(C, (size_t)(i + j * m), t);
+    got[s] = load_elem(C, (size_t)(i + j * m), tc);
 }
 
 /* Counts elements that are not finite: the output was poisoned with NaN. */
@@ -163,9 +178,9 @@ static ph_result run_one(gemm_ctx *ctx, const gemm_shape *sh, const gemm_dtype *
      * C^T (N x M) = B^T A^T, so m = N, n = M and the row-major A is cuBLAS's B. */
     long long m = sh->N, n = sh->M, k = sh->K;
     int ta = sh->layout[0] == 'T', tb = sh->layout[1] == 'T';
-    size_t es = ph_dtype_size(dt->elem);
+    size_t es = ph_dtype_size(dt->elem), esc = ph_dtype_size(dt->out_elem);
     size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
-    size_t bytes = (na + nb + nc) * es;
+    size_t bytes = (na + nb) * es + nc * esc;
 
     /* Rotate among several operand sets when one set would stay in L2. */
     int nbuf = 1;
@@ -183,11 +198,11 @@ static ph_result run_one(gemm_ctx *ctx, const gemm_shape *sh, const gemm_dtype *
     for (int b = 0; b < nbuf; b++) {
         CUDA_CHECK(cudaMalloc(&A[b], na * es));
         CUDA_CHECK(cudaMalloc(&B[b], nb * es));
-        CUDA_CHECK(cudaMalloc(&C[b], nc * es));
+        CUDA_CHECK(cudaMalloc(&C[b], nc * esc));
         PH_CHECK(ph_fill_uniform(A[b], na, dt->elem, seed * 131 + 2 * b, -1.0f, 1.0f, ctx->stream));
         PH_CHECK(
             ph_fill_uniform(B[b], nb, dt->elem, seed * 131 + 2 * b + 1, -1.0f, 1.0f, ctx->stream));
-        CUDA_CHECK(cudaMemsetAsync(C[b], 0, nc * es, ctx->stream));
+        CUDA_CHECK(cudaMemsetAsync(C[b], 0, nc * esc, ctx->stream));
     }
 
     cublasLtMatmulDesc_t op = NULL;
@@ -198,11 +213,16 @@ static ph_result run_one(gemm_ctx *ctx, const gemm_shape *sh, const gemm_dtype *
     CUBLAS_CHECK(cublasLtMatmulDescCreate(&op, dt->compute, CUDA_R_32F));
     CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa));
     CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb));
+    if (dt->fast_accum) {
+        int8_t fast = 1;
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
+                                                    sizeof fast));
+    }
     CUBLAS_CHECK(
         cublasLtMatrixLayoutCreate(&la, dt->cuda_type, ta ? k : m, ta ? m : k, ta ? k : m));
     CUBLAS_CHECK(
         cublasLtMatrixLayoutCreate(&lb, dt->cuda_type, tb ? n : k, tb ? k : n, tb ? n : k));
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lc, dt->cuda_type, m, n, m));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lc, dt->out_cuda_type, m, n, m));
     CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
     CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ctx->ws_bytes, sizeof ctx->ws_bytes));
@@ -222,7 +242,7 @@ static ph_result run_one(gemm_ctx *ctx, const gemm_shape *sh, const gemm_dtype *
     out->nonfinite = -1;
     out->pass = 1;
     if (ctx->check) {
-        CUDA_CHECK(cudaMemsetAsync(C[0], 0xFF, nc * es, ctx->stream)); /* NaN in all 3 types */
+        CUDA_CHECK(cudaMemsetAsync(C[0], 0xFF, nc * esc, ctx->stream)); /* NaN in C's types */
         CUBLAS_CHECK(cublasLtMatmul(ctx->lt, op, &alpha, A[0], la, B[0], lb, &beta, C[0], lc, C[0],
                                     lc, &heur.algo, ctx->workspace, ctx->ws_bytes, ctx->stream));
         long long hsi[GEMM_SAMPLES], hsj[GEMM_SAMPLES];
@@ -249,9 +269,10 @@ static ph_result run_one(gemm_ctx *ctx, const gemm_shape *sh, const gemm_dtype *
         CUDA_CHECK(cudaMemcpyAsync(dsj, hsj, sizeof hsj, cudaMemcpyHostToDevice, ctx->stream));
         CUDA_CHECK(cudaMemsetAsync(dbad, 0, sizeof *dbad, ctx->stream));
         gemm_ref_kernel<<<(GEMM_SAMPLES + 63) / 64, 64, 0, ctx->stream>>>(
-            A[0], B[0], C[0], (int)dt->elem, m, n, k, ta, tb, dsi, dsj, GEMM_SAMPLES, dref, dgot);
+            A[0], B[0], C[0], (int)dt->elem, (int)dt->out_elem, m, n, k, ta, tb, dsi, dsj,
+            GEMM_SAMPLES, dref, dgot);
         CUDA_CHECK_LAUNCH();
-        count_nonfinite_kernel<<<ctx->sms * 8, 256, 0, ctx->stream>>>(C[0], nc, (int)dt->elem,
+        count_nonfinite_kernel<<<ctx->sms * 8, 256, 0, ctx->stream>>>(C[0], nc, (int)dt->out_elem,
                                                                       dbad);
         CUDA_CHECK_LAUNCH();
         double href[GEMM_SAMPLES], hgot[GEMM_SAMPLES];
@@ -329,7 +350,7 @@ ph_result ph_cmd_gemm(int argc, char **argv, int first)
     char layout[3] = "TN", label[40] = "shape", prefix[24] = "";
     long long hidden = 0, ffn = 0, heads = 0, kv_heads = 0, tokens = 0;
     int gated = 0;
-    int use_dt[N_GEMM_DTYPES] = {1, 1, 1};
+    int use_dt[N_GEMM_DTYPES] = {1, 1, 1, 0, 0};
     gemm_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.reps = 50;
@@ -417,7 +438,8 @@ ph_result ph_cmd_gemm(int argc, char **argv, int first)
                 }
                 if (!found) {
                     fprintf(stderr,
-                            "paro-harness gemm: unknown dtype '%s' (known: bf16, fp16, tf32)\n",
+                            "paro-harness gemm: unknown dtype '%s' (known: bf16, fp16, tf32, fp8,"
+                            " fp8fast)\n",
                             tok);
                     return PH_USAGE;
                 }
@@ -529,7 +551,10 @@ ph_result ph_cmd_gemm(int argc, char **argv, int first)
             continue;
         const gemm_dtype *dt = &gemm_dtypes[d];
         for (int s = 0; s < nshapes; s++) {
-            const gemm_shape *sh = &shapes[s];
+            gemm_shape shape = shapes[s];
+            if (dt->tn_only)
+                snprintf(shape.layout, sizeof shape.layout, "TN");
+            const gemm_shape *sh = &shape;
             gemm_out o;
             PH_CHECK(run_one(&ctx, sh, dt, seed++, &o));
             double flops = 2.0 * (double)sh->M * (double)sh->N * (double)sh->K;

@@ -100,7 +100,7 @@ typedef enum {
 
 /* ---- element types shared by the kernels ------------------------------- */
 
-typedef enum { PH_F32 = 0, PH_F16 = 1, PH_BF16 = 2 } ph_dtype;
+typedef enum { PH_F32 = 0, PH_F16 = 1, PH_BF16 = 2, PH_E4M3 = 3 } ph_dtype;
 
 size_t ph_dtype_size(ph_dtype t);
 
