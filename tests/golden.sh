@@ -120,6 +120,11 @@ golden validate-layers-h100.txt validate --layers topologies/dgx-h100x8.yaml \
 # ... and on the held-out layers (shapes the compute model's constants were not fitted on)
 golden validate-layers-h100-heldout.txt validate --layers topologies/dgx-h100x8.yaml \
     validation/data/h100/2026-11-25_layer-heldout.txt
+# ... and on an H200 (same SMs and clocks, 1.43x the HBM bandwidth: its elementwise share)
+golden validate-layers-h200.txt validate --layers topologies/hgx-h200x8.yaml \
+    validation/data/h200/2026-11-26_layer.txt
+golden validate-layers-h200-heldout.txt validate --layers topologies/hgx-h200x8.yaml \
+    validation/data/h200/2026-11-26_layer-heldout.txt
 golden error-bad-layer-log.txt validate --layers topologies/dgx-h100x8.yaml \
     tests/data/calib/bad-layer-short-row.txt
 golden plan-default.txt plan "$scenario" --top 8

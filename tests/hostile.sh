@@ -179,7 +179,7 @@ expect "W10 non-ASCII digits" 1 "22:6: a data row whose first field '١٠٢٤' i
     calibrate $C/bad-log-non-ascii-digits.txt
 expect "W10 a number of 1,000 digits" 1 "is not a number (too long to be a measurement)" \
     calibrate $C/bad-log-long-number.txt
-expect "W10 an unknown GEMM dtype" 1 "17:31: unknown GEMM dtype 'bf17' (known: bf16, fp16, tf32, fp32)" \
+expect "W10 an unknown GEMM dtype" 1 "17:31: unknown GEMM dtype 'bf17' (known: bf16, fp16, tf32, fp32, fp8, fp8fast)" \
     calibrate $C/bad-log-gemm-dtype.txt
 expect "W10 an unknown memory op" 1 "18:18: unknown memory op 'memcopy'" calibrate $C/bad-log-mem-op.txt
 expect "W10 calibrate --dtype banana" 2 "unknown --dtype 'banana' (known: bf16, fp16, tf32)" \

@@ -242,7 +242,7 @@ static gboolean coll_row(Parser *p, int line, GArray *fs, GError **error)
 }
 
 /* What the harness measures: a row naming anything else was silently never used. */
-static const char *const gemm_dtypes[] = {"bf16", "fp16", "tf32", "fp32", NULL};
+static const char *const gemm_dtypes[] = {"bf16", "fp16", "tf32", "fp32", "fp8", "fp8fast", NULL};
 static const char *const mem_ops[] = {"adam", "copy", "memcpy", "h2d", "d2h", NULL};
 
 static gboolean known_word(Parser *p, int line, const Field *f, const char *what,

@@ -118,6 +118,8 @@ static void predict_row(ParoLayerRow *r, const ParoTopology *t)
         .matmul_efficiency = t->gpu.traits.matmul_efficiency,
         .sms = t->gpu.traits.sms,
         .attention_efficiency = t->gpu.traits.attention_efficiency,
+        .elementwise_Bps =
+            paro_compute_elementwise_Bps(t->gpu.hbm_Bps, t->gpu.traits.elementwise_share),
         .hbm_Bps = t->gpu.hbm_Bps,
         .batch = r->batch,
         .seq = r->seq,

@@ -17,8 +17,12 @@ typedef struct {
     gint64 sms;                  /* 0: no wave quantization */
     double attention_efficiency; /* FlashAttention's rate / peak; 0: the GEMM rate */
     double hbm_Bps;              /* for memory-bound work */
-    gint64 batch, seq;           /* micro-batch */
-    double trainable_share;      /* Psi'/Psi */
+    /* elementwise kernels' achieved bandwidth (paro_compute_elementwise_Bps of the
+     * datasheet HBM bandwidth, not a calibration's measured one: the shares were fitted
+     * against the datasheet); 0: hbm_Bps at the H100's share */
+    double elementwise_Bps;
+    gint64 batch, seq;      /* micro-batch */
+    double trainable_share; /* Psi'/Psi */
     ParoRecompute recompute;
     ParoAttention attention;
     gboolean fused_softmax; /* eager attention: Megatron's one softmax kernel, or PyTorch's five */
@@ -42,8 +46,16 @@ typedef struct {
 #define PARO_GEMM_OVERHEAD_S 3e-6
 /* The share of HBM bandwidth the elementwise kernels of a layer reach: measured on an
  * H100 (validation/data/h100/2026-11-25_layer.txt, PyTorch 2.11's unfused kernels):
- * their profiled time against the bytes compute.c counts (docs/compute.md). */
+ * their profiled time against the bytes compute.c counts (docs/compute.md). A GPU whose
+ * share was measured too says so in its traits (topology.c: the H200's is 0.38). */
 #define PARO_ELEMENTWISE_BW_SHARE 0.47
+
+/** paro_compute_elementwise_Bps: the rate of a GPU's elementwise kernels from its datasheet
+ * HBM bandwidth and its measured share of it (0: not measured, the H100's). */
+static inline double paro_compute_elementwise_Bps(double datasheet_hbm_Bps, double share)
+{
+    return datasheet_hbm_Bps * (share > 0 ? share : PARO_ELEMENTWISE_BW_SHARE);
+}
 /* A FlashAttention kernel's fixed cost per query tile (loading the tile, writing its output,
  * the last rescale), in key blocks of 128: a tile that visits n key blocks runs at
  * n / (n + 2.75) of the kernel's rate. Fitted with the H100's rate (0.27 of peak) to the 41

@@ -51,6 +51,8 @@ ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)
         .matmul_efficiency = t->gpu.traits.matmul_efficiency,
         .sms = t->gpu.traits.sms,
         .attention_efficiency = t->gpu.traits.attention_efficiency,
+        .elementwise_Bps =
+            paro_compute_elementwise_Bps(t->gpu.hbm_Bps, t->gpu.traits.elementwise_share),
         .hbm_Bps = c->has_compute ? c->hbm_Bps : t->gpu.hbm_Bps,
         .batch = s->training.micro_batch,
         .seq = s->training.sequence,

@@ -36,8 +36,13 @@ ParoGpuTraits paro_gpu_traits_from_name(const char *name)
      * until FlashAttention-3 (2024, opt-in), measured inside whole layers on our H100
      * (validation/data/h100/2026-11-25_layer.txt): 0.27 of peak with compute.c's per-tile
      * cost and wave fill, fitted to 41 layers; FlashAttention-3 and cuDNN attention users
-     * set gpu.attention_efficiency (about 0.5-0.75). No FlashAttention on V100 (sm70). The
-     * more specific names come first. */
+     * set gpu.attention_efficiency (about 0.5-0.75). No FlashAttention on V100 (sm70).
+     * Elementwise kernels: the share of the datasheet HBM bandwidth they reach inside whole
+     * layers, measured where we have layers (compute.h); the H200, with 1.43x the H100's
+     * bandwidth and the same SMs and clocks, runs them only 1.16x as fast
+     * (validation/data/h200/2026-11-26_layer.txt): 0.38 against the H100's 0.47. The
+     * others are not measured and take the H100's share. The more specific names come
+     * first. */
     static const struct {
         const char *part;
         ParoGpuTraits traits;
@@ -46,7 +51,7 @@ ParoGpuTraits paro_gpu_traits_from_name(const char *name)
         {"H100 PCIe", {114, 0, 0.27}},
         {"H100-PCIE", {114, 0, 0.27}},
         {"H100", {132, 792.1 / 989.0, 0.27}},
-        {"H200", {132, 792.1 / 989.0, 0.27}},
+        {"H200", {132, 792.1 / 989.0, 0.27, 0.38}},
         {"H800", {132, 792.1 / 989.0, 0.27}},
         {"A100", {108, 267.9 / 312.0, 0.60}},
         {"A800", {108, 267.9 / 312.0, 0.60}},

@@ -33,6 +33,7 @@ typedef struct {
     gint64 sms;                  /* streaming multiprocessors: the width of a GEMM wave */
     double matmul_efficiency;    /* best measured dense 16-bit GEMM rate / peak (MAMF) */
     double attention_efficiency; /* FlashAttention's forward+backward rate / peak; 0: none */
+    double elementwise_share;    /* elementwise kernels' rate / hbm_Bps; 0: the H100's */
 } ParoGpuTraits;
 
 /** paro_gpu_traits_from_name: the published figures of a known GPU (A100, H100...). */

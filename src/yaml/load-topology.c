@@ -33,7 +33,11 @@ static const ParoField gpu_fields[] = {
      "best measured GEMM rate / peak (default: from the name; A100 0.859, H100 0.801)"},
     {"attention_efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
      G_STRUCT_OFFSET(ParoTopology, gpu.traits.attention_efficiency), 0, NULL, NULL,
-     "FlashAttention's rate / peak (default: from the name; A100 0.60, H100 0.55)"},
+     "FlashAttention's rate / peak (default: from the name; A100 0.60, H100 0.27)"},
+    {"elementwise_efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
+     G_STRUCT_OFFSET(ParoTopology, gpu.traits.elementwise_share), 0, NULL, NULL,
+     "elementwise kernels' bandwidth / hbm_bandwidth (default: from the name; H100 0.47, "
+     "H200 0.38)"},
 };
 
 static const ParoField fabric_fields[] = {
@@ -181,6 +185,8 @@ ParoTopology *paro_topology_from_node(const ParoNode *root, GError **error)
         traits->matmul_efficiency = named.matmul_efficiency;
     if (traits->attention_efficiency == 0)
         traits->attention_efficiency = named.attention_efficiency;
+    if (traits->elementwise_share == 0)
+        traits->elementwise_share = named.elementwise_share;
     t->source_path = g_strdup(root->source);
     return g_steal_pointer(&t);
 }
