@@ -39,6 +39,9 @@ exit_code() { # description, expected code, then the parosim arguments
 golden run-default.txt run "$scenario"
 golden run-default.json run "$scenario" --format json --strategies zero-2,zero-3,NIG,IIG
 golden run-ho-ring.csv run "$scenario" --format csv --set collectives.algorithm=ho-ring
+# fp8 linears and cuDNN attention under Megatron's 3D layout (decisions 33, 34)
+golden run-llama3-70b-fp8.txt run scenarios/llama3-70b_dgx-h100x8_n64-fp8.yaml \
+    --strategies zero-1,ddp,zero-3
 golden run-calibrated.txt run scenarios/llama-7b_dgx-h100x8_n32-calibrated.yaml \
     --strategies zero-1,zero-2,zero-3,NIG,IIG,mics
 golden strategies-default.txt strategies "$scenario"
@@ -125,6 +128,11 @@ golden validate-layers-h200.txt validate --layers topologies/hgx-h200x8.yaml \
     validation/data/h200/2026-11-26_layer.txt
 golden validate-layers-h200-heldout.txt validate --layers topologies/hgx-h200x8.yaml \
     validation/data/h200/2026-11-26_layer-heldout.txt
+# ... and cuDNN's fused attention in the same H100 layers (the set and the held-out set)
+golden validate-layers-h100-cudnn.txt validate --layers topologies/dgx-h100x8.yaml \
+    validation/data/h100/2026-11-26_layer-cudnn.txt
+golden validate-layers-h100-cudnn-heldout.txt validate --layers topologies/dgx-h100x8.yaml \
+    validation/data/h100/2026-11-26_layer-cudnn-heldout.txt
 golden error-bad-layer-log.txt validate --layers topologies/dgx-h100x8.yaml \
     tests/data/calib/bad-layer-short-row.txt
 golden plan-default.txt plan "$scenario" --top 8

@@ -94,6 +94,28 @@ START_TEST(model_hf_gpt2_opt_exact)
 }
 END_TEST
 
+START_TEST(model_grouped_query_activations)
+{
+    /* System: Llama-2-70B (h 8192, 64 heads and 8 key/value heads of 128, SwiGLU f 28672),
+     * one 4096-token sequence, FlashAttention, no dropout, no recomputation.
+     * Expectation, by hand: Korthikanti's attention count keeps the input (2 h), Q and K
+     * (2 q + 2 kv), V (2 kv) and the output product's input (2 q), where q = 8192 and
+     * kv = 1024 (8 heads of 128): 86,016 bytes a token with the norms' 4 h; the MLP its input
+     * and four inner tensors, 2 h + 8 f = 245,760: 331,776 bytes a token, 1,358,954,496 a
+     * layer. Counted as multi-head attention (K and V h wide) it would be 360,448. With fp8
+     * linears the four products' saved inputs (QKV, output, MLP: h each; inner: f; 3 h + f =
+     * 53,248 bytes a token) are a byte an element instead of two. */
+    g_autoptr(ParoModel) m = load_model("models/llama2-70b.yaml");
+    ck_assert_double_eq(
+        paro_model_activation_bytes(m, 1, 4096, PARO_RECOMPUTE_NONE, PARO_ATTENTION_FLASH, TRUE),
+        1358954496.0);
+    ck_assert_double_eq(paro_model_fp8_activation_saving(m, 1, 4096, PARO_RECOMPUTE_NONE, 1, FALSE),
+                        4096.0 * 53248.0);
+    ck_assert_double_eq(paro_model_fp8_activation_saving(m, 1, 4096, PARO_RECOMPUTE_FULL, 1, FALSE),
+                        0);
+}
+END_TEST
+
 START_TEST(model_mixture_of_experts)
 {
     /* System: Mixtral 8x7B's config.json (h 4096, 32 layers, 32 heads of 128, 8 kv heads,
@@ -105,7 +127,8 @@ START_TEST(model_mixture_of_experts)
      * Mistral AI states. A forward of one 512-token sequence multiplies by the active
      * weights: 2*512*(32*394,297,344 + 32000*4096) + 32*4*512^2*32*128
      * = 13,191,992,049,664 FLOPs. Activations kept (FlashAttention, no dropout,
-     * model.c's count): s b (14 h + 4 k h + 8 k f + 4 E) = 512 * 319,520 = 163,594,240
+     * model.c's count): s b (6 h + 4 q + 4 kv + 4 k h + 8 k f + 4 E), q = 4096 and
+     * kv = 8 x 128 = 1024 (K and V of its 8 key/value heads), = 512 * 307,232 = 157,302,784
      * bytes a layer. */
     g_autoptr(ParoModel) m = load_model("models/hf/mixtral-8x7b-config.json");
     ck_assert_int_eq(m->experts, 8);
@@ -115,7 +138,7 @@ START_TEST(model_mixture_of_experts)
     ck_assert_double_eq(paro_model_forward_flops(m, 1, 512), 13191992049664.0);
     ck_assert_double_eq(
         paro_model_activation_bytes(m, 1, 512, PARO_RECOMPUTE_NONE, PARO_ATTENTION_FLASH, TRUE),
-        163594240.0);
+        157302784.0);
     /* LoRA on the MLP's projections adapts every expert: 8 times a dense layer's. */
     ck_assert_double_eq(paro_model_lora_params(m, 8, PARO_LORA_UP),
                         32.0 * 8.0 * 8.0 * (4096.0 + 14336.0));
@@ -364,6 +387,113 @@ static ParoComputeSetup h100_like(double hbm_Bps, gint64 batch, gint64 seq)
                               .tp = 1};
 }
 
+START_TEST(gemm_model_fp8_against_measured_h100)
+{
+    /* System: the GEMM model for fp8 operands with the H100's traits (989 TFLOP/s 16-bit
+     * peak, fp8 at 0.70 of twice that, 132 SMs, 3.35 TB/s).
+     * Expectation: the fp8 GEMMs we measured on an H100 (validation/data/h100, 2026-11-26:
+     * E4M3 into bf16, TN, split accumulator). The efficiency was fitted on the LLaMA-7B
+     * layer's 12 products (median 2.3% when fitted); held out, one TP-4 rank of
+     * Llama-3-70B at 8192 tokens and the squares 2048^3..8192^3: within a median 10% and at
+     * worst 35% (7.4% and 29.0% when written; the worst is the 2048^3 square, a single
+     * wave). */
+    ParoGpuTraits h100 = paro_gpu_traits_from_name("H100-SXM5-80GB");
+    ParoComputeSetup c = {.peak_flops = 989e12,
+                          .matmul_efficiency = h100.matmul_efficiency,
+                          .fp8_matmul_efficiency = h100.fp8_matmul_efficiency,
+                          .sms = h100.sms,
+                          .hbm_Bps = 3.35e12};
+    ck_assert_double_eq(h100.fp8_matmul_efficiency, 0.70);
+    static const char *const logs[] = {"gemm-fp8-llama70b-tp4", "gemm-fp8-square"};
+    g_autoptr(GArray) errors = g_array_new(FALSE, FALSE, sizeof(double));
+    for (guint f = 0; f < G_N_ELEMENTS(logs); f++) {
+        g_autofree char *name = g_strdup_printf("validation/data/h100/2026-11-26_%s.txt", logs[f]);
+        g_autofree char *path = paro_test_path(name);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(ParoCalibLog) log = paro_calib_log_load(path, &error);
+        ck_assert_msg(log != NULL, "%s", error ? error->message : "");
+        for (guint i = 0; i < log->gemm->len; i++) {
+            const ParoGemmRow *r = &g_array_index(log->gemm, ParoGemmRow, i);
+            if (strcmp(r->dtype, "fp8") != 0 || r->m < 2048)
+                continue;
+            double got = paro_compute_fp8_gemm_s(&c, (double)r->m, (double)r->n, (double)r->k);
+            double e = fabs(got / (r->time_us * 1e-6) - 1.0);
+            g_array_append_val(errors, e);
+        }
+    }
+    ck_assert_uint_eq(errors->len, 15);
+    g_array_sort(errors, compare_doubles);
+    double median = g_array_index(errors, double, errors->len / 2);
+    double worst = g_array_index(errors, double, errors->len - 1);
+    ck_assert_msg(median <= 0.10 && worst <= 0.35, "median %.3f worst %.3f over %u GEMMs", median,
+                  worst, errors->len);
+}
+END_TEST
+
+START_TEST(compute_fp8_linears_by_hand)
+{
+    /* System: a GPT layer of h = 2048 (f = 8192, 16 heads of 128), b = 1, s = 2048, one TP
+     * rank, at a flat 16-bit GEMM rate R = 400 TFLOP/s (FLOPs / R a product), an H100-like
+     * GPU's fp8 efficiency 0.70 against its 16-bit 0.80; then fp8 on.
+     * Expectation, derived by hand:
+     *   products: each linear's three products run at 2 x (0.70 / 0.80) x R = 1.75 R, so the
+     *   layer's GEMM time is the 16-bit one / 1.75 (the middle layer has no head);
+     *   casts: forward each product's input (h, q, h, f) and backward each output gradient
+     *   (q + 2 kv, h, f, h) is written as fp8 and as its transpose, 2 bytes an element:
+     *   2 (2048 + 2048 + 2048 + 8192) + 2 (6144 + 2048 + 8192 + 2048) = 65,536 bytes a
+     *   token, T = 2048 tokens more at the elementwise rate (0.47 x 3.35 TB/s);
+     *   attention is untouched. */
+    ParoComputeSetup c = h100_like(3.35e12, 1, 2048);
+    c.flat_flops = 400e12;
+    c.fp8_matmul_efficiency = 0.70;
+    ParoModel gpt = gpt_layers(2048);
+    g_autoptr(GArray) bf16 = paro_compute_layers(&gpt, &c);
+    c.fp8 = TRUE;
+    g_autoptr(GArray) fp8 = paro_compute_layers(&gpt, &c);
+    const ParoLayerCost *a = &g_array_index(bf16, ParoLayerCost, 1);
+    const ParoLayerCost *b = &g_array_index(fp8, ParoLayerCost, 1);
+    double casts = 2048.0 * 65536.0 / (3.35e12 * PARO_ELEMENTWISE_BW_SHARE);
+    /* Tolerance: 1e-12 relative, sums and ratios of a few doubles. */
+    ck_assert_double_eq_tol(b->gemm_s, a->gemm_s / 1.75, a->gemm_s * 1e-12);
+    ck_assert_double_eq_tol(b->memory_s - a->memory_s, casts, casts * 1e-9);
+    ck_assert_double_eq(b->attention_s, a->attention_s);
+    /* The shape-aware model: fp8 products are faster, and never more than 2x */
+    c.flat_flops = 0;
+    c.fp8 = FALSE;
+    g_autoptr(GArray) shaped16 = paro_compute_layers(&gpt, &c);
+    c.fp8 = TRUE;
+    g_autoptr(GArray) shaped8 = paro_compute_layers(&gpt, &c);
+    double g16 = g_array_index(shaped16, ParoLayerCost, 1).gemm_s;
+    double g8 = g_array_index(shaped8, ParoLayerCost, 1).gemm_s;
+    ck_assert_msg(g8 < g16 && g8 > g16 / 2.0, "fp8 %.3g s against 16-bit %.3g s", g8, g16);
+}
+END_TEST
+
+START_TEST(compute_cudnn_attention_rate)
+{
+    /* System: LLaMA-7B's attention shape on an H100-like GPU, b 1, s 4096, FlashAttention-2
+     * at 0.27 of peak and cuDNN's fused attention at 0.55 (validation/data/h100,
+     * 2026-11-26_layer-cudnn.txt).
+     * Expectation, derived by hand: the two share the kernel shape model (tiles, waves, per
+     * tile cost), so the attention core's time scales by 0.27 / 0.55; without a cuDNN rate
+     * the GPU's FlashAttention rate is used; the rest of the layer is the same. */
+    ParoComputeSetup c = h100_like(3.35e12, 1, 4096);
+    ParoModel gpt = gpt_layers(4096);
+    g_autoptr(GArray) flash = paro_compute_layers(&gpt, &c);
+    c.attention = PARO_ATTENTION_CUDNN;
+    g_autoptr(GArray) unknown = paro_compute_layers(&gpt, &c);
+    c.cudnn_attention_efficiency = 0.55;
+    g_autoptr(GArray) cudnn = paro_compute_layers(&gpt, &c);
+    double fa = g_array_index(flash, ParoLayerCost, 1).attention_s;
+    /* Tolerance: 1e-12 relative, one ratio. */
+    ck_assert_double_eq_tol(g_array_index(cudnn, ParoLayerCost, 1).attention_s, fa * 0.27 / 0.55,
+                            fa * 1e-12);
+    ck_assert_double_eq(g_array_index(unknown, ParoLayerCost, 1).attention_s, fa);
+    ck_assert_double_eq(g_array_index(cudnn, ParoLayerCost, 1).gemm_s,
+                        g_array_index(flash, ParoLayerCost, 1).gemm_s);
+}
+END_TEST
+
 START_TEST(compute_mixture_of_experts_products)
 {
     /* System: Mixtral 8x7B's middle layer, b 1, s 4096, at a flat GEMM rate R (so a
@@ -548,8 +678,12 @@ static Suite *model_suite(void)
     tcase_add_test(tc, compute_eager_attention_kernels);
     tcase_add_test(tc, model_hf_matches_yaml);
     tcase_add_test(tc, model_hf_gpt2_opt_exact);
+    tcase_add_test(tc, model_grouped_query_activations);
     tcase_add_test(tc, model_mixture_of_experts);
     tcase_add_test(tc, compute_mixture_of_experts_products);
+    tcase_add_test(tc, gemm_model_fp8_against_measured_h100);
+    tcase_add_test(tc, compute_fp8_linears_by_hand);
+    tcase_add_test(tc, compute_cudnn_attention_rate);
     tcase_add_test(tc, model_count_only);
     tcase_add_test(tc, model_huge_heads_do_not_overflow);
     suite_add_tcase(s, tc);

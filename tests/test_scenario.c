@@ -141,6 +141,45 @@ START_TEST(scenario_set_swaps_model_file)
 }
 END_TEST
 
+/* The guideline's figures for @strategy in the default scenario on DGX H100 nodes, fp8 on
+ * or off. */
+static ParoStrategyResult h100_result(gboolean fp8, const char *strategy)
+{
+    g_autofree char *topology = paro_test_path("topologies/dgx-h100x8.yaml");
+    g_autofree char *swap = g_strdup_printf("topology=%s", topology);
+    const char *sets[] = {swap, fp8 ? "training.fp8=true" : "training.fp8=false", NULL};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoScenario) s = load(sets, &error);
+    ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+    g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(d);
+    return *paro_guideline_find(g, paro_strategy_lookup(strategy));
+}
+
+START_TEST(scenario_fp8_weight_copies)
+{
+    /* System: the default scenario (LLaMA-7B on 32 GPUs) on DGX H100 nodes, fp8 off and on.
+     * Expectation, derived by hand: Transformer Engine keeps each linear weight's fp8 copy
+     * and its transpose, 2 bytes a weight, across the micro-batches. DDP (NNN), which holds
+     * whole parameters, adds them for all 32 layers of 202,383,360 weights (4 h^2 + 3 h f +
+     * 2 h, h = 4096, f = 11008; the norms' few are counted too): 12,952,535,040 bytes of
+     * workspace. ZeRO-3 (GGG) casts each gathered layer instead: its two gathered layers
+     * take 2 + 2 bytes a weight, 809,533,440 bytes more, and no resident copies. Model
+     * states do not change. Activations: each layer keeps its four products' inputs for
+     * the weight gradients as fp8, a byte less an element: the QKV, attention-output and
+     * MLP inputs (h each) and the MLP's inner input (f), (3 x 4096 + 11008) bytes a token,
+     * x 4 x 512 tokens x 32 layers = 1,526,726,656 bytes less (no recomputation). */
+    ParoStrategyResult ddp16 = h100_result(FALSE, "ddp"), ddp8 = h100_result(TRUE, "ddp");
+    ParoStrategyResult z3_16 = h100_result(FALSE, "zero-3"), z3_8 = h100_result(TRUE, "zero-3");
+    ck_assert_double_eq_tol(ddp8.mem_workspace - ddp16.mem_workspace, 12952535040.0, 1);
+    ck_assert_double_eq(ddp8.mem_buffers, ddp16.mem_buffers);
+    ck_assert_double_eq(z3_8.mem_workspace, z3_16.mem_workspace);
+    ck_assert_double_eq_tol(z3_8.mem_buffers - z3_16.mem_buffers, 809533440.0, 1);
+    ck_assert_double_eq(z3_8.mem_model_states, z3_16.mem_model_states);
+    ck_assert_double_eq_tol(z3_16.mem_activations - z3_8.mem_activations, 1526726656.0, 1);
+}
+END_TEST
+
 typedef struct {
     const char *set;
     int code;
@@ -297,6 +336,7 @@ static Suite *scenario_suite(void)
     tcase_add_test(tc, scenario_set_swaps_model_file);
     tcase_add_loop_test(tc, scenario_set_errors_are_located, 0, G_N_ELEMENTS(bad_sets));
     tcase_add_test(tc, scenario_guideline_invariants);
+    tcase_add_test(tc, scenario_fp8_weight_copies);
     tcase_add_test(tc, scenario_paro_ranking_partial_training);
     tcase_add_test(tc, scenario_calibration_replaces_peak_times_efficiency);
     suite_add_tcase(s, tc);

@@ -82,8 +82,10 @@ GArray *paro_layer_log_load(const char *path, GError **error)
 static void predict_row(ParoLayerRow *r, const ParoTopology *t)
 {
     r->p_fwd_us = r->p_fwdbwd_us = r->p_gemm_us = r->p_attention_us = r->p_other_us = NAN;
+    /* layer.py's SDPA backends that parosim models (`efficient`, xFormers' kernel, is not) */
     ParoAttention attention = strcmp(r->attention, "flash") == 0   ? PARO_ATTENTION_FLASH
                               : strcmp(r->attention, "eager") == 0 ? PARO_ATTENTION_EAGER
+                              : strcmp(r->attention, "cudnn") == 0 ? PARO_ATTENTION_CUDNN
                                                                    : (ParoAttention)-1;
     /* parosim times kernels; a layer whose kernels leave the GPU idle a fifth of its time
      * waits on the host (PyTorch's per-operator cost, small layers): its totals are not a
@@ -91,7 +93,7 @@ static void predict_row(ParoLayerRow *r, const ParoTopology *t)
     r->host_bound = r->gemm_us + r->attention_us + r->other_us < 0.8 * r->fwdbwd_us;
     r->unmodelled = (int)attention < 0 ? "attention kernel not modelled"
                     : r->dropout > 0 && attention != PARO_ATTENTION_EAGER
-                        ? "FlashAttention's dropout not modelled"
+                        ? "fused attention's dropout not modelled"
                     : t->gpu.traits.matmul_efficiency <= 0 ? "GPU's GEMM rate unknown"
                                                            : NULL;
     if ((int)attention < 0 || t->gpu.traits.matmul_efficiency <= 0)
@@ -118,6 +120,8 @@ static void predict_row(ParoLayerRow *r, const ParoTopology *t)
         .matmul_efficiency = t->gpu.traits.matmul_efficiency,
         .sms = t->gpu.traits.sms,
         .attention_efficiency = t->gpu.traits.attention_efficiency,
+        .cudnn_attention_efficiency = t->gpu.traits.cudnn_attention_efficiency,
+        .fp8_matmul_efficiency = t->gpu.traits.fp8_matmul_efficiency,
         .elementwise_Bps =
             paro_compute_elementwise_Bps(t->gpu.hbm_Bps, t->gpu.traits.elementwise_share),
         .hbm_Bps = t->gpu.hbm_Bps,

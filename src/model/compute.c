@@ -30,9 +30,21 @@ double paro_compute_matmul_rate(const ParoComputeSetup *c)
     return c->flat_flops > 0 ? c->flat_flops : c->peak_flops * c->matmul_efficiency;
 }
 
-double paro_compute_bmm_s(const ParoComputeSetup *c, double count, double m, double n, double k)
+double paro_compute_fp8_rate(const ParoComputeSetup *c)
 {
-    double flops = 2.0 * count * m * n * k, rate = paro_compute_matmul_rate(c);
+    double share = c->fp8_matmul_efficiency > 0 && c->matmul_efficiency > 0
+                       ? c->fp8_matmul_efficiency / c->matmul_efficiency
+                       : PARO_FP8_SHARE_OF_16BIT;
+    return 2.0 * share * paro_compute_matmul_rate(c);
+}
+
+/* @count products (m, n, k) at @rate whose operands take @operand_bytes an element (the
+ * output: 2): waves of tiles over the SMs, or the bytes at HBM bandwidth if more, plus
+ * the kernel's fixed cost; a flat rate is FLOPs alone. */
+static double gemm_time(const ParoComputeSetup *c, double count, double m, double n, double k,
+                        double rate, double operand_bytes)
+{
+    double flops = 2.0 * count * m * n * k;
     if (c->flat_flops > 0)
         return flops / rate;
     double work = flops / rate;
@@ -41,8 +53,18 @@ double paro_compute_bmm_s(const ParoComputeSetup *c, double count, double m, dou
         double waves = ceil(tiles / (double)c->sms);
         work = waves * 2.0 * PARO_GEMM_TILE * PARO_GEMM_TILE * k / (rate / (double)c->sms);
     }
-    double bytes = 2.0 * count * (m * k + k * n + m * n);
+    double bytes = count * (operand_bytes * (m * k + k * n) + 2.0 * m * n);
     return MAX(work, bytes / c->hbm_Bps) + PARO_GEMM_OVERHEAD_S;
+}
+
+double paro_compute_bmm_s(const ParoComputeSetup *c, double count, double m, double n, double k)
+{
+    return gemm_time(c, count, m, n, k, paro_compute_matmul_rate(c), 2.0);
+}
+
+double paro_compute_fp8_gemm_s(const ParoComputeSetup *c, double m, double n, double k)
+{
+    return gemm_time(c, 1.0, m, n, k, paro_compute_fp8_rate(c), 1.0);
 }
 
 double paro_compute_gemm_s(const ParoComputeSetup *c, double m, double n, double k)
@@ -88,9 +110,17 @@ static void elementwise_bytes(const ParoModel *m, const ParoComputeSetup *c, dou
         routes_f = 14.0 * k * h + 16.0 * (double)m->experts;
         routes_b = 18.0 * k * h + 16.0 * (double)m->experts;
     }
-    *forward = 20.0 * whole + 4.0 * q + k * (gated ? 10.0 : 4.0) * f + dropout + routes_f;
+    /* fp8 linears (Transformer Engine): each product's input cast forward and its output
+     * gradient cast backward, PARO_FP8_CAST_BYTES an element; the MLP's on every route */
+    double cast_f = 0, cast_b = 0;
+    if (c->fp8) {
+        double up = (gated ? 2.0 : 1.0) * f;
+        cast_f = PARO_FP8_CAST_BYTES * (h + q + k * (h + f));
+        cast_b = PARO_FP8_CAST_BYTES * ((q + 2.0 * kv) + h + k * (up + h));
+    }
+    *forward = 20.0 * whole + 4.0 * q + k * (gated ? 10.0 : 4.0) * f + dropout + routes_f + cast_f;
     *backward = 32.0 * whole + 4.0 * q + 4.0 * (q + 2.0 * kv) + bias +
-                k * (gated ? 26.0 : 6.0) * f + dropout + routes_b;
+                k * (gated ? 26.0 : 6.0) * f + dropout + routes_b + cast_b;
 }
 
 /* Eager attention's kernels over the s x s scores, bytes moved per score (16-bit scores,
@@ -120,13 +150,16 @@ static void score_bytes(const ParoModel *m, const ParoComputeSetup *c, double *f
  * activations. */
 #define PARO_LOSS_BYTES_PER_LOGIT 28.0
 
-/* Forward and backward time of one product of the forward shape (m, n, k). */
-static void product(const ParoComputeSetup *c, double m, double n, double k, double *forward,
-                    double *backward)
+/* Forward and backward time of one product of the forward shape (m, n, k), in fp8 when
+ * @fp8 (all three: Transformer Engine casts the output gradient and keeps transposed fp8
+ * copies, so input and weight gradients run in fp8 too). */
+static void product(const ParoComputeSetup *c, gboolean fp8, double m, double n, double k,
+                    double *forward, double *backward)
 {
-    *forward += paro_compute_gemm_s(c, m, n, k);
-    *backward +=
-        paro_compute_gemm_s(c, m, k, n) + c->trainable_share * paro_compute_gemm_s(c, k, n, m);
+    double (*gemm)(const ParoComputeSetup *, double, double, double) =
+        fp8 ? paro_compute_fp8_gemm_s : paro_compute_gemm_s;
+    *forward += gemm(c, m, n, k);
+    *backward += gemm(c, m, k, n) + c->trainable_share * gemm(c, k, n, m);
 }
 
 /* The attention core (QK^T and AV) of one layer on one TP rank: forward and backward. */
@@ -150,9 +183,13 @@ static void attention_core(const ParoModel *m, const ParoComputeSetup *c, double
     double flops = 4.0 * (double)c->batch * s * s * heads * d;
     double rate = paro_compute_matmul_rate(c);
     if (fused && c->flat_flops == 0 && c->attention_efficiency > 0) {
-        /* FlashAttention-2 is "around 2x" FlashAttention-1 (Dao 2023, abstract). */
-        rate = c->peak_flops * c->attention_efficiency *
-               (c->attention == PARO_ATTENTION_FLASH1 ? 0.5 : 1.0);
+        /* FlashAttention-2 is "around 2x" FlashAttention-1 (Dao 2023, abstract); cuDNN's
+         * kernel has its own measured rate, where known. */
+        double efficiency =
+            c->attention == PARO_ATTENTION_CUDNN && c->cudnn_attention_efficiency > 0
+                ? c->cudnn_attention_efficiency
+                : c->attention_efficiency;
+        rate = c->peak_flops * efficiency * (c->attention == PARO_ATTENTION_FLASH1 ? 0.5 : 1.0);
         /* A causal FlashAttention kernel skips the tiles above the diagonal: half the
          * products (FlashAttention-2's benchmarks count causal FLOPs so, and its rates are
          * quoted on that count). The eager path computes the whole s x s score matrix and
@@ -209,24 +246,25 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
                 params += (m->norm == PARO_NORM_LAYERNORM ? 2.0 : 1.0) * h +
                           (m->tied_embeddings ? 0 : v * h);
             lc->weight_share = params / total;
-            product(c, T, (q + 2.0 * kv) / t, h, &forward, &backward);
-            product(c, T, h, q / t, &forward, &backward);
+            gboolean fp8 = c->fp8; /* the layer's linears; the router and the head stay 16-bit */
+            product(c, fp8, T, (q + 2.0 * kv) / t, h, &forward, &backward);
+            product(c, fp8, T, h, q / t, &forward, &backward);
             if (m->experts > 0) {
                 /* the router, then each expert over its share of the tokens' k routes,
                  * taken as even (HF Mixtral's loop: one product per expert) */
                 double e = (double)m->experts, routed = T * paro_model_routes(m) / e;
-                product(c, T, e, h, &forward, &backward);
+                product(c, FALSE, T, e, h, &forward, &backward);
                 double expert_f = 0, expert_b = 0;
-                product(c, routed, up / t, h, &expert_f, &expert_b);
-                product(c, routed, h, f / t, &expert_f, &expert_b);
+                product(c, fp8, routed, up / t, h, &expert_f, &expert_b);
+                product(c, fp8, routed, h, f / t, &expert_f, &expert_b);
                 forward += e * expert_f;
                 backward += e * expert_b;
             } else {
-                product(c, T, up / t, h, &forward, &backward);
-                product(c, T, h, f / t, &forward, &backward);
+                product(c, fp8, T, up / t, h, &forward, &backward);
+                product(c, fp8, T, h, f / t, &forward, &backward);
             }
             if (l == L - 1) {
-                product(c, T, v / t, h, &head_f, &head_b);
+                product(c, FALSE, T, v / t, h, &head_f, &head_b);
                 loss = T * v / t * PARO_LOSS_BYTES_PER_LOGIT / c->hbm_Bps;
                 head_f += loss / 2.0;
                 head_b += loss / 2.0;

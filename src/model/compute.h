@@ -12,11 +12,15 @@ typedef struct {
     /* GEMMs: either one flat rate (a scenario's `efficiency`, or a calibration file's
      * measured rate) or, when flat_flops is 0, the shape-aware roofline below. */
     double flat_flops;
-    double peak_flops;           /* dense 16-bit tensor rate */
-    double matmul_efficiency;    /* the GPU's best GEMM rate / peak */
-    gint64 sms;                  /* 0: no wave quantization */
-    double attention_efficiency; /* FlashAttention's rate / peak; 0: the GEMM rate */
-    double hbm_Bps;              /* for memory-bound work */
+    double peak_flops;                 /* dense 16-bit tensor rate */
+    double matmul_efficiency;          /* the GPU's best GEMM rate / peak */
+    gint64 sms;                        /* 0: no wave quantization */
+    double attention_efficiency;       /* FlashAttention's rate / peak; 0: the GEMM rate */
+    double cudnn_attention_efficiency; /* cuDNN's fused attention; 0: attention_efficiency's */
+    gboolean fp8;                      /* the linear layers' products in fp8 (docs/compute.md) */
+    double fp8_matmul_efficiency;      /* best fp8 GEMM rate / fp8 peak (2 x peak_flops); 0: the
+                                        * 16-bit efficiency x PARO_FP8_SHARE_OF_16BIT */
+    double hbm_Bps;                    /* for memory-bound work */
     /* elementwise kernels' achieved bandwidth (paro_compute_elementwise_Bps of the
      * datasheet HBM bandwidth, not a calibration's measured one: the shares were fitted
      * against the datasheet); 0: hbm_Bps at the H100's share */
@@ -62,6 +66,20 @@ static inline double paro_compute_elementwise_Bps(double datasheet_hbm_Bps, doub
  * FlashAttention-2 layers of validation/data/h100/2026-11-25_layer.txt
  * (validation/harness/fit_attention.py); docs/compute.md. */
 #define PARO_ATTENTION_TILE_OVERHEAD 2.75
+/* An fp8 product's best rate against the fp8 peak (twice the 16-bit peak), as a share of the
+ * 16-bit products' best against theirs: 0.703 / 0.801 on our H100 (0.710 / 0.787 on the
+ * H200), the rates of validation/data/h100/2026-11-26_gemm-fp8-llama7b.txt fitted with this
+ * GEMM model (docs/compute.md). For a GPU whose fp8 rate nothing measured. */
+#define PARO_FP8_SHARE_OF_16BIT (0.703 / 0.801)
+/* Bytes per element that Transformer Engine's fp8 casts add around a linear layer: the
+ * input written as fp8 and as its transpose for the weight gradient (1 + 1) forward, the
+ * output gradient the same way backward. TE fuses the cast into the kernel that produces
+ * the tensor (LayerNorm, bias-GeLU, the bias gradient: layernorm_fwd_fp8,
+ * cast_transpose_dbias), which reads it anyway; a separate cast kernel would read the 16-bit
+ * tensor too (4 bytes), which predicted the corpus's MPT fp8 rows 4-11% slow at 512-2048
+ * tokens where this count gives -3% to +4% (docs/decisions.md, 33). Current scaling's extra
+ * amax pass is not counted. */
+#define PARO_FP8_CAST_BYTES 2.0
 /* The output tile of the GEMM model: 128 x 128 (cuBLAS's common Hopper and Ampere tiles
  * are 128 x 128 and 256 x 128; NVIDIA, "Matrix Multiplication Background", section 2.3). */
 #define PARO_GEMM_TILE 128.0
@@ -82,6 +100,14 @@ double paro_compute_gemm_s(const ParoComputeSetup *setup, double m, double n, do
  * bytes, with one fixed cost. */
 double paro_compute_bmm_s(const ParoComputeSetup *setup, double count, double m, double n,
                           double k);
+
+/** paro_compute_fp8_rate: the rate of a large fp8 GEMM: twice the 16-bit one, times the
+ * GPU's fp8 efficiency against its 16-bit one (else PARO_FP8_SHARE_OF_16BIT). */
+double paro_compute_fp8_rate(const ParoComputeSetup *setup);
+
+/** paro_compute_fp8_gemm_s: paro_compute_gemm_s for fp8 operands (one byte each, a 16-bit
+ * output) at paro_compute_fp8_rate. */
+double paro_compute_fp8_gemm_s(const ParoComputeSetup *setup, double m, double n, double k);
 
 /**
  * paro_compute_layers:

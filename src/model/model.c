@@ -33,6 +33,10 @@
  *   and are recomputed in the backward; only the softmax statistics, 4*a*s*b bytes in fp32,
  *   are kept, under 0.1% at h >= 2048 and left out); full recomputation keeps only the
  *   layer input, 2*s*b*h.
+ * Their attention keeps its input (2), Q and K (4) and V (2) and the output product's
+ * input (2): with grouped-query attention K and V are kv = kv_heads*head_dim wide and Q and
+ * the output q = heads*head_dim, so the attention's 10*s*b*h is 2*h + 4*q + 4*kv
+ * (Llama-2/3-70B: 8 key/value heads of 64, K and V an eighth of Korthikanti's count).
  * Their count is Megatron's with dropout. What dropout and the softmax's kernels keep
  * (decision 29 of docs/decisions.md; autograd keeps what each backward reads):
  *   hidden dropout: the two one-byte masks, 2*s*b*h, only when hidden_dropout > 0;
@@ -49,7 +53,7 @@
 #include "model/model.h"
 
 const char *const paro_recompute_names[] = {"none", "selective", "full", NULL};
-const char *const paro_attention_names[] = {"flash", "eager", "flash1", NULL};
+const char *const paro_attention_names[] = {"flash", "eager", "flash1", "cudnn", NULL};
 
 void paro_model_free(ParoModel *model)
 {
@@ -243,7 +247,8 @@ double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
         return 2.0 * s * b * h;
     double mlp_factor = m->mlp == PARO_MLP_GATED ? 8.0 : 4.0;
     double masks = m->hidden_dropout > 0 ? 2.0 * s * b * h : 0;
-    /* attention 10, norms 4 (s*b*h each), then the MLP: its input (2 s*b*h) and inner
+    /* attention 2 h + 4 q + 4 kv (10 h without grouped queries), norms 4 h (s*b each),
+     * then the MLP: its input (2 s*b*h) and inner
      * tensors; a mixture of experts (the header) keeps each expert's copy of its tokens'
      * input and its output for the routing weight's product, k times 2 + 2, the inner
      * tensors k times, and the router's fp32 probabilities, 4 bytes per token and expert */
@@ -251,11 +256,25 @@ double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
     double mlp = m->experts > 0 ? 4.0 * k * s * b * h + k * mlp_factor * s * b * f +
                                       4.0 * s * b * (double)m->experts
                                 : 2.0 * s * b * h + mlp_factor * s * b * f;
-    double linear = 14.0 * s * b * h + masks + mlp;
+    double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
+    double linear = (6.0 * h + 4.0 * q + 4.0 * kv) * s * b + masks + mlp;
     double quadratic = recompute == PARO_RECOMPUTE_SELECTIVE || attention != PARO_ATTENTION_EAGER
                            ? 0
                            : kept_per_score(m, fused_softmax) * a * s * s * b;
     return linear + quadratic;
+}
+
+double paro_model_fp8_activation_saving(const ParoModel *m, gint64 batch, gint64 seq,
+                                        ParoRecompute recompute, gint64 tp,
+                                        gboolean sequence_parallel)
+{
+    if (!m->has_shape || recompute == PARO_RECOMPUTE_FULL)
+        return 0;
+    double sb = (double)seq * (double)batch, h = (double)m->hidden, t = (double)tp;
+    double k = paro_model_routes(m), inputs = m->experts > 0 ? k : 1.0;
+    double q = (double)(m->heads * m->head_dim);
+    double replicated = sb * (h + inputs * h), split = sb * (q + k * (double)m->ffn);
+    return sequence_parallel ? (replicated + split) / t : replicated + split / t;
 }
 
 double paro_model_activation_bytes_tp(const ParoModel *m, gint64 batch, gint64 seq,

@@ -16,8 +16,15 @@ typedef enum { PARO_RECOMPUTE_NONE, PARO_RECOMPUTE_SELECTIVE, PARO_RECOMPUTE_FUL
  * (scores, softmax and dropout as separate kernels, their outputs kept for the backward).
  * FLASH is FlashAttention-2's generation of kernels (the GPU's attention_efficiency);
  * FLASH1 the first generation (FlashAttention-1, the Triton kernels of 2022-23), fused the
- * same way at half that rate (docs/compute.md). */
-typedef enum { PARO_ATTENTION_FLASH, PARO_ATTENTION_EAGER, PARO_ATTENTION_FLASH1 } ParoAttention;
+ * same way at half that rate; CUDNN cuDNN's fused attention (Transformer Engine's choice on
+ * Hopper, PyTorch's CUDNN_ATTENTION), fused the same way at the GPU's
+ * cudnn_attention_efficiency (docs/compute.md). */
+typedef enum {
+    PARO_ATTENTION_FLASH,
+    PARO_ATTENTION_EAGER,
+    PARO_ATTENTION_FLASH1,
+    PARO_ATTENTION_CUDNN
+} ParoAttention;
 
 /* LoRA target modules; a bit each in ParoTrainable.lora_targets. */
 typedef enum {
@@ -136,6 +143,16 @@ double paro_model_forward_flops(const ParoModel *model, gint64 batch, gint64 seq
 double paro_model_activation_bytes(const ParoModel *model, gint64 batch, gint64 seq,
                                    ParoRecompute recompute, ParoAttention attention,
                                    gboolean fused_softmax);
+
+/** paro_model_fp8_activation_saving: what fp8 linears save of a layer's activations on one
+ * rank of @tp: Transformer Engine keeps each product's input for the weight gradient as
+ * fp8, one byte instead of two. The QKV and MLP inputs (whole on every TP rank without
+ * sequence parallelism; a mixture of experts' MLP input on each route), the attention
+ * output and the MLP's inner input (f, on each route). Nothing under full recomputation,
+ * which keeps only the layer's input. */
+double paro_model_fp8_activation_saving(const ParoModel *model, gint64 batch, gint64 seq,
+                                        ParoRecompute recompute, gint64 tp,
+                                        gboolean sequence_parallel);
 
 /** paro_model_activation_bytes_tp: the same with tensor parallelism of degree @tp
  * (Korthikanti et al. 2022, eq. 2 and 4): without sequence parallelism the layer norms',

@@ -105,6 +105,11 @@ void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
         g_string_append_printf(out,
                                " at best (GEMMs by shape: %g of peak, %" G_GINT64_FORMAT " SMs)\n",
                                cs->matmul_efficiency, cs->sms);
+    if (tr->fp8) {
+        g_autofree char *fp8 =
+            paro_units_format(paro_compute_fp8_rate(cs), PARO_QUANTITY_FLOP_RATE);
+        g_string_append_printf(out, "# fp8: the layers' linear products at %s at best\n", fp8);
+    }
     if (s->calibration.present)
         g_string_append_printf(out, "# calibration: %s (%s): %s%s%s measured\n",
                                s->calibration.device, s->calibration.path,

@@ -51,6 +51,8 @@ ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)
         .matmul_efficiency = t->gpu.traits.matmul_efficiency,
         .sms = t->gpu.traits.sms,
         .attention_efficiency = t->gpu.traits.attention_efficiency,
+        .cudnn_attention_efficiency = t->gpu.traits.cudnn_attention_efficiency,
+        .fp8_matmul_efficiency = t->gpu.traits.fp8_matmul_efficiency,
         .elementwise_Bps =
             paro_compute_elementwise_Bps(t->gpu.hbm_Bps, t->gpu.traits.elementwise_share),
         .hbm_Bps = c->has_compute ? c->hbm_Bps : t->gpu.hbm_Bps,
@@ -59,6 +61,7 @@ ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)
         .trainable_share = trainable / params,
         .recompute = s->training.recompute,
         .attention = s->training.attention,
+        .fp8 = s->training.fp8,
         .fused_softmax = paro_framework_fused_softmax(&s->framework),
         .tp = s->tp,
         .sequence_parallel = s->sequence_parallel,
@@ -75,6 +78,41 @@ ParoStateSizes paro_scenario_state_sizes(const ParoScenario *s)
     z.grad_bytes = z.param_bytes;
     z.optim_bytes = s->training.optimizer_bytes;
     return z;
+}
+
+void paro_scenario_layer_activations(const ParoScenario *s, gint64 tp, double *kept, double *whole)
+{
+    const ParoModel *m = s->model;
+    gint64 mb = s->training.micro_batch, seq = s->training.sequence;
+    ParoRecompute recompute = s->training.recompute;
+    gboolean fused = paro_framework_fused_softmax(&s->framework), sp = s->sequence_parallel;
+    *kept =
+        paro_model_activation_bytes_tp(m, mb, seq, recompute, s->training.attention, fused, tp, sp);
+    *whole = paro_model_activation_bytes_tp(m, mb, seq, PARO_RECOMPUTE_NONE, s->training.attention,
+                                            fused, tp, sp);
+    if (s->training.fp8) {
+        *kept -= paro_model_fp8_activation_saving(m, mb, seq, recompute, tp, sp);
+        *whole -= paro_model_fp8_activation_saving(m, mb, seq, PARO_RECOMPUTE_NONE, tp, sp);
+    }
+}
+
+/* Bytes of fp8 copies per weight: the fp8 weight and its transpose. */
+#define FP8_COPY_BYTES 2.0
+
+double paro_scenario_fp8_weight_bytes(const ParoScenario *s, const ParoStrategy *strategy,
+                                      double param_state_bytes)
+{
+    if (!s->training.fp8 || paro_strategy_gathers(strategy))
+        return 0;
+    const ParoModel *m = s->model; /* fp8 needs the shape (scenario.c) */
+    double linear = (double)m->layers * paro_model_layer_params(m) / paro_model_shape_params(m);
+    return param_state_bytes / paro_precision_bytes(s->training.precision) * FP8_COPY_BYTES *
+           linear;
+}
+
+double paro_scenario_gathered_bytes(const ParoScenarioDerived *d, double params)
+{
+    return (d->sizes.param_bytes + (d->scenario->training.fp8 ? FP8_COPY_BYTES : 0)) * params;
 }
 
 double paro_scenario_optimizer_s(const ParoScenarioDerived *d, double owned)

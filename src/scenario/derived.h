@@ -52,6 +52,22 @@ double paro_scenario_comm_buffers(const ParoScenario *s, const ParoStrategy *str
  * HBM bandwidth. */
 double paro_scenario_optimizer_s(const ParoScenarioDerived *d, double owned);
 
+/** paro_scenario_layer_activations: a layer's activations on one rank of @tp (sequence
+ * parallel as the scenario says) kept for its backward under the scenario's recomputation
+ * (@kept) and without any (@whole), with the framework's softmax and fp8's savings. */
+void paro_scenario_layer_activations(const ParoScenario *s, gint64 tp, double *kept, double *whole);
+
+/** paro_scenario_fp8_weight_bytes: Transformer Engine's fp8 copies of the linear layers'
+ * weights (each weight and its transpose, one byte each), kept across a step's micro-batches,
+ * for a GPU whose parameter state takes @param_state_bytes: resident where the strategy keeps
+ * whole parameters; 0 without fp8 or where it gathers them (paro_scenario_gathered_bytes). */
+double paro_scenario_fp8_weight_bytes(const ParoScenario *s, const ParoStrategy *strategy,
+                                      double param_state_bytes);
+
+/** paro_scenario_gathered_bytes: a gathered layer's buffer for @params parameters: their
+ * 16-bit copy, and with fp8 the fp8 weight and transpose cast from it. */
+double paro_scenario_gathered_bytes(const ParoScenarioDerived *d, double params);
+
 /* cuBLAS's default workspace on Hopper (32 MiB; 4 MiB before). */
 #define PARO_CUBLAS_WORKSPACE_BYTES (32.0 * 1048576.0)
 /* The share of peak assumed for a GPU whose GEMM rate parosim does not know (topology

@@ -80,19 +80,16 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     const ParoModel *model = s->model;
     /* every layer's kept activations, and one layer's more while its backward recomputes
      * them (the simulation's ledger peaks there too) */
-    gint64 mb = s->training.micro_batch, seq = s->training.sequence;
-    gboolean fused = paro_framework_fused_softmax(&s->framework);
-    double kept = paro_model_activation_bytes(model, mb, seq, s->training.recompute,
-                                              s->training.attention, fused);
-    double whole = paro_model_activation_bytes(model, mb, seq, PARO_RECOMPUTE_NONE,
-                                               s->training.attention, fused);
+    double kept, whole;
+    paro_scenario_layer_activations(s, 1, &kept, &whole);
     r->mem_activations = (double)model->layers * kept + (whole - kept);
     double layer = paro_model_layer_params(model);
-    gboolean gathers = st->p != PARO_PART_N || st->kind == PARO_STRATEGY_FSDP_HSZ;
-    r->mem_buffers = (gathers ? 2.0 * z->param_bytes * layer : 0) +
-                     (st->g != PARO_PART_N ? z->grad_bytes * layer * z->trainable / z->params : 0);
+    r->mem_buffers =
+        (paro_strategy_gathers(st) ? 2.0 * paro_scenario_gathered_bytes(d, layer) : 0) +
+        (st->g != PARO_PART_N ? z->grad_bytes * layer * z->trainable / z->params : 0);
     r->mem_comm_buffers = paro_scenario_comm_buffers(s, st);
-    r->mem_workspace = PARO_CUBLAS_WORKSPACE_BYTES;
+    r->mem_workspace =
+        PARO_CUBLAS_WORKSPACE_BYTES + paro_scenario_fp8_weight_bytes(s, st, mem.params);
     r->mem_overhead = s->training.memory_overhead;
     r->mem_total = r->mem_model_states + r->mem_activations + r->mem_buffers + r->mem_comm_buffers +
                    r->mem_workspace + r->mem_overhead;

@@ -185,8 +185,12 @@ static const ParoField training_fields[] = {
      "model of docs/compute.md)"},
     {"attention", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, attention), 0,
      paro_attention_names, NULL,
-     "flash (default: FlashAttention, no s x s scores kept) or eager (scores, softmax and "
-     "dropout kept for the backward)"},
+     "flash (default: FlashAttention-2, no s x s scores kept), flash1 (FlashAttention-1's "
+     "kernels), cudnn (cuDNN's fused attention: Transformer Engine on Hopper) or eager "
+     "(scores, softmax and dropout kept for the backward)"},
+    {"fp8", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoTraining, fp8), 0, NULL, NULL,
+     "the linear layers' products in fp8 as Transformer Engine runs them (casts, fp8 weight "
+     "copies); attention and the output head stay 16-bit (default false; Hopper or later)"},
     {"memory_overhead", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoTraining, memory_overhead), PARO_QUANTITY_BYTES, NULL, NULL,
      "per-GPU memory outside the model: CUDA context, allocator, NCCL buffers", &paro_limit_bytes},
@@ -507,6 +511,23 @@ static gboolean check_scenario(ParoScenario *s, const ParoNode *root, GError **e
         paro_node_error(error, trainable, PARO_CONFIG_ERROR_CONSTRAINT,
                         "LoRA needs the model's architecture, but model '%s' gives only a "
                         "parameter count",
+                        s->model->name);
+        return FALSE;
+    }
+    const ParoNode *fp8 =
+        training && training->kind == PARO_NODE_MAPPING ? paro_node_lookup(training, "fp8") : NULL;
+    ParoGpuArch arch = s->topology->gpu.arch;
+    if (s->training.fp8 && (arch == PARO_ARCH_SM70 || arch == PARO_ARCH_SM80)) {
+        paro_node_error(error, fp8, PARO_CONFIG_ERROR_CONSTRAINT,
+                        "fp8 products need fp8 tensor cores (Hopper, sm90, or later); GPU '%s' "
+                        "is %s",
+                        s->topology->gpu.name, paro_gpu_arch_names[arch]);
+        return FALSE;
+    }
+    if (s->training.fp8 && !s->model->has_shape) {
+        paro_node_error(error, fp8, PARO_CONFIG_ERROR_CONSTRAINT,
+                        "fp8 runs the linear layers' products in fp8, but model '%s' gives only a "
+                        "parameter count, not its layers",
                         s->model->name);
         return FALSE;
     }

@@ -30,7 +30,8 @@ typedef struct {
     ParoTrainable trainable;
     ParoRecompute recompute;
     double efficiency;       /* flat share of peak FLOP/s; 0: the GPU's shape-aware model */
-    ParoAttention attention; /* flash (default) or eager */
+    ParoAttention attention; /* flash (default), eager, flash1 or cudnn */
+    gboolean fp8;            /* linear layers' products in fp8 (Transformer Engine) */
     double memory_overhead;  /* bytes per GPU outside the model (CUDA context, allocator) */
     gboolean overlap;        /* compute and communication on separate streams */
     gboolean sm_contention;  /* DP collectives' NCCL kernels take SMs from concurrent compute */

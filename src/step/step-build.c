@@ -131,15 +131,9 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     b->gather_f = find_phase(b->calls, PARO_PHASE_FORWARD);
     b->gather_b = find_phase(b->calls, PARO_PHASE_BACKWARD);
     b->reduce = find_phase(b->calls, PARO_PHASE_GRADIENT);
-    gint64 mb = sc->training.micro_batch, seq = sc->training.sequence;
-    ParoAttention attention = sc->training.attention;
-    gboolean fused = paro_framework_fused_softmax(&sc->framework);
-    b->act_kept = paro_model_activation_bytes_tp(sc->model, mb, seq, sc->training.recompute,
-                                                 attention, fused, sc->tp, sc->sequence_parallel);
-    b->act_transient =
-        paro_model_activation_bytes_tp(sc->model, mb, seq, PARO_RECOMPUTE_NONE, attention, fused,
-                                       sc->tp, sc->sequence_parallel) -
-        b->act_kept;
+    double whole;
+    paro_scenario_layer_activations(sc, sc->tp, &b->act_kept, &whole);
+    b->act_transient = whole - b->act_kept;
     b->stages = g_new0(ParoStepStage, b->P);
     for (gint64 d = 0; d < b->P; d++) {
         ParoStepStage *st = &b->stages[d];
@@ -265,7 +259,7 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
     for (gint64 i = 0; i < pm; i++) {
         gint64 l = pass_layer(b, forward, module, i);
         const ParoLayerCost *lc = &g_array_index(b->d->layers, ParoLayerCost, l);
-        double gathered = z->param_bytes * z->params * lc->weight_share;
+        double gathered = paro_scenario_gathered_bytes(b->d, z->params * lc->weight_share);
         /* The gathers of the layers up to p ahead are issued before this layer's compute,
          * so before its reduce-scatter on the same stream: FSDP's BACKWARD_PRE and
          * DeepSpeed's stage-3 prefetch do so (docs/frameworks.md). Issued after it, the
@@ -277,7 +271,7 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
             ParoTaskId t =
                 add_coll(b, "allgather", d, gather, gather->size_bytes * share, m, (gint)lj);
             paro_task_graph_on_start(graph, t, PARO_MEM_GATHERED,
-                                     z->param_bytes * z->params * share);
+                                     paro_scenario_gathered_bytes(b->d, z->params * share));
             if (j - p - 1 >= 0)
                 paro_task_graph_depend(graph, t, scratch_at(b, j - p - 1));
             else if (!forward)

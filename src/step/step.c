@@ -41,7 +41,9 @@ static void add_resident(const ParoStepBuild *b, guint d)
     paro_mem_ledger_change(ledger, 0, PARO_MEM_OPTIMIZER, states.optimizer);
     paro_mem_ledger_change(ledger, 0, PARO_MEM_COMM_BUFFERS,
                            paro_scenario_comm_buffers(sc, b->strategy));
-    paro_mem_ledger_change(ledger, 0, PARO_MEM_WORKSPACE, PARO_CUBLAS_WORKSPACE_BYTES);
+    paro_mem_ledger_change(ledger, 0, PARO_MEM_WORKSPACE,
+                           PARO_CUBLAS_WORKSPACE_BYTES +
+                               paro_scenario_fp8_weight_bytes(sc, b->strategy, states.params));
     paro_mem_ledger_change(ledger, 0, PARO_MEM_OVERHEAD, sc->training.memory_overhead);
 }
 

@@ -98,6 +98,11 @@ gboolean paro_strategy_is_effective(const ParoStrategy *s)
     return s->os >= s->p && s->os >= s->g;
 }
 
+gboolean paro_strategy_gathers(const ParoStrategy *s)
+{
+    return s->p != PARO_PART_N || s->kind == PARO_STRATEGY_FSDP_HSZ;
+}
+
 double paro_strategy_divisor(ParoPartition part, gint64 n, gint64 m)
 {
     switch (part) {

@@ -83,6 +83,10 @@ GPtrArray *paro_strategy_list_parse(const char *text, GError **error);
  * p and g (N < I < G); keeps 14 of the 27 triples. Non-triples: their base triple's. */
 gboolean paro_strategy_is_effective(const ParoStrategy *s);
 
+/** paro_strategy_gathers: whether the strategy gathers each layer's parameters before using
+ * them (parameters partitioned, or FSDP's hybrid ZeRO-2 shard). */
+gboolean paro_strategy_gathers(const ParoStrategy *s);
+
 /** paro_strategy_divisor: d(N) = 1, d(I) = m, d(G) = n. */
 double paro_strategy_divisor(ParoPartition part, gint64 n, gint64 m);
 

@@ -41,18 +41,23 @@ ParoGpuTraits paro_gpu_traits_from_name(const char *name)
      * layers, measured where we have layers (compute.h); the H200, with 1.43x the H100's
      * bandwidth and the same SMs and clocks, runs them only 1.16x as fast
      * (validation/data/h200/2026-11-26_layer.txt): 0.38 against the H100's 0.47. The
-     * others are not measured and take the H100's share. The more specific names come
-     * first. */
+     * others are not measured and take the H100's share. cuDNN's fused attention, timed
+     * inside the same layers on our H100 (validation/data/h100/2026-11-26_layer-cudnn.txt):
+     * 0.55 of peak with the same per-tile cost, 1.9x FlashAttention-2. fp8 GEMMs (E4M3,
+     * validation/data/h100/2026-11-26_gemm-fp8-llama7b.txt): 0.70 of the fp8 peak with the
+     * GEMM model's tiles (0.703 on the H100, 0.710 on the H200). The Hopper die's figures
+     * stand for the H200, H800 and GH200 (same SMs); the PCIe H100's clocks and power differ,
+     * so it has none. The more specific names come first. */
     static const struct {
         const char *part;
         ParoGpuTraits traits;
     } known[] = {
-        {"GH200", {132, 821.0 / 989.0, 0.27}},
+        {"GH200", {132, 821.0 / 989.0, 0.27, 0, 0.55, 0.70}},
         {"H100 PCIe", {114, 0, 0.27}},
         {"H100-PCIE", {114, 0, 0.27}},
-        {"H100", {132, 792.1 / 989.0, 0.27}},
-        {"H200", {132, 792.1 / 989.0, 0.27, 0.38}},
-        {"H800", {132, 792.1 / 989.0, 0.27}},
+        {"H100", {132, 792.1 / 989.0, 0.27, 0, 0.55, 0.70}},
+        {"H200", {132, 792.1 / 989.0, 0.27, 0.38, 0.55, 0.70}},
+        {"H800", {132, 792.1 / 989.0, 0.27, 0, 0.55, 0.70}},
         {"A100", {108, 267.9 / 312.0, 0.60}},
         {"A800", {108, 267.9 / 312.0, 0.60}},
         {"V100", {80, 0, 0}},

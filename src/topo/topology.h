@@ -34,6 +34,9 @@ typedef struct {
     double matmul_efficiency;    /* best measured dense 16-bit GEMM rate / peak (MAMF) */
     double attention_efficiency; /* FlashAttention's forward+backward rate / peak; 0: none */
     double elementwise_share;    /* elementwise kernels' rate / hbm_Bps; 0: the H100's */
+    double
+        cudnn_attention_efficiency; /* cuDNN's fused attention rate / peak; 0: FlashAttention's */
+    double fp8_matmul_efficiency;   /* best fp8 GEMM rate / fp8 peak; 0: not measured */
 } ParoGpuTraits;
 
 /** paro_gpu_traits_from_name: the published figures of a known GPU (A100, H100...). */

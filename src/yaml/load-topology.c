@@ -38,6 +38,14 @@ static const ParoField gpu_fields[] = {
      G_STRUCT_OFFSET(ParoTopology, gpu.traits.elementwise_share), 0, NULL, NULL,
      "elementwise kernels' bandwidth / hbm_bandwidth (default: from the name; H100 0.47, "
      "H200 0.38)"},
+    {"cudnn_attention_efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
+     G_STRUCT_OFFSET(ParoTopology, gpu.traits.cudnn_attention_efficiency), 0, NULL, NULL,
+     "cuDNN's fused attention rate / peak (training.attention: cudnn; default: from the name, "
+     "H100 0.55; else FlashAttention's)"},
+    {"fp8_matmul_efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
+     G_STRUCT_OFFSET(ParoTopology, gpu.traits.fp8_matmul_efficiency), 0, NULL, NULL,
+     "best fp8 GEMM rate / fp8 peak, twice peak_flops (training.fp8; default: from the name, "
+     "H100 0.70)"},
 };
 
 static const ParoField fabric_fields[] = {
@@ -187,6 +195,10 @@ ParoTopology *paro_topology_from_node(const ParoNode *root, GError **error)
         traits->attention_efficiency = named.attention_efficiency;
     if (traits->elementwise_share == 0)
         traits->elementwise_share = named.elementwise_share;
+    if (traits->cudnn_attention_efficiency == 0)
+        traits->cudnn_attention_efficiency = named.cudnn_attention_efficiency;
+    if (traits->fp8_matmul_efficiency == 0)
+        traits->fp8_matmul_efficiency = named.fp8_matmul_efficiency;
     t->source_path = g_strdup(root->source);
     return g_steal_pointer(&t);
 }

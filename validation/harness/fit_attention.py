@@ -10,7 +10,11 @@ of 0.005) and the per-tile overhead (steps of 0.25 key blocks) with the least me
 relative error over the log's FlashAttention rows without dropout; ties go to the smaller
 worst error. Prints the fit and each row's error.
 
-usage: fit_attention.py LAYER.json [--peak 989e12] [--sms 132]
+usage: fit_attention.py LAYER.json [--attn flash|cudnn] [--overhead BLOCKS] [--check HELDOUT.json]
+                        [--peak 989e12] [--sms 132]
+  --attn       the rows of this kernel (default flash)
+  --overhead   keep the per-tile overhead at this value and fit the rate alone
+  --check      also print the fit's error on another log's rows (held out)
 """
 import argparse
 import json
@@ -32,12 +36,21 @@ def main():
     ap.add_argument("layer_json")
     ap.add_argument("--peak", type=float, default=989e12, help="dense 16-bit FLOP/s")
     ap.add_argument("--sms", type=int, default=132)
+    ap.add_argument("--attn", default="flash")
+    ap.add_argument("--overhead", type=float)
+    ap.add_argument("--check")
     args = ap.parse_args()
-    with open(args.layer_json) as f:
-        rows = [r for r in json.load(f)["results"] if r["attn"] == "flash" and r["dropout"] == 0]
+
+    def load(path):
+        with open(path) as f:
+            return [r for r in json.load(f)["results"]
+                    if r["attn"] == args.attn and r["dropout"] == 0]
+
+    rows = load(args.layer_json)
+    overheads = [args.overhead] if args.overhead is not None else [x / 4 for x in range(0, 41)]
     best = None
-    for rate in (x / 1000 for x in range(100, 800, 5)):
-        for overhead in (x / 4 for x in range(0, 41)):
+    for rate in (x / 1000 for x in range(100, 900, 5)):
+        for overhead in overheads:
             errors = sorted(abs(predict_us(r, rate, overhead, args.peak, args.sms) /
                                 r["attn_us"] - 1) for r in rows)
             key = (errors[len(errors) // 2], errors[-1])
@@ -49,6 +62,15 @@ def main():
     for r in rows:
         e = predict_us(r, rate, overhead, args.peak, args.sms) / r["attn_us"] - 1
         print(f"{r['name']:48s} {r['attn_us']:9.1f} us {100 * e:+6.1f}%")
+    if args.check:
+        held = load(args.check)
+        errors = [predict_us(r, rate, overhead, args.peak, args.sms) / r["attn_us"] - 1
+                  for r in held]
+        ranked = sorted(abs(e) for e in errors)
+        print(f"# held out, {len(held)} rows of {args.check}: median |error| "
+              f"{100 * ranked[len(ranked) // 2]:.1f}%, worst {100 * ranked[-1]:.1f}%")
+        for r, e in zip(held, errors):
+            print(f"{r['name']:48s} {r['attn_us']:9.1f} us {100 * e:+6.1f}%")
 
 
 if __name__ == "__main__":

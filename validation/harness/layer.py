@@ -368,6 +368,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="three shapes, for a smoke test")
     ap.add_argument("--heldout", action="store_true",
                     help="the held-out set: shapes the compute model was not fitted on")
+    ap.add_argument("--attention", choices=("flash", "cudnn", "efficient"), default="flash",
+                    help="the SDPA backend of the set's FlashAttention rows (default flash): "
+                         "the same shapes on another fused kernel")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--max-depth", type=int, default=24, help="most layers in a stack")
@@ -405,7 +408,12 @@ def main():
             f"{'span(us)':>9} {'kernels':>7} {'gemmTF':>6}\n")
     out.write(cols)
     results, failures = [], 0
-    for sh in heldout_shapes() if args.heldout else standard_shapes(args.quick):
+    shapes = heldout_shapes() if args.heldout else standard_shapes(args.quick)
+    if args.attention != "flash":  # the fused rows only: eager and the backend rows stay
+        shapes = [Shape(sh.arch, sh.hidden, sh.heads, sh.head_dim, sh.ffn, sh.tp, sh.seq,
+                        sh.batch, args.attention, sh.dropout)
+                  for sh in shapes if sh.attn == "flash" and not sh.dropout]
+    for sh in shapes:
         try:
             r = run_shape(sh, args, device, l2)
         except Exception as e:  # one shape failing (memory, a backend missing) is reported

@@ -119,6 +119,8 @@ def dropout(r):
     _add_regularization_args), and Megatron-DeepSpeed and GPT-NeoX inherit its model code;
     BLOOM's tr11 script sets neither. MPT (llm-foundry) and LLaMA (PaRO) train without."""
     fw = r["framework"]
+    if "Megatron-Bridge" in fw:  # its Llama models, converted from HF configs: no dropout
+        return 0.0
     return 0.1 if "Megatron" in fw or "NeoX" in fw or "metaseq" in fw else 0.0
 
 
@@ -127,8 +129,6 @@ def scenario(r, root):
     machine = MACHINE.get((r["gpu"], r["gpu_mem_gb"]))
     if machine is None:
         return None, None, None, None, f"no topology for {r['gpu']} {r['gpu_mem_gb']} GB"
-    if "fp8" in r["precision"]:
-        return None, None, None, None, "fp8 GEMMs are not modelled"
     tp, pp, dp, nodes, gpn = (as_int(r[k]) for k in ("tp", "pp", "dp", "nodes", "gpus_per_node"))
     batch = as_int(r["global_batch"])
     if None in (tp, pp, dp, nodes, gpn, batch):
@@ -185,6 +185,9 @@ def scenario(r, root):
         assumed.append("attention")
     if "attention=triton" in r["notes"]:  # MosaicML's Triton kernel of 2022: SOURCES.md
         attention = "flash1"
+    if r["attention"].startswith("cudnn"):  # Transformer Engine's choice on Hopper
+        attention = "cudnn"
+    fp8 = "  fp8: true\n" if "fp8" in r["precision"] else ""
     pipeline = ""
     legacy = os.environ.get("PAROSIM_CHECK_BEFORE_ISSUE_15") == "1"  # no `attention` key
     if vpp and vpp > 1:
@@ -222,7 +225,7 @@ training:
   recompute: {recompute}
   {'efficiency: 0.5' if legacy else 'attention: ' + attention}
   memory_overhead: 2 GiB
-{pipeline}{'' if legacy else framework(r)}"""
+{fp8}{pipeline}{'' if legacy else framework(r)}"""
     return text, sets, STRATEGY[sharding], assumed, None
 
 
