@@ -4,7 +4,9 @@
  *               MLP down; the output head on the last layer) with T = b*s rows and the
  *               TP-cut dimension divided by tp, each timed by paro_compute_gemm_s; the
  *               backward is the input-gradient product plus the trainable share of the
- *               weight-gradient product, each with its own shape;
+ *               weight-gradient product, each with its own shape; with fp8 the four (not
+ *               the head, nor a router) by paro_compute_fp8_gemm_s, and their casts' bytes
+ *               join the elementwise ones;
  *   attention   4*b*s^2*d FLOPs a head forward; eager: batched GEMMs timed as the GEMMs
  *               are, bytes of the s x s scores included, backward four products against
  *               two; FlashAttention: causal, so half those FLOPs
