@@ -133,6 +133,8 @@ golden validate-layers-h100-cudnn.txt validate --layers topologies/dgx-h100x8.ya
     validation/data/h100/2026-11-26_layer-cudnn.txt
 golden validate-layers-h100-cudnn-heldout.txt validate --layers topologies/dgx-h100x8.yaml \
     validation/data/h100/2026-11-26_layer-cudnn-heldout.txt
+golden validate-layers-h200-cudnn.txt validate --layers topologies/hgx-h200x8.yaml \
+    validation/data/h200/2026-11-26_layer-cudnn.txt
 golden error-bad-layer-log.txt validate --layers topologies/dgx-h100x8.yaml \
     tests/data/calib/bad-layer-short-row.txt
 golden plan-default.txt plan "$scenario" --top 8
