@@ -78,6 +78,34 @@ START_TEST(tp_layer_time_is_two_ring_allreduces)
 }
 END_TEST
 
+START_TEST(tp_overlap_leaves_one_chunk_exposed)
+{
+    /* System: the NeoX scenario (tp 2, pp 4) with framework.tp_overlap: its TP collectives
+     * split into tp chunks, each hidden behind the product on the chunk before (Megatron-Core
+     * tp_comm_overlap with userbuffers).
+     * Expectation, derived by hand: a pass whose collectives take t and whose products take
+     * G >= t (1 - 1/tp) leaves t / tp exposed, so at tp 2 half; one whose products are
+     * shorter leaves t - G. Here: a forward of t = 10 ms against 30 ms of products leaves
+     * 5 ms; against 3 ms, 7 ms; a backward under full recomputation counts the recomputed
+     * forward's products too (G = backward's + forward's). In the step, the overlapped
+     * collectives make it shorter. */
+    g_autoptr(ParoScenario) s = neox(NULL);
+    ParoLayerCost lc = {.gemm_s = 0.090, .gemm_forward_s = 0.030};
+    ParoTime t = paro_time_from_s(0.010);
+    ck_assert_int_eq(paro_step_tp_exposed(s, &lc, TRUE, t), paro_time_from_s(0.005));
+    lc.gemm_forward_s = 0.003;
+    ck_assert_int_eq(paro_step_tp_exposed(s, &lc, TRUE, t), paro_time_from_s(0.007));
+    lc = (ParoLayerCost){.gemm_s = 0.008, .gemm_forward_s = 0.002};
+    ck_assert_int_eq(s->training.recompute, PARO_RECOMPUTE_FULL);
+    ck_assert_int_eq(paro_step_tp_exposed(s, &lc, FALSE, t), paro_time_from_s(0.005));
+
+    const char *on[] = {"framework.tp_overlap=true", NULL};
+    ParoStepResult plain = step_of("zero-1", NULL), overlap = step_of("zero-1", on);
+    ck_assert_msg(overlap.step < plain.step, "%" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT,
+                  overlap.step, plain.step);
+}
+END_TEST
+
 START_TEST(activations_with_tp_follow_korthikanti)
 {
     /* Expectation (Korthikanti et al. 2022, MLP 4h): per layer s*b*h*(10 + 24/t + 5as/(ht))
@@ -273,6 +301,7 @@ static Suite *three_d_suite(void)
     Suite *s = suite_create("3d");
     TCase *tc = tcase_create("oracle");
     tcase_add_test(tc, tp_layer_time_is_two_ring_allreduces);
+    tcase_add_test(tc, tp_overlap_leaves_one_chunk_exposed);
     tcase_add_test(tc, activations_with_tp_follow_korthikanti);
     tcase_add_test(tc, model_states_of_a_stage_shard_over_dp);
     tcase_add_test(tc, compressed_tp_and_p2p_are_counted_per_call);

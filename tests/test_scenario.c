@@ -126,6 +126,20 @@ START_TEST(scenario_framework_profiles_set_defaults)
 }
 END_TEST
 
+START_TEST(scenario_set_key_of_named_framework)
+{
+    /* `framework: NAME` is `framework: {name: NAME}`: a key can be set inside it, and the
+     * name is kept (before, --set framework.KEY on a named profile was refused). */
+    const char *sets[] = {"framework=megatron", "framework.tp_overlap=true", NULL};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoScenario) s = load(sets, &error);
+    ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+    ck_assert_int_eq(s->framework.kind, PARO_FRAMEWORK_MEGATRON);
+    ck_assert(paro_framework_tp_overlap(&s->framework));
+    ck_assert(paro_framework_blocking_p2p(&s->framework)); /* the profile's own default */
+}
+END_TEST
+
 START_TEST(scenario_set_swaps_model_file)
 {
     /* A path given on the command line is relative to the current directory, like any
@@ -337,6 +351,7 @@ static Suite *scenario_suite(void)
     tcase_add_loop_test(tc, scenario_set_errors_are_located, 0, G_N_ELEMENTS(bad_sets));
     tcase_add_test(tc, scenario_guideline_invariants);
     tcase_add_test(tc, scenario_fp8_weight_copies);
+    tcase_add_test(tc, scenario_set_key_of_named_framework);
     tcase_add_test(tc, scenario_paro_ranking_partial_training);
     tcase_add_test(tc, scenario_calibration_replaces_peak_times_efficiency);
     suite_add_tcase(s, tc);

@@ -284,6 +284,7 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
                 ? core_f + scores_f
                 : 0;
         lc->gemm_s = forward + backward + head_f + head_b - loss;
+        lc->gemm_forward_s = forward + head_f - loss / 2.0;
         lc->attention_s = core_f + core_b;
         lc->memory_s = elementwise_f + elementwise_b + loss;
         lc->forward_s = forward + head_f + core_f + elementwise_f;

@@ -35,9 +35,10 @@ typedef struct {
 } ParoComputeSetup;
 
 typedef struct {
-    double weight_share; /* this layer's share of the parameters (sums to 1) */
-    double forward_s;    /* on one TP rank */
-    double backward_s;   /* including the recomputed forward */
+    double weight_share;   /* this layer's share of the parameters (sums to 1) */
+    double forward_s;      /* on one TP rank */
+    double gemm_forward_s; /* the forward's products (the head's too): gemm_s's share */
+    double backward_s;     /* including the recomputed forward */
     /* The same forward plus backward, without recomputation, by kind of kernel: the
      * products (the head's too), the attention core, the memory-bound rest (elementwise
      * kernels and the loss). What `parosim validate --layers` holds against a profiled

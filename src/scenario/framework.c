@@ -63,6 +63,10 @@ static const ParoField framework_fields[] = {
      paro_setting_names, NULL,
      "a pipeline send holds its stage's compute until delivered (default: the profile's; "
      "megatron and deepspeed: true)"},
+    {"tp_overlap", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, tp_overlap), 0,
+     paro_setting_names, NULL,
+     "tensor-parallel collectives overlap the products they feed, one of tp chunks exposed "
+     "(Megatron-Core's tp_comm_overlap; default false)"},
     {"version", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoFramework, version), 0, NULL,
      parse_version,
      "the framework's version where its behaviour changed (deepspeed before 0.12.4: a "
@@ -106,6 +110,11 @@ gboolean paro_framework_blocking_p2p(const ParoFramework *f)
 {
     return decide(f->blocking_p2p,
                   f->kind == PARO_FRAMEWORK_MEGATRON || f->kind == PARO_FRAMEWORK_DEEPSPEED);
+}
+
+gboolean paro_framework_tp_overlap(const ParoFramework *f)
+{
+    return decide(f->tp_overlap, FALSE);
 }
 
 gboolean paro_framework_fused_softmax(const ParoFramework *f)

@@ -46,17 +46,19 @@ typedef struct {
     int reduce_precision;  /* 0: the training precision; else a ParoPrecision + 1 */
     int fused_softmax;     /* ParoSetting: eager attention's softmax is one kernel */
     int blocking_p2p;      /* ParoSetting: a pipeline send holds its stage until delivered */
+    int tp_overlap;        /* ParoSetting: TP collectives overlap the products they feed */
     gint64 version; /* MAJOR * 1e6 + MINOR * 1e3 + PATCH; 0: the version the profile documents */
 } ParoFramework;
 
 #define PARO_FRAMEWORK_INIT                                                                        \
     {                                                                                              \
         PARO_FRAMEWORK_IDEAL, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, 0, PARO_SETTING_DEFAULT, \
-            PARO_SETTING_DEFAULT                                                                   \
+            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT                                             \
     }
 
 /** paro_framework_parse: `framework: NAME` or a mapping {name, reduce_on_compute,
- * bucket_allreduce, reduce_precision, fused_softmax, blocking_p2p, version} into @out. */
+ * bucket_allreduce, reduce_precision, fused_softmax, blocking_p2p, tp_overlap, version} into
+ * @out. */
 gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error);
 
 /* DeepSpeed 0.12.4 (commit 2afa1c7f, "Communication Optimization for Large-Scale
@@ -78,6 +80,11 @@ gboolean paro_framework_fused_softmax(const ParoFramework *f);
  * on (overlap_p2p_comm off), and DeepSpeed's pipeline engine runs its send and receive
  * instructions one after another; ideal and fsdp send on a stream of their own. */
 gboolean paro_framework_blocking_p2p(const ParoFramework *f);
+
+/* Tensor-parallel collectives split into tp chunks, each overlapping the product on the
+ * chunk before (Megatron-Core's tp_comm_overlap with Transformer Engine's userbuffers; off
+ * by default in every profile, as in Megatron-Core's ModelParallelConfig). */
+gboolean paro_framework_tp_overlap(const ParoFramework *f);
 
 /** paro_framework_bucket_bytes: the profile's gradient bucket for @grad_bytes per element
  * (@ideal: training's default); 0 means one bucket per layer. */

@@ -304,8 +304,11 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
         g_array_append_val(b->scratch, c);
         last = c;
         if (tp > 1) {
-            last = add_comm(b, "tp", d, PARO_STREAM_COMPUTE, m, (gint)l, tp_cost);
-            compute_s += paro_time_to_s(tp_cost->time);
+            ParoStepComm cost = *tp_cost;
+            if (paro_framework_tp_overlap(&sc->framework))
+                cost.time = paro_step_tp_exposed(sc, lc, forward, cost.time);
+            last = add_comm(b, "tp", d, PARO_STREAM_COMPUTE, m, (gint)l, &cost);
+            compute_s += paro_time_to_s(cost.time);
         }
         if (!forward && b->reduce && last_pass) {
             double grads = b->reduce->size_bytes * lc->weight_share;

@@ -160,6 +160,17 @@ gboolean paro_step_tp_layer(const ParoScenario *s, const ParoCompression *compre
     return TRUE;
 }
 
+ParoTime paro_step_tp_exposed(const ParoScenario *s, const ParoLayerCost *lc, gboolean forward,
+                              ParoTime time)
+{
+    double products =
+        forward ? lc->gemm_forward_s
+                : lc->gemm_s - lc->gemm_forward_s +
+                      (s->training.recompute == PARO_RECOMPUTE_FULL ? lc->gemm_forward_s : 0);
+    double t = paro_time_to_s(time);
+    return paro_time_from_s(MAX(t / (double)s->tp, t - products));
+}
+
 gboolean paro_step_p2p_is_intra(const ParoScenario *s)
 {
     return s->tp * s->dp < s->topology->gpus_per_node;

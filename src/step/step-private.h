@@ -80,6 +80,14 @@ gboolean paro_step_p2p_is_intra(const ParoScenario *s);
  */
 double paro_step_stage_share(const ParoScenarioDerived *d, gint64 stage);
 
+/* What a layer pass's TP collectives (@time in all) leave exposed when they overlap the
+ * products they feed (framework.tp_overlap): split into tp chunks, each hidden behind the
+ * product on the chunk before, so one chunk's share stays exposed, or what the pass's
+ * products (the recomputed forward's too, backward under full recomputation) cannot hide
+ * if that is more. Their links are not held meanwhile. */
+ParoTime paro_step_tp_exposed(const ParoScenario *s, const ParoLayerCost *lc, gboolean forward,
+                              ParoTime time);
+
 /* ---- the graph builder (step-build.c), driven by step.c ---- */
 
 typedef struct {

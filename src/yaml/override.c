@@ -75,6 +75,13 @@ ParoOverride *paro_override_parse(const char *text, int index, GError **error)
     return g_steal_pointer(&o);
 }
 
+/* The keys whose scalar value is a name standing for `{name: VALUE}` (the scenario's
+ * framework profile); any other scalar is a value, and a key set below it is an error. */
+static gboolean names_a_mapping(const char *key)
+{
+    return strcmp(key, "framework") == 0;
+}
+
 gboolean paro_override_apply(ParoNode *root, const ParoOverride *o, guint skip, GError **error)
 {
     guint n = g_strv_length(o->path);
@@ -117,6 +124,15 @@ gboolean paro_override_apply(ParoNode *root, const ParoOverride *o, guint skip, 
         if (child == NULL) {
             child = paro_node_new_mapping(o->label, 1, o->columns[i + 1]);
             paro_node_set(mapping, paro_node_new_scalar(key, o->label, 1, o->columns[i]), child);
+        } else if (child->kind == PARO_NODE_SCALAR && names_a_mapping(key)) {
+            /* and a name stands for the mapping with that name, so a key can be set in it
+             * (`framework: megatron` with `--set framework.tp_overlap=true`) */
+            ParoNode *named = paro_node_new_mapping(child->source, child->line, child->column);
+            paro_node_set(
+                named, paro_node_new_scalar("name", child->source, child->line, child->column),
+                paro_node_new_scalar(child->scalar, child->source, child->line, child->column));
+            paro_node_set(mapping, paro_node_new_scalar(key, o->label, 1, o->columns[i]), named);
+            child = named;
         }
         mapping = child;
     }

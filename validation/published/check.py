@@ -107,6 +107,8 @@ def framework(r):
         # HuggingFace's LLaMA under the PaRO fork: PyTorch's softmax kernels
         eager_hf = "  fused_softmax: false\n" if "PaRO" in fw else ""
         return "framework:\n  name: deepspeed\n" + old + eager_hf
+    if "Megatron-Bridge" in fw:  # its performance recipes overlap TP communication (SOURCES.md)
+        return "framework:\n  name: megatron\n  tp_overlap: true\n"
     if "Megatron" in fw:
         return "framework: megatron\n"
     return ""
