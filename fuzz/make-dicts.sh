@@ -6,9 +6,11 @@
 set -eu
 mkdir -p fuzz/dict
 q() { sed 's/\\/\\\\/g; s/"/\\"/g; s/.*/"&"/'; }
-keys() { grep -hoE '\{"[a-z_]+", PARO_FIELD' src/*/*.c | sed -E 's/\{"([a-z_]+)".*/\1/'
-         grep -hoE 'hf_[a-z]+\(root, "[a-z_]+"' src/yaml/*.c | sed -E 's/.*"([a-z_]+)"/\1/'; }
-choices() { grep -hoE 'names\[\] = \{[^}]*\}' src/*/*.c | grep -oE '"[a-z0-9-]+"' | tr -d '"'
+keys() { grep -hoE '\{"[a-z0-9_]+", PARO_FIELD' src/*/*.c | sed -E 's/\{"([a-z0-9_]+)".*/\1/'
+         grep -hoE '(hf_[a-z]+|lookup)\(root, "[a-z_]+"' src/yaml/*.c | sed -E 's/.*"([a-z_]+)"/\1/'
+         sed -n '/^static const HfFamily hf_families/,/^};/p' src/yaml/load-model.c |
+           grep -oE '"[a-z_]+"' | tr -d '"'; }
+choices() { cat src/*/*.c | tr '\n' ' ' | grep -oE 'names\[\] = \{[^}]*\}' | grep -oE '"[a-z0-9-]+"' | tr -d '"'
             grep -hoE '"(gated|plain|rmsnorm|layernorm|nvswitch|nvlink|pcie|model|topology|scenario|calibration)"' src/yaml/*.c src/scenario/*.c | tr -d '"'; }
 units() { sed -n '/^static const ParoUnit/,/^};/p' src/core/units.c | grep -oE '\{"[^"]+"' | tr -d '{"'; }
 { keys | sort -u | sed 's/$/: /'; keys | sort -u; choices | sort -u; units | sort -u;
