@@ -79,6 +79,21 @@ GArray *paro_layer_log_load(const char *path, GError **error)
     return g_steal_pointer(&rows);
 }
 
+ParoComputeSetup paro_compute_setup_of_gpu(const ParoTopology *t)
+{
+    const ParoGpuTraits *g = &t->gpu.traits;
+    return (ParoComputeSetup){
+        .peak_flops = t->gpu.peak_flops,
+        .matmul_efficiency = g->matmul_efficiency,
+        .sms = g->sms,
+        .attention_efficiency = g->attention_efficiency,
+        .cudnn_attention_efficiency = g->cudnn_attention_efficiency,
+        .fp8_matmul_efficiency = g->fp8_matmul_efficiency,
+        .elementwise_Bps = paro_compute_elementwise_Bps(t->gpu.hbm_Bps, g->elementwise_share),
+        .hbm_Bps = t->gpu.hbm_Bps,
+    };
+}
+
 static void predict_row(ParoLayerRow *r, const ParoTopology *t)
 {
     r->p_fwd_us = r->p_fwdbwd_us = r->p_gemm_us = r->p_attention_us = r->p_other_us = NAN;
@@ -115,24 +130,14 @@ static void predict_row(ParoLayerRow *r, const ParoTopology *t)
         .attention_dropout = r->dropout,
         .hidden_dropout = r->dropout,
     };
-    ParoComputeSetup c = {
-        .peak_flops = t->gpu.peak_flops,
-        .matmul_efficiency = t->gpu.traits.matmul_efficiency,
-        .sms = t->gpu.traits.sms,
-        .attention_efficiency = t->gpu.traits.attention_efficiency,
-        .cudnn_attention_efficiency = t->gpu.traits.cudnn_attention_efficiency,
-        .fp8_matmul_efficiency = t->gpu.traits.fp8_matmul_efficiency,
-        .elementwise_Bps =
-            paro_compute_elementwise_Bps(t->gpu.hbm_Bps, t->gpu.traits.elementwise_share),
-        .hbm_Bps = t->gpu.hbm_Bps,
-        .batch = r->batch,
-        .seq = r->seq,
-        .trainable_share = 1,
-        .recompute = PARO_RECOMPUTE_NONE,
-        .attention = attention,
-        .fused_softmax = FALSE, /* layer.py's eager attention: PyTorch's separate kernels */
-        .tp = r->tp,
-    };
+    ParoComputeSetup c = paro_compute_setup_of_gpu(t);
+    c.batch = r->batch;
+    c.seq = r->seq;
+    c.trainable_share = 1;
+    c.recompute = PARO_RECOMPUTE_NONE;
+    c.attention = attention;
+    c.fused_softmax = FALSE; /* layer.py's eager attention: PyTorch's separate kernels */
+    c.tp = r->tp;
     g_autoptr(GArray) layers = paro_compute_layers(&m, &c);
     const ParoLayerCost *mid = &g_array_index(layers, ParoLayerCost, 1);
     r->p_fwd_us = 1e6 * mid->forward_s;

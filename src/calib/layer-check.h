@@ -31,6 +31,11 @@ typedef struct {
  */
 GArray *paro_layer_log_load(const char *path, GError **error);
 
+/** paro_compute_setup_of_gpu: the compute model's inputs that @topology's GPU decides
+ * (peak, traits, datasheet HBM bandwidth and its elementwise rate), the rest zero: the one
+ * place both the layer check and a scenario (scenario/derived.c) take them from. */
+ParoComputeSetup paro_compute_setup_of_gpu(const ParoTopology *topology);
+
 /** paro_layer_predict: fills each row's predictions from @topology's GPU. */
 void paro_layer_predict(GArray *rows, const ParoTopology *topology);
 

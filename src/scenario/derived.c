@@ -2,6 +2,8 @@
 /* The derived quantities of a scenario (derived.h). */
 #include "scenario/derived.h"
 
+#include "calib/layer-check.h"
+
 ParoCommModel paro_scenario_comm_model(const ParoScenario *s)
 {
     const ParoTopology *t = s->topology;
@@ -45,27 +47,20 @@ ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)
                   : t->gpu.traits.matmul_efficiency > 0
                       ? 0
                       : t->gpu.peak_flops * PARO_UNKNOWN_GPU_EFFICIENCY;
-    return (ParoComputeSetup){
-        .flat_flops = flat,
-        .peak_flops = t->gpu.peak_flops,
-        .matmul_efficiency = t->gpu.traits.matmul_efficiency,
-        .sms = t->gpu.traits.sms,
-        .attention_efficiency = t->gpu.traits.attention_efficiency,
-        .cudnn_attention_efficiency = t->gpu.traits.cudnn_attention_efficiency,
-        .fp8_matmul_efficiency = t->gpu.traits.fp8_matmul_efficiency,
-        .elementwise_Bps =
-            paro_compute_elementwise_Bps(t->gpu.hbm_Bps, t->gpu.traits.elementwise_share),
-        .hbm_Bps = c->has_compute ? c->hbm_Bps : t->gpu.hbm_Bps,
-        .batch = s->training.micro_batch,
-        .seq = s->training.sequence,
-        .trainable_share = trainable / params,
-        .recompute = s->training.recompute,
-        .attention = s->training.attention,
-        .fp8 = s->training.fp8,
-        .fused_softmax = paro_framework_fused_softmax(&s->framework),
-        .tp = s->tp,
-        .sequence_parallel = s->sequence_parallel,
-    };
+    ParoComputeSetup setup = paro_compute_setup_of_gpu(t);
+    setup.flat_flops = flat;
+    if (c->has_compute) /* the optimizer and the loss stream at the measured bandwidth */
+        setup.hbm_Bps = c->hbm_Bps;
+    setup.batch = s->training.micro_batch;
+    setup.seq = s->training.sequence;
+    setup.trainable_share = trainable / params;
+    setup.recompute = s->training.recompute;
+    setup.attention = s->training.attention;
+    setup.fp8 = s->training.fp8;
+    setup.fused_softmax = paro_framework_fused_softmax(&s->framework);
+    setup.tp = s->tp;
+    setup.sequence_parallel = s->sequence_parallel;
+    return setup;
 }
 
 ParoStateSizes paro_scenario_state_sizes(const ParoScenario *s)
