@@ -67,15 +67,21 @@ expect "collective -e 2^61" 2 "'-e' is 2.30584e+18 B, above the limit of 1.15292
     collective --topology $T --op allreduce -e 2097152T
 
 # ---- H3, H1: collective work estimated before simulating (the link-level model; NCCL's
-# model, the default, is closed form) ----
-expect "H3 --explicit --gpus 32768" 1 \
+# model, the default, is closed form). A ring of one channel shares no link and is timed
+# by its recurrence in a fraction of a second (coll/recurrence.c); by events (--events)
+# the same work is refused. ----
+expect "H3 --explicit --gpus 32768 --events" 1 \
     "simulating this collective would take about 17 s (32,768 GPUs simulated x 1 channel x 1,024 steps" \
+    collective --topology $T --model flow --op allreduce --explicit --gpus 32768 -b 1G -e 1G --events
+expect "H3 --explicit --gpus 32768, by recurrence" 0 "Avg bus bandwidth" \
     collective --topology $T --model flow --op allreduce --explicit --gpus 32768 -b 1G -e 1G
-expect "H3 --explicit --gpus 131072" 1 "lower --gpus (with --explicit" \
-    collective --topology $T --model flow --op allreduce --explicit --gpus 131072 -b 1G -e 1G
+expect "H3 --explicit --gpus 131072 --events" 1 "lower --gpus (with --explicit" \
+    collective --topology $T --model flow --op allreduce --explicit --gpus 131072 -b 1G -e 1G --events
+expect "H3 --explicit --gpus 131072, 4 channels" 1 "lower --gpus (with --explicit" \
+    collective --topology $T --model flow --op allreduce --explicit --gpus 131072 -b 1G -e 1G -c 4
 sed 's/gpus: 8/gpus: 1024/' $T >"$work/t1024.yaml"
-expect "H1 a node of 1,024 GPUs" 1 "lower the GPUs per node (node.gpus" \
-    collective --topology "$work/t1024.yaml" --model flow --op allreduce
+expect "H1 a node of 1,024 GPUs --events" 1 "lower the GPUs per node (node.gpus" \
+    collective --topology "$work/t1024.yaml" --model flow --op allreduce --events
 
 # ---- C1-C3, C7: counts bounded where they are written ----
 expect "C1 prefetch 2^31-1" 1 "--set[1]:1:19: 'prefetch' is 2,147,483,647, above the limit of 4,096" \
@@ -138,16 +144,19 @@ expect "a sweep point beyond the work limit names its values" 1 \
     sweep $S --set collectives.model=flow --set collectives.algorithm=tree --vary topology.nodes=2,16384
 
 # ---- H1, H2, C9: the step's work estimated before simulating ----
-expect "H1 a node of 4,096 GPUs (run)" 1 \
-    "simulating 29 strategies would take about 34 s (a step of 288 layer-steps: 0.00058 s each; about 24 collectives of up to 4,096 GPUs" \
+expect "H1 a node of 4,096 GPUs (run), 2 channels" 1 \
+    "simulating 29 strategies would take about 67 s (a step of 288 layer-steps: 0.00058 s each; about 24 collectives of up to 4,096 GPUs" \
+    run $S --set topology.node.gpus=4096 --set parallelism.group=4096 --set collectives.model=flow \
+    --set topology.nccl.channels=2
+expect "H1 a node of 4,096 GPUs (run), one channel: rings by recurrence" 0 "# best:" \
     run $S --set topology.node.gpus=4096 --set parallelism.group=4096 --set collectives.model=flow
 expect "H2 257 nodes (the last leaf part full: folded) run" 0 "# best:" \
     run $S --set topology.nodes=257 --set collectives.model=flow
 # the work limits scale with PAROSIM_WORK_SCALE: a refused case runs, a bad value is named
 if ! PAROSIM_WORK_SCALE=0.01 "$parosim" collective --topology $T --model flow --op allreduce \
-    --explicit --gpus 2048 -b 1M -e 1M >/dev/null 2>"$work/err" &&
+    --explicit --gpus 2048 -b 1M -e 1M --events >/dev/null 2>"$work/err" &&
     grep -qF "beyond the limit of 0.1 s" "$work/err"; then
-    ok "PAROSIM_WORK_SCALE=0.01 refuses a 2,048-GPU explicit ring (about 1 s)"
+    ok "PAROSIM_WORK_SCALE=0.01 refuses a 2,048-GPU explicit ring by events (about 1 s)"
 else
     not_ok "PAROSIM_WORK_SCALE=0.01 did not scale the limit: $(cat "$work/err")"
 fi

@@ -13,19 +13,26 @@
 #include "yaml/loaders.h"
 
 /* A cluster of @nodes nodes of @gpn GPUs: NVSwitch ports of @intra GB/s, @nics NICs of
- * @nic Gb/s each, latencies alpha' = 3 us and alpha = 8 + 1 us. */
-static ParoTopology *cluster(gint64 nodes, gint64 gpn, double intra, gint64 nics, double nic,
-                             gint64 per_leaf, double oversub)
+ * @nic Gb/s each, latencies alpha' = 3 us and alpha = @nic_us + 1 us. */
+static ParoTopology *cluster_far(gint64 nodes, gint64 gpn, double intra, gint64 nics, double nic,
+                                 gint64 per_leaf, double oversub, double nic_us)
 {
     g_autofree char *text = g_strdup_printf(
         "kind: topology\nschema: 1\nname: test\nnodes: %" G_GINT64_FORMAT "\n"
         "gpu: {name: G, memory: 80 GiB, peak_flops: 312 TFLOP/s, hbm_bandwidth: 2 TB/s}\n"
         "node:\n  gpus: %" G_GINT64_FORMAT "\n"
         "  fabric: {kind: nvswitch, bandwidth: %g GB/s, latency: 3 us}\n"
-        "  nics: {count: %" G_GINT64_FORMAT ", bandwidth: %g Gb/s, latency: 8 us}\n"
+        "  nics: {count: %" G_GINT64_FORMAT ", bandwidth: %g Gb/s, latency: %g us}\n"
         "network: {nodes_per_leaf: %" G_GINT64_FORMAT ", oversubscription: %g, latency: 1 us}\n",
-        nodes, gpn, intra, nics, nic, per_leaf, oversub);
+        nodes, gpn, intra, nics, nic, nic_us, per_leaf, oversub);
     return paro_test_topology(text);
+}
+
+/* The same with NICs of 8 us: alpha = 9 us. */
+static ParoTopology *cluster(gint64 nodes, gint64 gpn, double intra, gint64 nics, double nic,
+                             gint64 per_leaf, double oversub)
+{
+    return cluster_far(nodes, gpn, intra, nics, nic, per_leaf, oversub, 8);
 }
 
 static ParoCollResult run(const ParoTopology *t, gboolean aggregated, ParoCollKind op,
@@ -351,6 +358,109 @@ START_TEST(collective_step_overhead)
 }
 END_TEST
 
+/* A collective timed both ways: by its recurrence where it applies, and by events. Zeros
+ * stand for one channel, 1,024 merged steps, a 3 us step overhead, max-min, all GPUs. */
+typedef struct {
+    Shape shape;
+    ParoCollKind op;
+    double size;
+    gboolean recurs; /* expected: the recurrence times it */
+    gboolean aggregated;
+    ParoScope scope;
+    gint64 channels, max_steps;
+    ParoNetFidelity fidelity;
+    gboolean slow_nic;    /* node 1's NIC at a quarter (explicit only) */
+    gboolean no_overhead; /* no per-step overhead: hops of 3 and 9 us */
+    double nic_us;        /* a NIC's latency when not 8 us */
+} Twin;
+
+#define PAPER                                                                                      \
+    {                                                                                              \
+        4, 8, 1, 32, 100, 1                                                                        \
+    }
+#define LEAVES                                                                                     \
+    {                                                                                              \
+        16, 4, 2, 4, 100, 2                                                                        \
+    }
+#define DGX_H100                                                                                   \
+    {                                                                                              \
+        8, 8, 8, 32, 400, 1                                                                        \
+    }
+#define AR PARO_COLL_ALLREDUCE
+#define AG PARO_COLL_ALLGATHER
+
+static const Twin twins[] = {
+    /* one channel: every link carries one connection */
+    {PAPER, AR, 256e6, TRUE},
+    {PAPER, AR, 256e6, TRUE, .aggregated = TRUE},
+    {PAPER, AG, 1e6, TRUE},
+    {PAPER, PARO_COLL_REDUCESCATTER, 3e5, TRUE, .aggregated = TRUE},
+    {PAPER, PARO_COLL_SENDRECV, 125e6, TRUE},
+    {PAPER, AR, 64e6, TRUE, .scope = PARO_SCOPE_INTRA},
+    {PAPER, AR, 64e6, TRUE, .fidelity = PARO_NET_ANALYTIC},
+    {PAPER, AG, 64e6, TRUE, .slow_nic = TRUE},
+    {LEAVES, AR, 1e8, TRUE},
+    {DGX_H100, AG, 1e8, TRUE},
+    /* merged steps of unequal length: big, or latency-bound with hops alike (all 6 us) */
+    {PAPER, AR, 256e6, TRUE, .max_steps = 10},
+    {PAPER, AR, 8, TRUE, .max_steps = 10},
+    /* latency-bound, a node's exit hop 34x the others (101 us against 3), 15 fast hops
+     * before it: the exit GPU has 8 sends on their way 21 us in, and waits for a slot */
+    {{2, 16, 1, 32, 100, 1}, AG, 8, TRUE, .no_overhead = TRUE, .nic_us = 100},
+    /* the events decide: 62 ring steps merged into 40 sends, the first 22 of two steps and
+     * two latencies; latency-bound (8 B), a wave of sends reaches a node's exit GPU (9 us a
+     * hop) 2 x 3 us after the one before it, so send 22 (one latency) arrives before send
+     * 21 (two); channels sharing a GPU's port; the 8 inter-node rings sharing a NIC */
+    {PAPER, AR, 8, FALSE, .max_steps = 40, .no_overhead = TRUE},
+    {PAPER, AR, 64e6, FALSE, .channels = 2},
+    {DGX_H100, AG, 1e8, FALSE, .aggregated = TRUE, .channels = 8},
+    {PAPER, AR, 64e6, FALSE, .scope = PARO_SCOPE_INTER},
+};
+
+START_TEST(collective_recurrence_equals_events)
+{
+    /* Oracle: the event simulation of every send (spec.events_only). Where no link carries
+     * two connections of a lone ring phase, its recurrence (coll/recurrence.c) must give
+     * the same picoseconds, the same bytes on every link class and the same utilisation,
+     * bit for bit; elsewhere it must step aside (no events fired means it timed the
+     * phase). */
+    const Twin *tw = &twins[_i];
+    const Shape *sh = &tw->shape;
+    g_autoptr(ParoTopology) t = cluster_far(sh->nodes, sh->gpn, 300, sh->nics, sh->nic,
+                                            sh->per_leaf, sh->oversub, tw->nic_us ? tw->nic_us : 8);
+    g_autoptr(ParoGraph) g = paro_graph_new(t, t->nodes, tw->aggregated, NULL);
+    if (tw->slow_nic)
+        paro_graph_scale_link(g, paro_graph_nic_tx(g, 1, 0), 0.25);
+    ParoCollSpec spec = {.op = tw->op,
+                         .algorithm = PARO_ALGO_RING,
+                         .n = paro_topology_n_gpus(t),
+                         .m = sh->gpn,
+                         .size_bytes = tw->size,
+                         .channels = MAX(tw->channels, 1),
+                         .chunks = 1,
+                         .max_steps = tw->max_steps ? tw->max_steps : 1024,
+                         .step_overhead = tw->no_overhead ? 0 : 3000000,
+                         .scope = tw->scope};
+    ParoCollResult fast, events;
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(paro_coll_simulate(g, tw->fidelity, &spec, &fast, &error), "%s",
+                  error ? error->message : "");
+    spec.events_only = TRUE;
+    ck_assert(paro_coll_simulate(g, tw->fidelity, &spec, &events, NULL));
+    ck_assert_msg((fast.events == 0) == tw->recurs, "twin %d: %" G_GUINT64_FORMAT " events", _i,
+                  fast.events);
+    ck_assert_uint_gt(events.events, 0);
+    ck_assert_int_eq(fast.time, events.time);
+    ck_assert_msg(fast.intra_bytes == events.intra_bytes && fast.inter_bytes == events.inter_bytes,
+                  "twin %d: link bytes %.17g %.17g vs %.17g %.17g", _i, fast.intra_bytes,
+                  fast.inter_bytes, events.intra_bytes, events.inter_bytes);
+    ck_assert(fast.max_utilisation == events.max_utilisation);
+    ck_assert_double_eq_tol(fast.sent_bytes, events.sent_bytes, 1e-12 * events.sent_bytes);
+    ck_assert_double_eq_tol(fast.received_bytes, events.received_bytes,
+                            1e-12 * events.received_bytes);
+}
+END_TEST
+
 START_TEST(collective_cache_is_keyed_by_value)
 {
     /* The cache keeps durations by the value of what they depend on, never by pointer:
@@ -415,6 +525,7 @@ static Suite *collective_suite(void)
     tcase_add_test(tc, collective_sendrecv);
     tcase_add_test(tc, collective_step_overhead);
     tcase_add_test(tc, collective_cache_is_keyed_by_value);
+    tcase_add_loop_test(tc, collective_recurrence_equals_events, 0, G_N_ELEMENTS(twins));
     suite_add_tcase(s, tc);
     return s;
 }

@@ -193,7 +193,7 @@ typedef struct {
     int op, algo, model, proto, fidelity, format;
     double min_bytes, max_bytes, factor;
     gint64 group, channels, chunks;
-    gboolean explicit_mode;
+    gboolean explicit_mode, events_only;
 } CollChoice;
 
 /* Times the collective over the sizes on @gpus GPUs (-1: the whole topology) and appends its
@@ -210,6 +210,7 @@ static int one_count(ParoTopology *topology, const CollChoice *c, gint64 gpus, G
         spec.channels = c->channels;
     if (c->chunks > 0)
         spec.chunks = c->chunks;
+    spec.events_only = c->events_only;
     ParoCollReport head = {topology, &spec, (ParoCollModel)c->model, (ParoNetFidelity)c->fidelity,
                            FALSE};
     g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(ParoCollRow));
@@ -285,7 +286,7 @@ int paro_cmd_collective(int argc, char **argv)
     g_autofree char *gpus_text = NULL;
     g_auto(GStrv) sets = NULL;
     double factor = 2;
-    gboolean explicit_mode = FALSE;
+    gboolean explicit_mode = FALSE, events_only = FALSE;
     GOptionEntry entries[] = {
         {"topology", 't', 0, G_OPTION_ARG_FILENAME, &topology_path, "Cluster description",
          "T.yaml"},
@@ -311,6 +312,10 @@ int paro_cmd_collective(int argc, char **argv)
         {"stepfactor", 'f', 0, G_OPTION_ARG_DOUBLE, &factor, "Size multiplier (default 2)", "F"},
         {"explicit", 0, 0, G_OPTION_ARG_NONE, &explicit_mode,
          "Instantiate every GPU and flow instead of folding symmetric ones", NULL},
+        {"events", 0, 0, G_OPTION_ARG_NONE, &events_only,
+         "Simulate every send as events, also where a ring shares no link and its recurrence "
+         "gives the same times (to check it; much slower)",
+         NULL},
         {"network", 0, 0, G_OPTION_ARG_STRING, &net_name,
          "the flow model's links: maxmin (default, contention) or analytic (latency + "
          "size/bandwidth)",
@@ -411,8 +416,8 @@ int paro_cmd_collective(int argc, char **argv)
         paro_calib_apply(&cal, (ParoCollModel)model, topology);
         paro_calib_clear(&cal);
     }
-    CollChoice choice = {op,        algo,   model, proto,    fidelity, format,       min_bytes,
-                         max_bytes, factor, group, channels, chunks,   explicit_mode};
+    CollChoice choice = {op,        algo,   model, proto,    fidelity, format,        min_bytes,
+                         max_bytes, factor, group, channels, chunks,   explicit_mode, events_only};
     g_autoptr(GString) out = g_string_new(NULL);
     for (guint i = 0; i < counts->len; i++) {
         gint64 n = g_array_index(counts, gint64, i);

@@ -38,66 +38,8 @@
 
 #include <math.h>
 
+#include "coll/simulate-private.h"
 #include "core/error.h"
-
-typedef struct {
-    ParoScope scope;
-    ParoCollKind op;
-    double bytes; /* the array of one ring of this stage, whole message */
-} Stage;
-
-typedef struct _Sim Sim;
-typedef struct _Task Task;
-
-/* A member's hop to its successor: links and weights in the Sim's route store. */
-typedef struct {
-    gint64 dst;
-    ParoTime latency;
-    guint first, n_links; /* n_links G_MAXUINT: not found yet */
-} Route;
-
-/* Sends a connection may have on their way (NCCL_STEPS in NCCL's src/include/device.h). */
-#define SLOTS 8
-
-typedef struct {
-    Task *task;
-    gint64 member, channel, dst;
-    double bytes;
-    ParoTime latency; /* from the last byte leaving to its arrival */
-} Send;
-
-struct _Task {
-    Sim *sim;
-    int stage, chunk;
-    ParoCollKind op;
-    gint64 k, seg, stride, ring_len_steps, macro_steps;
-    double bytes;          /* this task's array per ring */
-    gint64 *sends, *recvs; /* per (member, channel): sends arrived, receives arrived */
-    gint64 *begun;         /* sends begun */
-    guint8 *leaving;       /* a send's bytes are leaving (the connection is busy) */
-    guint8 *on_the_way;    /* sends begun and not arrived, at most SLOTS */
-    Send *in_flight;       /* SLOTS records per (member, channel), by send number: freed with the
-                            * task even when a run stops early */
-    gint64 *pos;           /* per (member, channel): its place in its ring */
-    Route *route;          /* per (member, channel): the hop to its successor, found at its
-                            * first send (the same for every send of the ring) */
-    gint64 pending;        /* (member, channel) pairs not finished */
-    gboolean started, done;
-};
-
-struct _Sim {
-    const ParoGraph *graph;
-    ParoEngine *engine;
-    ParoNetwork *net;
-    const ParoCollSpec *spec;
-    gint64 gpn, tracked, channels, pieces;
-    GArray *stages; /* Stage */
-    gint64 n_chunks;
-    Task *tasks; /* n_chunks x stages */
-    gint64 tasks_left;
-    GArray *links, *weights; /* every route found, one after the other */
-    double sent, received;   /* payload of the tracked members */
-};
 
 /* ---- ring geometry of a scope ---- */
 
@@ -128,7 +70,7 @@ static gint64 member_at(const Task *t, gint64 start, gint64 channel, gint64 pos)
     return start + (a * t->seg + (b + channel) % t->seg) * t->stride;
 }
 
-static gint64 fold(const Sim *s, gint64 rank)
+gint64 paro_ring_fold(const Sim *s, gint64 rank)
 {
     return rank % paro_graph_instantiated_gpus(s->graph);
 }
@@ -184,7 +126,7 @@ static void arrived(ParoEngine *engine, gpointer data)
     gint64 i = send->member * s->channels + send->channel;
     t->on_the_way[i]--;
     t->sends[i]++;
-    gint64 receiver = fold(s, send->dst);
+    gint64 receiver = paro_ring_fold(s, send->dst);
     t->recvs[receiver * s->channels + send->channel]++;
     gint64 member = send->member, channel = send->channel;
     s->received += send->bytes;
@@ -208,8 +150,7 @@ static void left(ParoNetwork *net, gpointer data)
     try_send(s, t, send->member, send->channel);
 }
 
-/* The hop from (member, channel) @i to its successor, found once. */
-static const Route *route_of(Sim *s, Task *t, gint64 member, gint64 channel, gint64 i)
+const Route *paro_ring_route(Sim *s, Task *t, gint64 member, gint64 channel, gint64 i)
 {
     Route *r = &t->route[i];
     if (r->n_links != G_MAXUINT)
@@ -221,6 +162,19 @@ static const Route *route_of(Sim *s, Task *t, gint64 member, gint64 channel, gin
                                s->spec->step_overhead);
     r->n_links = s->links->len - r->first;
     return r;
+}
+
+void paro_ring_send(const Sim *s, const Task *t, const Route *route, gint64 step, double *bytes,
+                    ParoTime *latency)
+{
+    double q = t->op == PARO_COLL_BROADCAST ? 1 : (double)steps_in(t, step);
+    *bytes = t->op == PARO_COLL_BROADCAST  ? t->bytes / (double)(s->channels * s->pieces)
+             : t->op == PARO_COLL_SENDRECV ? t->bytes / (double)s->channels
+                                           : q * t->bytes / (double)(t->k * s->channels);
+    /* q merged steps pay q latencies; saturated, not wrapped, past the clock's range (a
+     * latency of 107 days or more was dropped from the step: issue #16 W2) */
+    double q_latency = q * (double)route->latency;
+    *latency = q_latency >= (double)PARO_TIME_MAX ? PARO_TIME_MAX : (ParoTime)q_latency;
 }
 
 static void try_send(Sim *s, Task *t, gint64 member, gint64 channel)
@@ -236,19 +190,12 @@ static void try_send(Sim *s, Task *t, gint64 member, gint64 channel)
                                                   : (step == 0 || t->recvs[i] >= step);
     if (!ready)
         return;
-    const Route *route = route_of(s, t, member, channel, i);
-    double q = t->op == PARO_COLL_BROADCAST ? 1 : (double)steps_in(t, step);
-    double bytes = t->op == PARO_COLL_BROADCAST  ? t->bytes / (double)(s->channels * s->pieces)
-                   : t->op == PARO_COLL_SENDRECV ? t->bytes / (double)s->channels
-                                                 : q * t->bytes / (double)(t->k * s->channels);
-    /* q merged steps pay q latencies; saturated, not wrapped, past the clock's range (a
-     * latency of 107 days or more was dropped from the step: issue #16 W2) */
-    double q_latency = q * (double)route->latency;
+    const Route *route = paro_ring_route(s, t, member, channel, i);
+    double bytes;
+    ParoTime latency;
+    paro_ring_send(s, t, route, step, &bytes, &latency);
     Send *send = &t->in_flight[i * SLOTS + step % SLOTS];
-    *send =
-        (Send){t,       member,
-               channel, route->dst,
-               bytes,   q_latency >= (double)PARO_TIME_MAX ? PARO_TIME_MAX : (ParoTime)q_latency};
+    *send = (Send){t, member, channel, route->dst, bytes, latency};
     s->sent += bytes;
     t->begun[i]++;
     t->leaving[i] = TRUE;
@@ -493,54 +440,105 @@ void paro_coll_result_fill(ParoCollResult *out, const ParoGraph *graph, const Pa
     out->solves = paro_network_n_solves(net);
 }
 
-gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
-                            const ParoCollSpec *given, ParoCollResult *out, GError **error)
+/* The phases of @spec on @graph as tasks, none started; @engine and @net may be NULL for a
+ * look at its routes only. */
+static void sim_init(Sim *s, const ParoGraph *graph, const ParoCollSpec *spec, ParoEngine *engine,
+                     ParoNetwork *net)
 {
-    /* NCCL's choice is its cost model's (coll/nccl.c); its transfers here are rings. NVLS
-     * reduces inside the switch, which a flow on links does not describe. */
-    ParoCollSpec ring = *given;
-    const ParoCollSpec *spec = given;
-    if (given->algorithm == PARO_ALGO_AUTO) {
-        ring.algorithm = PARO_ALGO_RING;
-        spec = &ring;
+    *s = (Sim){0};
+    s->graph = graph;
+    s->engine = engine;
+    s->net = net;
+    s->spec = spec;
+    s->gpn = paro_graph_gpus_per_node(graph);
+    s->tracked = MIN(spec->n, paro_graph_instantiated_gpus(graph));
+    s->channels = spec->channels;
+    s->pieces = spec->chunks;
+    s->stages = g_array_new(FALSE, FALSE, sizeof(Stage));
+    s->links = g_array_new(FALSE, FALSE, sizeof(guint));
+    s->weights = g_array_new(FALSE, FALSE, sizeof(double));
+    build_stages(s);
+    s->n_chunks =
+        spec->algorithm == PARO_ALGO_HO_RING && spec->scope == PARO_SCOPE_GLOBAL ? spec->chunks : 1;
+    s->n_tasks = s->n_chunks * (gint64)s->stages->len;
+    s->tasks = g_new0(Task, s->n_tasks);
+    s->tasks_left = s->n_tasks;
+    for (gint64 c = 0; c < s->n_chunks; c++)
+        for (guint st = 0; st < s->stages->len; st++)
+            init_task(s, task_at(s, c, (int)st), (int)st, c);
+}
+
+/* Frees what sim_init made (an engine that stops on time overflow leaves sends in flight:
+ * they go with their tasks). */
+static void sim_clear(Sim *s)
+{
+    for (gint64 i = 0; i < s->n_tasks; i++) {
+        g_free(s->tasks[i].sends);
+        g_free(s->tasks[i].recvs);
+        g_free(s->tasks[i].begun);
+        g_free(s->tasks[i].leaving);
+        g_free(s->tasks[i].on_the_way);
+        g_free(s->tasks[i].in_flight);
+        g_free(s->tasks[i].pos);
+        g_free(s->tasks[i].route);
     }
-    if (spec->algorithm == PARO_ALGO_NVLS || spec->algorithm == PARO_ALGO_NVLS_TREE) {
+    g_free(s->tasks);
+    g_array_unref(s->stages);
+    g_array_unref(s->links);
+    g_array_unref(s->weights);
+}
+
+/* @given with NCCL's choice as rings (its cost model's choice is coll/nccl.c's), or NULL
+ * and why when the flow model cannot run it. */
+static const ParoCollSpec *flow_spec(const ParoGraph *graph, const ParoCollSpec *given,
+                                     ParoCollSpec *ring, GError **error)
+{
+    *ring = *given;
+    if (given->algorithm == PARO_ALGO_AUTO)
+        ring->algorithm = PARO_ALGO_RING;
+    if (ring->algorithm == PARO_ALGO_NVLS || ring->algorithm == PARO_ALGO_NVLS_TREE) {
+        /* NVLS reduces inside the switch, which a flow on links does not describe */
         g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_INFEASIBLE,
                     "%s has no flow model (the NVSwitch reduces in the switch): use the nccl "
                     "model",
-                    paro_algorithm_names[spec->algorithm]);
-        return FALSE;
+                    paro_algorithm_names[ring->algorithm]);
+        return NULL;
     }
-    if (!check_spec(graph, spec, error))
+    return check_spec(graph, ring, error) ? ring : NULL;
+}
+
+gboolean paro_coll_recurs(const ParoGraph *graph, const ParoCollSpec *given)
+{
+    ParoCollSpec ring;
+    const ParoCollSpec *spec = flow_spec(graph, given, &ring, NULL);
+    if (spec == NULL || (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL))
+        return FALSE;
+    Sim s;
+    sim_init(&s, graph, spec, NULL, NULL);
+    gboolean recurs = s.n_tasks == 1 && paro_ring_recurrence_applies(&s, s.tasks);
+    sim_clear(&s);
+    return recurs;
+}
+
+gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
+                            const ParoCollSpec *given, ParoCollResult *out, GError **error)
+{
+    ParoCollSpec ring;
+    const ParoCollSpec *spec = flow_spec(graph, given, &ring, error);
+    if (spec == NULL)
         return FALSE;
     if (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL)
         return paro_coll_simulate_tree(graph, fidelity, spec, out, error);
     g_autoptr(ParoEngine) engine = paro_engine_new();
     g_autoptr(ParoNetwork) net =
         paro_network_new(engine, fidelity, paro_graph_capacities(graph), paro_graph_n_links(graph));
-    Sim s = {0};
-    s.graph = graph;
-    s.engine = engine;
-    s.net = net;
-    s.spec = spec;
-    s.gpn = paro_graph_gpus_per_node(graph);
-    s.tracked = MIN(spec->n, paro_graph_instantiated_gpus(graph));
-    s.channels = spec->channels;
-    s.pieces = spec->chunks;
-    s.stages = g_array_new(FALSE, FALSE, sizeof(Stage));
-    s.links = g_array_new(FALSE, FALSE, sizeof(guint));
-    s.weights = g_array_new(FALSE, FALSE, sizeof(double));
-    /* An engine that stops on time overflow leaves sends in flight; they are freed here. */
-    build_stages(&s);
-    s.n_chunks =
-        spec->algorithm == PARO_ALGO_HO_RING && spec->scope == PARO_SCOPE_GLOBAL ? spec->chunks : 1;
-    gint64 n_tasks = s.n_chunks * (gint64)s.stages->len;
-    s.tasks = g_new0(Task, n_tasks);
-    s.tasks_left = n_tasks;
-    for (gint64 c = 0; c < s.n_chunks; c++)
-        for (guint st = 0; st < s.stages->len; st++)
-            init_task(&s, task_at(&s, c, (int)st), (int)st, c);
-    if (spec->size_bytes > 0)
+    Sim s;
+    sim_init(&s, graph, spec, engine, net);
+    /* A lone ring phase that shares no link is timed by its recurrence, else by events. */
+    ParoTime recurred_end = -1;
+    if (spec->size_bytes > 0 && s.n_tasks == 1 && paro_ring_recurrence(&s, s.tasks, &recurred_end))
+        s.tasks_left = 0;
+    else if (spec->size_bytes > 0)
         maybe_start(&s, 0, 0);
     else
         s.tasks_left = 0;
@@ -558,20 +556,9 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
         /* The tracked members stand for all: one node's worth in the aggregated mode. */
         double scale = paro_graph_is_aggregated(graph) ? (double)spec->n / (double)s.tracked : 1;
         paro_coll_result_fill(out, graph, net, s.sent * scale, s.received * scale);
+        if (recurred_end >= 0)
+            out->time = recurred_end;
     }
-    for (gint64 i = 0; i < n_tasks; i++) {
-        g_free(s.tasks[i].sends);
-        g_free(s.tasks[i].recvs);
-        g_free(s.tasks[i].begun);
-        g_free(s.tasks[i].leaving);
-        g_free(s.tasks[i].on_the_way);
-        g_free(s.tasks[i].in_flight);
-        g_free(s.tasks[i].pos);
-        g_free(s.tasks[i].route);
-    }
-    g_free(s.tasks);
-    g_array_unref(s.stages);
-    g_array_unref(s.links);
-    g_array_unref(s.weights);
+    sim_clear(&s);
     return ok;
 }

@@ -24,6 +24,9 @@ typedef struct {
     ParoTime step_overhead;  /* added to the latency of every ring step or tree hop */
     ParoScope scope;         /* GLOBAL (0, the default): over all n; INTRA / INTER: every group's
                               * (or every local rank's) ring at once, as in data-parallel training */
+    gboolean events_only;    /* every send as events, even where a ring phase shares no link and
+                              * its recurrence gives the same times (coll/recurrence.c); for
+                              * tests and `collective --events` */
 } ParoCollSpec;
 
 typedef struct {
@@ -82,6 +85,15 @@ ParoAlgorithm paro_coll_algorithm_for(ParoCollKind op, ParoAlgorithm algorithm);
  */
 gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
                             const ParoCollSpec *spec, ParoCollResult *out, GError **error);
+
+/**
+ * paro_coll_recurs:
+ * TRUE when paro_coll_simulate will time @spec without events, as one ring phase whose
+ * connections share no link (coll/recurrence.c): O(sends) with no event or solve, about
+ * 30 times faster. Its routes are found to say so. (Unless a merged step is overtaken by
+ * the next, latency-bound, which only the timing finds: the events then take over.)
+ */
+gboolean paro_coll_recurs(const ParoGraph *graph, const ParoCollSpec *spec);
 
 /* For the algorithm files: the result of a finished run (link bytes, counters). */
 void paro_coll_result_fill(ParoCollResult *out, const ParoGraph *graph, const ParoNetwork *net,

@@ -65,7 +65,6 @@ struct _ParoNetwork {
 };
 
 /* maxmin.c */
-ParoTime paro_net_duration_ps(double bytes, double rate);
 /* paro_net_activate: a flow joins: on its links, in the heap, to be solved */
 void paro_net_activate(ParoNetwork *net, Flow *f);
 /* paro_net_next_finish: the earliest predicted end, PARO_TIME_MAX with no flow */

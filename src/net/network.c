@@ -116,6 +116,20 @@ double paro_network_carried(const ParoNetwork *net, guint link)
     return net->carried[link];
 }
 
+void paro_network_record(ParoNetwork *net, const guint *links, const double *weights, guint n_links,
+                         const double *carried, double rate)
+{
+    for (guint k = 0; k < n_links; k++) {
+        guint l = links[k];
+        net->carried[l] += carried[k];
+        if (net->fidelity == PARO_NET_MAXMIN) { /* as solve_component after a fill */
+            double residual = net->capacity[l] - rate * weights[k];
+            net->max_utilisation =
+                fmax(net->max_utilisation, (net->capacity[l] - residual) / net->capacity[l]);
+        }
+    }
+}
+
 double paro_network_max_utilisation(const ParoNetwork *net)
 {
     return net->max_utilisation;

@@ -43,6 +43,23 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoNetwork, paro_network_free)
 void paro_network_start(ParoNetwork *net, const guint *links, const double *weights, guint n_links,
                         double bytes, ParoTime latency, ParoFlowDone done, gpointer user_data);
 
+/**
+ * paro_network_record:
+ * @carried: bytes carried by one instance of each of @links (bytes x weight, summed send by
+ *   send as the solver retires them)
+ * A transfer, or a connection's sends one after the other, that its caller timed alone on
+ * its links at @rate, which must be what a solve gives a flow that shares no link (its
+ * slowest capacity / weight): its bytes are carried and, with the max-min fidelity, its
+ * utilisation noted as a solve would. Used where a ring phase shares no link
+ * (coll/recurrence.c); no flow joins.
+ */
+void paro_network_record(ParoNetwork *net, const guint *links, const double *weights, guint n_links,
+                         const double *carried, double rate);
+
+/** paro_net_duration_ps: @bytes at @rate, rounded up to the picosecond as the solver
+ * times a flow's end; 0 for nothing to move. */
+ParoTime paro_net_duration_ps(double bytes, double rate);
+
 /** paro_network_carried: bytes carried so far by one instance of @link. */
 double paro_network_carried(const ParoNetwork *net, guint link);
 

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/* The ring phases' state, shared by simulate.c (the phases as events on the flow network)
+ * and recurrence.c (a phase whose connections share no link, timed without events). Not
+ * for other modules. */
+#pragma once
+
+#include "coll/simulate.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+    ParoScope scope;
+    ParoCollKind op;
+    double bytes; /* the array of one ring of this stage, whole message */
+} Stage;
+
+typedef struct _Sim Sim;
+typedef struct _Task Task;
+
+/* A member's hop to its successor: links and weights in the Sim's route store. */
+typedef struct {
+    gint64 dst;
+    ParoTime latency;
+    guint first, n_links; /* n_links G_MAXUINT: not found yet */
+} Route;
+
+/* Sends a connection may have on their way (NCCL_STEPS in NCCL's src/include/device.h). */
+#define SLOTS 8
+
+typedef struct {
+    Task *task;
+    gint64 member, channel, dst;
+    double bytes;
+    ParoTime latency; /* from the last byte leaving to its arrival */
+} Send;
+
+struct _Task {
+    Sim *sim;
+    int stage, chunk;
+    ParoCollKind op;
+    gint64 k, seg, stride, ring_len_steps, macro_steps;
+    double bytes;          /* this task's array per ring */
+    gint64 *sends, *recvs; /* per (member, channel): sends arrived, receives arrived */
+    gint64 *begun;         /* sends begun */
+    guint8 *leaving;       /* a send's bytes are leaving (the connection is busy) */
+    guint8 *on_the_way;    /* sends begun and not arrived, at most SLOTS */
+    Send *in_flight;       /* SLOTS records per (member, channel), by send number: freed with the
+                            * task even when a run stops early */
+    gint64 *pos;           /* per (member, channel): its place in its ring */
+    Route *route;          /* per (member, channel): the hop to its successor, found at its
+                            * first send (the same for every send of the ring) */
+    gint64 pending;        /* (member, channel) pairs not finished */
+    gboolean started, done;
+};
+
+struct _Sim {
+    const ParoGraph *graph;
+    ParoEngine *engine;
+    ParoNetwork *net;
+    const ParoCollSpec *spec;
+    gint64 gpn, tracked, channels, pieces;
+    GArray *stages; /* Stage */
+    gint64 n_chunks;
+    Task *tasks; /* n_chunks x stages */
+    gint64 n_tasks;
+    gint64 tasks_left;
+    GArray *links, *weights; /* every route found, one after the other */
+    double sent, received;   /* payload of the tracked members */
+};
+
+/* paro_ring_route: the hop from (member, channel) @i to its successor, found once */
+const Route *paro_ring_route(Sim *s, Task *t, gint64 member, gint64 channel, gint64 i);
+
+/* paro_ring_send: the payload and the arrival latency of send @step of a connection on
+ * @route, one computation for both timings */
+void paro_ring_send(const Sim *s, const Task *t, const Route *route, gint64 step, double *bytes,
+                    ParoTime *latency);
+
+/* paro_ring_fold: the tracked member that stands for @rank (itself on an explicit graph) */
+gint64 paro_ring_fold(const Sim *s, gint64 rank);
+
+/* paro_ring_recurrence (recurrence.c): times @t, the only phase of its collective, without
+ * events when no link carries two of its connections; its end in @end, its bytes on the
+ * network's links. FALSE (nothing changed) when that does not hold: the events time it. */
+gboolean paro_ring_recurrence(Sim *s, Task *t, ParoTime *end);
+
+/* paro_ring_recurrence_applies: whether no link carries two of @t's connections (its
+ * routes found), which paro_ring_recurrence needs first; the order of arrivals is only
+ * known once timed */
+gboolean paro_ring_recurrence_applies(Sim *s, Task *t);
+
+G_END_DECLS
