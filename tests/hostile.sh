@@ -145,7 +145,7 @@ expect "a sweep point beyond the work limit names its values" 1 \
 
 # ---- H1, H2, C9: the step's work estimated before simulating ----
 expect "H1 a node of 4,096 GPUs (run), 2 channels" 1 \
-    "simulating 29 strategies would take about 67 s (a step of 288 layer-steps: 0.00058 s each; about 24 collectives of up to 4,096 GPUs" \
+    "simulating 29 strategies would take about 35 s (a step of 288 layer-steps: 0.00058 s each; about 24 collectives of up to 4,096 GPUs" \
     run $S --set topology.node.gpus=4096 --set parallelism.group=4096 --set collectives.model=flow \
     --set topology.nccl.channels=2
 expect "H1 a node of 4,096 GPUs (run), one channel: rings by recurrence" 0 "# best:" \

@@ -1,100 +1,201 @@
 /* SPDX-License-Identifier: MIT */
-/* A ring phase whose connections share no link, timed by its recurrence instead of events
- * (issue #18: an explicit ring of 16,384 GPUs spent 8 s popping 33 million events).
+/* Ring phases timed by their recurrence instead of events (issue #18: an explicit ring of
+ * 16,384 GPUs spent 8 s popping 33 million events).
  *
- * When no link of the graph carries two of the phase's connections (one channel, or
- * channels on disjoint rails and ports), a connection's sends never meet another flow:
- * max-min gives each the whole of its route, min over its links of capacity / weight, and
- * a connection has one send leaving at a time. The events of simulate.c then reduce to,
- * for connection X and its send j (bytes b_j, hop latency L_j, both from paro_ring_send):
+ * Groups: connections that share a link, directly or through others. When every group
+ * moves in lockstep (all its connections begin their send j at one instant, with the same
+ * bytes, and share each common link with equal weights), a send meets no flow but its
+ * group's, the max-min solve of the group is the same at every step, and a connection has
+ * one send leaving at a time. The events of simulate.c then reduce to, for connection X
+ * and its send j (bytes b_j, hop latency L_j, both from paro_ring_send):
  *   begin_j   = max(left_{j-1}(X),         its previous send has left
  *                   arrival_{j-1}(pred X), it has received step j-1 (j >= 1)
  *                   arrival_{j-8}(X))      one of its 8 slots is free (j >= 8)
  *   left_j    = begin_j + ceil(b_j / rate_X)   (picoseconds, as the solver rounds)
  *   arrival_j = left_j + L_j
- * which holds while each connection's sends arrive in the order they left: a macro-step
- * that carries one ring step more than the next also pays one latency more, so when its
- * bytes take less than a latency the next can overtake it and "received j steps" is no
- * longer "send j-1 arrived". That is checked on the way; where it fails, or a link is
- * shared, or a time leaves the clock's range, nothing has been changed and the events
- * decide. The phase ends at the last arrival, the engine's last event. Link bytes are
- * added per link in send order, the order the solver retires them in, so times, link
- * bytes and utilisation are the events' to the bit (tests/test_collective.c). */
+ * where rate_X is its group's progressive filling: min over the group's links of capacity
+ * / the group's weight on it, reached in one round (every connection crosses a link it
+ * saturates; else the fill takes rounds and the events decide). A connection alone on its
+ * route (one channel) is a group of one at its slowest link. It holds while each
+ * connection's sends arrive in the order they left: a macro-step that carries one ring
+ * step more than the next also pays one latency more, so when its bytes take less than a
+ * latency the next can overtake it, and "received j steps" is no longer "send j-1
+ * arrived". Lockstep and order are checked on the way; where either fails, a fill takes
+ * rounds, or a time leaves the clock's range, nothing has been changed and the events
+ * decide. Phases in sequence (a ring, or hierarchical's three) chain: each starts at the
+ * last arrival of the one before, the engine's last event. Link bytes are added per link
+ * in time order, equal amounts at one instant, so times, link bytes and utilisation are
+ * the events' to the bit (tests/test_collective.c). */
 #include "coll/simulate-private.h"
 
 #include <math.h>
 #include <string.h>
 
-/* The connection's rate alone on its route; FALSE when a link is another's (or its own
- * twice). */
-static gboolean claim_route(const Sim *s, const Route *r, gint64 pair, gint64 *owner, double *rate)
+/* One phase's connections: whom each receives from, its group and its rate. */
+typedef struct {
+    Task *task;
+    gint64 *pred;     /* per pair */
+    gint64 *group;    /* per pair: its group's first pair */
+    double *rate;     /* per pair: its share of the group's fill */
+    double *residual; /* per link: capacity left while its group moves (NAN: unused) */
+} Plan;
+
+static void plan_clear(Plan *p)
 {
-    const double *capacity = paro_graph_capacities(s->graph);
-    const guint *links = r->n_links ? &g_array_index(s->links, guint, r->first) : NULL;
-    const double *weights = r->n_links ? &g_array_index(s->weights, double, r->first) : NULL;
-    *rate = INFINITY; /* no link: a local copy, done at once */
-    for (guint k = 0; k < r->n_links; k++) {
-        if (owner[links[k]] != -1)
-            return FALSE;
-        owner[links[k]] = pair;
-        *rate = fmin(*rate, capacity[links[k]] / weights[k]);
-    }
-    return TRUE;
+    g_free(p->pred);
+    g_free(p->group);
+    g_free(p->rate);
+    g_free(p->residual);
 }
 
-/* Each connection's predecessor (whose sends it receives) and rate alone on its route;
- * FALSE when the recurrence does not apply: a broadcast chain, events asked for, a link
- * carrying two connections, a receiver fed by two. */
-static gboolean plan(Sim *s, Task *t, gint64 *pred, double *rate)
+static gint64 root_of(gint64 *parent, gint64 i)
 {
+    while (parent[i] != i)
+        i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+static const guint *route_links(const Sim *s, const Route *r)
+{
+    return r->n_links ? &g_array_index(s->links, guint, r->first) : NULL;
+}
+
+static const double *route_weights(const Sim *s, const Route *r)
+{
+    return r->n_links ? &g_array_index(s->weights, double, r->first) : NULL;
+}
+
+/* The groups of @p's connections and their fill; FALSE when the recurrence does not apply
+ * (a broadcast chain, events asked for, a route crossing a link twice, a common link with
+ * unequal weights, a receiver fed by two, a fill of more than one round; and where
+ * @proven, a group not shown to move in lockstep: its connections receive from two groups
+ * or over hops of unequal latency, or send over such hops). */
+static gboolean plan(Sim *s, Task *t, Plan *p, gboolean proven)
+{
+    *p = (Plan){t};
     if (s->spec->events_only || t->op == PARO_COLL_BROADCAST || t->k <= 1)
         return FALSE;
     gint64 pairs = s->tracked * s->channels;
     guint n_links = paro_graph_n_links(s->graph);
-    g_autofree gint64 *owner = g_new(gint64, n_links);
-    memset(owner, 0xff, sizeof(gint64) * n_links); /* -1: no connection */
-    memset(pred, 0xff, sizeof(gint64) * pairs);
+    const double *capacity = paro_graph_capacities(s->graph);
+    p->pred = g_new(gint64, pairs);
+    p->group = g_new(gint64, pairs);
+    p->rate = g_new(double, pairs);
+    p->residual = g_new(double, n_links);
+    g_autofree gint64 *first_user = g_new(gint64, n_links);
+    g_autofree gint64 *last_seen = g_new(gint64, n_links);
+    g_autofree double *weight_sum = g_new0(double, n_links);
+    g_autofree gint64 *users = g_new0(gint64, n_links);
+    memset(first_user, 0xff, sizeof(gint64) * n_links); /* -1: none */
+    memset(last_seen, 0xff, sizeof(gint64) * n_links);
+    memset(p->pred, 0xff, sizeof(gint64) * pairs);
     for (gint64 i = 0; i < pairs; i++) {
-        gint64 member = i / s->channels, channel = i % s->channels;
-        const Route *r = paro_ring_route(s, t, member, channel, i);
-        if (!claim_route(s, r, i, owner, &rate[i]))
+        p->group[i] = i;
+        const Route *r = paro_ring_route(s, t, i / s->channels, i % s->channels, i);
+        const guint *links = route_links(s, r);
+        const double *weights = route_weights(s, r);
+        for (guint k = 0; k < r->n_links; k++) {
+            guint l = links[k];
+            if (last_seen[l] == i)
+                return FALSE;
+            last_seen[l] = i;
+            if (first_user[l] == -1) {
+                first_user[l] = i;
+            } else {
+                const Route *fr = &t->route[first_user[l]];
+                for (guint f = 0; f < fr->n_links; f++)
+                    if (route_links(s, fr)[f] == l && route_weights(s, fr)[f] != weights[k])
+                        return FALSE;
+                p->group[root_of(p->group, i)] = root_of(p->group, first_user[l]);
+            }
+            weight_sum[l] += weights[k];
+            users[l]++;
+        }
+        gint64 receiver = paro_ring_fold(s, r->dst) * s->channels + i % s->channels;
+        if (p->pred[receiver] != -1)
             return FALSE;
-        gint64 receiver = paro_ring_fold(s, r->dst) * s->channels + channel;
-        if (pred[receiver] != -1)
-            return FALSE;
-        pred[receiver] = i;
+        p->pred[receiver] = i;
     }
-    for (gint64 i = 0; i < pairs; i++)
-        if (pred[i] == -1)
+    /* the fill's first round: one share per group, the smallest over its links */
+    g_autofree double *share = g_new(double, pairs);
+    for (gint64 i = 0; i < pairs; i++) {
+        if (p->pred[i] == -1)
             return FALSE;
+        share[i] = INFINITY; /* no link: a local copy, done at once */
+    }
+    for (gint64 i = 0; i < pairs; i++) {
+        gint64 g = p->group[i] = root_of(p->group, i);
+        const Route *r = &t->route[i];
+        for (guint k = 0; k < r->n_links; k++) {
+            guint l = route_links(s, r)[k];
+            share[g] = fmin(share[g], capacity[l] / weight_sum[l]);
+        }
+    }
+    /* lockstep by induction: a group whose connections receive from one group over hops
+     * of one latency, and send over hops of one latency, begins each send together (more
+     * groups move in lockstep, by symmetry: recur checks it as it goes) */
+    g_autofree gint64 *first = g_new(gint64, pairs);
+    memset(first, 0xff, sizeof(gint64) * pairs);
+    for (gint64 i = 0; proven && i < pairs; i++) {
+        gint64 *f = &first[p->group[i]];
+        if (*f == -1) {
+            *f = i;
+            continue;
+        }
+        gint64 a = p->pred[i], b = p->pred[*f];
+        if (p->group[a] != p->group[b] || t->route[a].latency != t->route[b].latency ||
+            t->route[i].latency != t->route[*f].latency)
+            return FALSE;
+    }
+    for (guint l = 0; l < n_links; l++)
+        p->residual[l] = NAN;
+    for (gint64 i = 0; i < pairs; i++) {
+        const Route *r = &t->route[i];
+        p->rate[i] = share[p->group[i]];
+        gboolean frozen = r->n_links == 0;
+        for (guint k = 0; k < r->n_links; k++) {
+            guint l = route_links(s, r)[k];
+            if (isnan(p->residual[l])) { /* every user takes the share, as the fill does */
+                p->residual[l] = capacity[l];
+                for (gint64 u = 0; u < users[l]; u++)
+                    p->residual[l] -= p->rate[i] * route_weights(s, r)[k];
+            }
+            frozen = frozen || p->residual[l] <= 1e-9 * capacity[l];
+        }
+        if (!frozen)
+            return FALSE;
+    }
     return TRUE;
 }
 
-gboolean paro_ring_recurrence_applies(Sim *s, Task *t)
+gboolean paro_ring_recurrence_applies(Sim *s)
 {
-    gint64 pairs = s->tracked * s->channels;
-    g_autofree gint64 *pred = g_new(gint64, pairs);
-    g_autofree double *rate = g_new(double, pairs);
-    return plan(s, t, pred, rate);
+    gboolean ok = s->n_chunks == 1;
+    for (gint64 i = 0; ok && i < s->n_tasks; i++) {
+        Plan p;
+        ok = plan(s, &s->tasks[i], &p, TRUE);
+        plan_clear(&p);
+    }
+    return ok;
 }
 
-gboolean paro_ring_recurrence(Sim *s, Task *t, ParoTime *end)
+/* Times @p's phase from @start; FALSE when a group leaves lockstep, a send is overtaken
+ * or a time leaves the clock's range. */
+static gboolean recur(Sim *s, const Plan *p, ParoTime start, ParoTime *end, double *carried,
+                      double *sent)
 {
-    gint64 pairs = s->tracked * s->channels, steps = t->macro_steps;
-    guint n_links = paro_graph_n_links(s->graph);
-    g_autofree gint64 *pred = g_new(gint64, pairs);
-    g_autofree double *rate = g_new(double, pairs);
-    if (!plan(s, t, pred, rate))
-        return FALSE;
-
+    Task *t = p->task;
+    gint64 pairs = s->tracked * s->channels;
     /* the last SLOTS arrivals of each connection, by send number; its last send's end */
     g_autofree ParoTime *arrival = g_new0(ParoTime, pairs * SLOTS);
-    g_autofree ParoTime *left = g_new0(ParoTime, pairs);
-    /* a send's bytes and its carried bytes go to the network only once all is known good */
-    g_autofree double *carried = g_new0(double, n_links);
-    ParoTime last = 0;
-    double sent = 0;
-    for (gint64 j = 0; j < steps; j++) {
+    g_autofree ParoTime *left = g_new(ParoTime, pairs);
+    g_autofree ParoTime *group_begin = g_new(ParoTime, pairs);
+    for (gint64 i = 0; i < pairs; i++)
+        left[i] = start;
+    ParoTime last = start;
+    for (gint64 j = 0; j < t->macro_steps; j++) {
+        for (gint64 i = 0; i < pairs; i++)
+            group_begin[i] = -1;
         for (gint64 i = 0; i < pairs; i++) {
             const Route *r = &t->route[i];
             double bytes;
@@ -102,35 +203,60 @@ gboolean paro_ring_recurrence(Sim *s, Task *t, ParoTime *end)
             paro_ring_send(s, t, r, j, &bytes, &latency);
             ParoTime begin = left[i];
             if (j >= 1)
-                begin = MAX(begin, arrival[pred[i] * SLOTS + (j - 1) % SLOTS]);
+                begin = MAX(begin, arrival[p->pred[i] * SLOTS + (j - 1) % SLOTS]);
             if (j >= SLOTS)
                 begin = MAX(begin, arrival[i * SLOTS + j % SLOTS]);
-            ParoTime d = isinf(rate[i]) ? 0 : paro_net_duration_ps(bytes, rate[i]);
+            ParoTime *together = &group_begin[p->group[i]];
+            if (*together != -1 && *together != begin)
+                return FALSE; /* out of lockstep: its group's fill would change mid-send */
+            *together = begin;
+            ParoTime d = isinf(p->rate[i]) ? 0 : paro_net_duration_ps(bytes, p->rate[i]);
             ParoTime gone = paro_time_add(begin, d), at = paro_time_add(gone, latency);
             if (at == PARO_TIME_MAX || (j >= 1 && at < arrival[i * SLOTS + (j - 1) % SLOTS]))
-                return FALSE; /* out of the clock's range, or overtaking: the events decide */
+                return FALSE; /* out of the clock's range, or overtaking */
             left[i] = gone;
             arrival[i * SLOTS + j % SLOTS] = at;
             last = MAX(last, at);
-            sent += bytes;
+            *sent += bytes;
             for (guint k = 0; k < r->n_links; k++)
-                carried[g_array_index(s->links, guint, r->first + k)] +=
-                    bytes * g_array_index(s->weights, double, r->first + k);
+                carried[route_links(s, r)[k]] += bytes * route_weights(s, r)[k];
         }
     }
-    g_autoptr(GArray) route_carried = g_array_new(FALSE, FALSE, sizeof(double));
-    for (gint64 i = 0; i < pairs; i++) {
-        const Route *r = &t->route[i];
-        const guint *links = r->n_links ? &g_array_index(s->links, guint, r->first) : NULL;
-        g_array_set_size(route_carried, r->n_links);
-        for (guint k = 0; k < r->n_links; k++)
-            g_array_index(route_carried, double, k) = carried[links[k]];
-        paro_network_record(s->net, links,
-                            r->n_links ? &g_array_index(s->weights, double, r->first) : NULL,
-                            r->n_links, (const double *)route_carried->data, rate[i]);
-    }
-    s->sent += sent;
-    s->received += sent;
     *end = last;
     return TRUE;
+}
+
+gboolean paro_ring_recurrence(Sim *s, ParoTime *end)
+{
+    if (s->n_chunks != 1)
+        return FALSE;
+    guint n_links = paro_graph_n_links(s->graph);
+    g_autofree Plan *plans = g_new0(Plan, s->n_tasks);
+    gboolean ok = TRUE;
+    for (gint64 i = 0; ok && i < s->n_tasks; i++)
+        ok = plan(s, &s->tasks[i], &plans[i], FALSE);
+    /* link bytes and the payload go to the network only once all is known good */
+    g_autofree double *carried = g_new0(double, n_links);
+    double sent = 0;
+    ParoTime at = 0;
+    for (gint64 i = 0; ok && i < s->n_tasks; i++)
+        ok = recur(s, &plans[i], at, &at, carried, &sent);
+    if (ok) {
+        g_autofree double *lowest = g_new(double, n_links); /* residual over the phases */
+        for (guint l = 0; l < n_links; l++)
+            lowest[l] = NAN;
+        for (gint64 i = 0; i < s->n_tasks; i++)
+            for (guint l = 0; l < n_links; l++)
+                if (isnan(lowest[l]) || plans[i].residual[l] < lowest[l])
+                    lowest[l] = plans[i].residual[l];
+        for (guint l = 0; l < n_links; l++)
+            if (!isnan(lowest[l]))
+                paro_network_record(s->net, l, carried[l], lowest[l]);
+        s->sent += sent;
+        s->received += sent;
+        *end = at;
+    }
+    for (gint64 i = 0; i < s->n_tasks; i++)
+        plan_clear(&plans[i]);
+    return ok;
 }

@@ -79,14 +79,16 @@ void paro_ring_send(const Sim *s, const Task *t, const Route *route, gint64 step
 /* paro_ring_fold: the tracked member that stands for @rank (itself on an explicit graph) */
 gint64 paro_ring_fold(const Sim *s, gint64 rank);
 
-/* paro_ring_recurrence (recurrence.c): times @t, the only phase of its collective, without
- * events when no link carries two of its connections; its end in @end, its bytes on the
- * network's links. FALSE (nothing changed) when that does not hold: the events time it. */
-gboolean paro_ring_recurrence(Sim *s, Task *t, ParoTime *end);
+/* paro_ring_recurrence (recurrence.c): times the phases of @s, in sequence (one chunk),
+ * without events when each group of connections that share links moves in lockstep; the
+ * end in @end, the bytes on the network's links. FALSE (nothing changed) when that does not
+ * hold: the events time them. */
+gboolean paro_ring_recurrence(Sim *s, ParoTime *end);
 
-/* paro_ring_recurrence_applies: whether no link carries two of @t's connections (its
- * routes found), which paro_ring_recurrence needs first; the order of arrivals is only
- * known once timed */
-gboolean paro_ring_recurrence_applies(Sim *s, Task *t);
+/* paro_ring_recurrence_applies: whether paro_ring_recurrence will time @s, as far as can
+ * be known before timing: its routes, its groups and their fills, and lockstep where it
+ * follows by induction (it may also hold by symmetry: timed, not promised); the order of
+ * arrivals is only known once timed */
+gboolean paro_ring_recurrence_applies(Sim *s);
 
 G_END_DECLS

@@ -515,7 +515,7 @@ gboolean paro_coll_recurs(const ParoGraph *graph, const ParoCollSpec *given)
         return FALSE;
     Sim s;
     sim_init(&s, graph, spec, NULL, NULL);
-    gboolean recurs = s.n_tasks == 1 && paro_ring_recurrence_applies(&s, s.tasks);
+    gboolean recurs = paro_ring_recurrence_applies(&s);
     sim_clear(&s);
     return recurs;
 }
@@ -534,9 +534,10 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
         paro_network_new(engine, fidelity, paro_graph_capacities(graph), paro_graph_n_links(graph));
     Sim s;
     sim_init(&s, graph, spec, engine, net);
-    /* A lone ring phase that shares no link is timed by its recurrence, else by events. */
+    /* Phases in sequence whose groups of connections move in lockstep are timed by their
+     * recurrence, else by events. */
     ParoTime recurred_end = -1;
-    if (spec->size_bytes > 0 && s.n_tasks == 1 && paro_ring_recurrence(&s, s.tasks, &recurred_end))
+    if (spec->size_bytes > 0 && paro_ring_recurrence(&s, &recurred_end))
         s.tasks_left = 0;
     else if (spec->size_bytes > 0)
         maybe_start(&s, 0, 0);

@@ -116,18 +116,13 @@ double paro_network_carried(const ParoNetwork *net, guint link)
     return net->carried[link];
 }
 
-void paro_network_record(ParoNetwork *net, const guint *links, const double *weights, guint n_links,
-                         const double *carried, double rate)
+void paro_network_record(ParoNetwork *net, guint link, double carried, double residual)
 {
-    for (guint k = 0; k < n_links; k++) {
-        guint l = links[k];
-        net->carried[l] += carried[k];
-        if (net->fidelity == PARO_NET_MAXMIN) { /* as solve_component after a fill */
-            double residual = net->capacity[l] - rate * weights[k];
-            net->max_utilisation =
-                fmax(net->max_utilisation, (net->capacity[l] - residual) / net->capacity[l]);
-        }
-    }
+    g_return_if_fail(link < net->n_links);
+    net->carried[link] += carried;
+    if (net->fidelity == PARO_NET_MAXMIN) /* as solve_component after a fill */
+        net->max_utilisation =
+            fmax(net->max_utilisation, (net->capacity[link] - residual) / net->capacity[link]);
 }
 
 double paro_network_max_utilisation(const ParoNetwork *net)

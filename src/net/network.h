@@ -45,16 +45,15 @@ void paro_network_start(ParoNetwork *net, const guint *links, const double *weig
 
 /**
  * paro_network_record:
- * @carried: bytes carried by one instance of each of @links (bytes x weight, summed send by
- *   send as the solver retires them)
- * A transfer, or a connection's sends one after the other, that its caller timed alone on
- * its links at @rate, which must be what a solve gives a flow that shares no link (its
- * slowest capacity / weight): its bytes are carried and, with the max-min fidelity, its
- * utilisation noted as a solve would. Used where a ring phase shares no link
- * (coll/recurrence.c); no flow joins.
+ * @carried: bytes one instance of @link carried (bytes x weight, summed send by send in
+ *   time order, as the solver retires them)
+ * @residual: its capacity left while its flows moved, as the max-min fill leaves it
+ * Flows that their caller timed without the solver (coll/recurrence.c: ring phases whose
+ * groups of connections move in lockstep, so every solve would be the same): their bytes
+ * are carried and, with the max-min fidelity, the link's utilisation noted as a solve
+ * would. No flow joins.
  */
-void paro_network_record(ParoNetwork *net, const guint *links, const double *weights, guint n_links,
-                         const double *carried, double rate);
+void paro_network_record(ParoNetwork *net, guint link, double carried, double residual);
 
 /** paro_net_duration_ps: @bytes at @rate, rounded up to the picosecond as the solver
  * times a flow's end; 0 for nothing to move. */
