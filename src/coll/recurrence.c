@@ -67,7 +67,8 @@ static const double *route_weights(const Sim *s, const Route *r)
 
 /* The groups of @p's connections and their fill; FALSE when the recurrence does not apply
  * (a broadcast chain, events asked for, a route crossing a link twice, a common link with
- * unequal weights, a receiver fed by two, a fill of more than one round; and where
+ * unequal weights or under the analytic fidelity, a receiver fed by two, a fill of more than one
+ * round; and where
  * @proven, a group not shown to move in lockstep: its connections receive from two groups
  * or over hops of unequal latency, or send over such hops). */
 static gboolean plan(Sim *s, Task *t, Plan *p, gboolean proven)
@@ -101,6 +102,8 @@ static gboolean plan(Sim *s, Task *t, Plan *p, gboolean proven)
             last_seen[l] = i;
             if (first_user[l] == -1) {
                 first_user[l] = i;
+            } else if (s->fidelity != PARO_NET_MAXMIN) {
+                return FALSE; /* the analytic rate is each flow's own slowest link: alone */
             } else {
                 const Route *fr = &t->route[first_user[l]];
                 for (guint f = 0; f < fr->n_links; f++)

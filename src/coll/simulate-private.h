@@ -57,6 +57,7 @@ struct _Sim {
     const ParoGraph *graph;
     ParoEngine *engine;
     ParoNetwork *net;
+    ParoNetFidelity fidelity; /* the network's (max-min where only routes are looked at) */
     const ParoCollSpec *spec;
     gint64 gpn, tracked, channels, pieces;
     GArray *stages; /* Stage */

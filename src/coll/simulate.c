@@ -443,12 +443,13 @@ void paro_coll_result_fill(ParoCollResult *out, const ParoGraph *graph, const Pa
 /* The phases of @spec on @graph as tasks, none started; @engine and @net may be NULL for a
  * look at its routes only. */
 static void sim_init(Sim *s, const ParoGraph *graph, const ParoCollSpec *spec, ParoEngine *engine,
-                     ParoNetwork *net)
+                     ParoNetwork *net, ParoNetFidelity fidelity)
 {
     *s = (Sim){0};
     s->graph = graph;
     s->engine = engine;
     s->net = net;
+    s->fidelity = fidelity;
     s->spec = spec;
     s->gpn = paro_graph_gpus_per_node(graph);
     s->tracked = MIN(spec->n, paro_graph_instantiated_gpus(graph));
@@ -514,7 +515,7 @@ gboolean paro_coll_recurs(const ParoGraph *graph, const ParoCollSpec *given)
     if (spec == NULL || (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL))
         return FALSE;
     Sim s;
-    sim_init(&s, graph, spec, NULL, NULL);
+    sim_init(&s, graph, spec, NULL, NULL, PARO_NET_MAXMIN);
     gboolean recurs = paro_ring_recurrence_applies(&s);
     sim_clear(&s);
     return recurs;
@@ -533,7 +534,7 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
     g_autoptr(ParoNetwork) net =
         paro_network_new(engine, fidelity, paro_graph_capacities(graph), paro_graph_n_links(graph));
     Sim s;
-    sim_init(&s, graph, spec, engine, net);
+    sim_init(&s, graph, spec, engine, net, fidelity);
     /* Phases in sequence whose groups of connections move in lockstep are timed by their
      * recurrence, else by events. */
     ParoTime recurred_end = -1;
