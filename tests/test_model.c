@@ -306,6 +306,17 @@ static void assert_median_worst(GArray *errors, double median_max, double worst_
                   median, worst, errors->len);
 }
 
+/* An H100 SXM by its published figures (989 TFLOP/s, 3.35 TB/s) and its GPU traits. */
+static ParoComputeSetup h100_setup(void)
+{
+    ParoGpuTraits h100 = paro_gpu_traits_from_name("H100-SXM5-80GB");
+    return (ParoComputeSetup){.peak_flops = 989e12,
+                              .matmul_efficiency = h100.matmul_efficiency,
+                              .fp8_matmul_efficiency = h100.fp8_matmul_efficiency,
+                              .sms = h100.sms,
+                              .hbm_Bps = 3.35e12};
+}
+
 START_TEST(gemm_model_against_measured_h100)
 {
     /* System: the shape-aware GEMM model with an H100 SXM's published figures only (989
@@ -317,12 +328,8 @@ START_TEST(gemm_model_against_measured_h100)
      * within a median 6% and at worst 12% (measured when written: 4.4% and 9.4% over 27
      * GEMMs; a flat 0.5 x peak misses them by 52% in median). */
     static const char *const logs[] = {"gemm-llama7b", "gemm-llama13b", "gemm-square"};
-    ParoGpuTraits h100 = paro_gpu_traits_from_name("H100-SXM5-80GB");
-    ck_assert_int_eq(h100.sms, 132);
-    ParoComputeSetup c = {.peak_flops = 989e12,
-                          .matmul_efficiency = h100.matmul_efficiency,
-                          .sms = h100.sms,
-                          .hbm_Bps = 3.35e12};
+    ParoComputeSetup c = h100_setup();
+    ck_assert_int_eq(c.sms, 132);
     g_autoptr(GArray) errors = g_array_new(FALSE, FALSE, sizeof(double));
     for (guint f = 0; f < G_N_ELEMENTS(logs); f++)
         gemm_log_errors(&c, "2026-11-23", logs[f], "bf16", errors);
@@ -413,13 +420,8 @@ START_TEST(gemm_model_fp8_against_measured_h100)
      * Llama-3-70B at 8192 tokens and the squares 2048^3..8192^3: within a median 10% and at
      * worst 35% (7.4% and 29.0% when written; the worst is the 2048^3 square, a single
      * wave). */
-    ParoGpuTraits h100 = paro_gpu_traits_from_name("H100-SXM5-80GB");
-    ParoComputeSetup c = {.peak_flops = 989e12,
-                          .matmul_efficiency = h100.matmul_efficiency,
-                          .fp8_matmul_efficiency = h100.fp8_matmul_efficiency,
-                          .sms = h100.sms,
-                          .hbm_Bps = 3.35e12};
-    ck_assert_double_eq(h100.fp8_matmul_efficiency, 0.70);
+    ParoComputeSetup c = h100_setup();
+    ck_assert_double_eq(c.fp8_matmul_efficiency, 0.70);
     static const char *const logs[] = {"gemm-fp8-llama70b-tp4", "gemm-fp8-square"};
     g_autoptr(GArray) errors = g_array_new(FALSE, FALSE, sizeof(double));
     for (guint f = 0; f < G_N_ELEMENTS(logs); f++)

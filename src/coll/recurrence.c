@@ -192,13 +192,15 @@ static gboolean recur(Sim *s, const Plan *p, ParoTime start, ParoTime *end, doub
     /* the last SLOTS arrivals of each connection, by send number; its last send's end */
     g_autofree ParoTime *arrival = g_new0(ParoTime, pairs * SLOTS);
     g_autofree ParoTime *left = g_new(ParoTime, pairs);
+    /* per group: when its send of step group_step began (set by its first connection) */
     g_autofree ParoTime *group_begin = g_new(ParoTime, pairs);
-    for (gint64 i = 0; i < pairs; i++)
+    g_autofree gint64 *group_step = g_new(gint64, pairs);
+    for (gint64 i = 0; i < pairs; i++) {
         left[i] = start;
+        group_step[i] = -1;
+    }
     ParoTime last = start;
     for (gint64 j = 0; j < t->macro_steps; j++) {
-        for (gint64 i = 0; i < pairs; i++)
-            group_begin[i] = -1;
         for (gint64 i = 0; i < pairs; i++) {
             const Route *r = &t->route[i];
             double bytes;
@@ -209,10 +211,11 @@ static gboolean recur(Sim *s, const Plan *p, ParoTime start, ParoTime *end, doub
                 begin = MAX(begin, arrival[p->pred[i] * SLOTS + (j - 1) % SLOTS]);
             if (j >= SLOTS)
                 begin = MAX(begin, arrival[i * SLOTS + j % SLOTS]);
-            ParoTime *together = &group_begin[p->group[i]];
-            if (*together != -1 && *together != begin)
+            gint64 g = p->group[i];
+            if (group_step[g] == j && group_begin[g] != begin)
                 return FALSE; /* out of lockstep: its group's fill would change mid-send */
-            *together = begin;
+            group_step[g] = j;
+            group_begin[g] = begin;
             ParoTime d = isinf(p->rate[i]) ? 0 : paro_net_duration_ps(bytes, p->rate[i]);
             ParoTime gone = paro_time_add(begin, d), at = paro_time_add(gone, latency);
             if (at == PARO_TIME_MAX || (j >= 1 && at < arrival[i * SLOTS + (j - 1) % SLOTS]))
