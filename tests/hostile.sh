@@ -75,6 +75,9 @@ expect "H3 --explicit --gpus 32768 --events" 1 \
     collective --topology $T --model flow --op allreduce --explicit --gpus 32768 -b 1G -e 1G --events
 expect "H3 --explicit --gpus 32768, by recurrence" 0 "Avg bus bandwidth" \
     collective --topology $T --model flow --op allreduce --explicit --gpus 32768 -b 1G -e 1G
+expect "H3 ho-ring --explicit --gpus 131072: its inter-node stage by recurrence" 1 \
+    "99% of them by recurrence" \
+    collective --topology $T --model flow --op allreduce --algo ho-ring --explicit --gpus 131072 -b 1G -e 1G
 expect "H3 --explicit --gpus 131072 --events" 1 "lower --gpus (with --explicit" \
     collective --topology $T --model flow --op allreduce --explicit --gpus 131072 -b 1G -e 1G --events
 expect "H3 --explicit --gpus 131072, 4 channels" 1 "lower --gpus (with --explicit" \

@@ -364,7 +364,9 @@ typedef struct {
     Shape shape;
     ParoCollKind op;
     double size;
-    gboolean recurs; /* expected: the recurrence times it */
+    gboolean recurs; /* expected: the recurrence times every phase */
+    int partly;      /* else the phases it times (ho-ring's inter-node stage), if any */
+    double share;    /* and the share of the sends promised to it beforehand */
     gboolean aggregated;
     ParoScope scope;
     gint64 channels, max_steps;
@@ -414,7 +416,19 @@ static const Twin twins[] = {
     /* (the rings leaving a leaf share its uplink, and receive from a node whose two NICs
      * are two groups: in lockstep because those two are alike, which only timing shows) */
     {LEAVES, PARO_COLL_REDUCESCATTER, 1e8, TRUE, .algo = PARO_ALGO_HIERARCHICAL,
-     .by_symmetry = TRUE},
+     .by_symmetry = TRUE, .share = 3.0 / 18},
+    /* ho-ring's chunks: stages whose links no other stage uses, the inter-node phases
+     * timed by recurrence while the intra-node ones run beside them as events; both stages
+     * of an AllGather or a ReduceScatter (NVSwitch ports against NICs) */
+    {PAPER, AG, 64e6, TRUE, .algo = PARO_ALGO_HO_RING},
+    {PAPER, PARO_COLL_REDUCESCATTER, 64e6, TRUE, .algo = PARO_ALGO_HO_RING, .aggregated = TRUE},
+    {PAPER, AR, 64e6, FALSE, .algo = PARO_ALGO_HO_RING, .slow_nic = TRUE, .partly = 4,
+     .share = 6.0 / 20},
+    {DGX_H100, AR, 1e8, FALSE, .algo = PARO_ALGO_HO_RING, .partly = 4, .share = 14.0 / 28},
+    {LEAVES, AR, 1e8, FALSE, .algo = PARO_ALGO_HO_RING, .aggregated = TRUE, .partly = 4,
+     .share = 30.0 / 36},
+    {PAPER, AR, 8, FALSE, .algo = PARO_ALGO_HO_RING, .no_overhead = TRUE, .partly = 4,
+     .share = 6.0 / 20},
     /* merged steps of unequal length: big, or latency-bound with hops alike (all 6 us) */
     {PAPER, AR, 256e6, TRUE, .max_steps = 10},
     {PAPER, AR, 8, TRUE, .max_steps = 10},
@@ -431,7 +445,7 @@ static const Twin twins[] = {
     {PAPER, AR, 8, FALSE, .max_steps = 40, .no_overhead = TRUE, .overtaken = TRUE},
     {PAPER, AR, 64e6, FALSE, .channels = 2},
     {DGX_H100, AG, 1e8, FALSE, .aggregated = TRUE, .channels = 8},
-    {PAPER, AR, 64e6, FALSE, .algo = PARO_ALGO_HO_RING},
+    {PAPER, AR, 64e6, FALSE, .algo = PARO_ALGO_HO_RING, .partly = 4, .share = 6.0 / 20},
     {PAPER, AR, 64e6, FALSE, .scope = PARO_SCOPE_INTER, .fidelity = PARO_NET_ANALYTIC},
     /* a fill of two rounds: node 3's rings leave its leaf on one uplink, those on NIC 0
      * held by that NIC, starved, those on NIC 1 then sharing what is left */
@@ -470,15 +484,21 @@ START_TEST(collective_recurrence_equals_events)
                   error ? error->message : "");
     spec.events_only = TRUE;
     ck_assert(paro_coll_simulate(g, tw->fidelity, &spec, &events, NULL));
-    ck_assert(!paro_coll_recurs(g, &spec));
-    ck_assert_msg((fast.events == 0) == tw->recurs, "twin %d: %" G_GUINT64_FORMAT " events", _i,
-                  fast.events);
+    ck_assert(paro_coll_recurred_share(g, &spec) == 0);
+    ck_assert_uint_eq(events.recurred_phases, 0);
+    /* every phase by recurrence: no event but each phase's end */
+    ck_assert_msg(tw->recurs ? fast.recurred_phases > 0 && fast.events == fast.recurred_phases
+                             : fast.recurred_phases == (guint64)tw->partly &&
+                                   fast.events > fast.recurred_phases,
+                  "twin %d: %" G_GUINT64_FORMAT " phases recurred, %" G_GUINT64_FORMAT " events",
+                  _i, fast.recurred_phases, fast.events);
     /* what the work estimate is told beforehand: a promise, but for lockstep by symmetry
      * (not promised) and an overtaking (only seen when timed) */
     spec.events_only = FALSE;
     gboolean promised = (tw->recurs && !tw->by_symmetry) || tw->overtaken ||
                         (tw->fidelity == PARO_NET_ANALYTIC && tw->scope == PARO_SCOPE_INTER);
-    ck_assert_int_eq(paro_coll_recurs(g, &spec), promised);
+    double share = paro_coll_recurred_share(g, &spec);
+    ck_assert_msg(fabs(share - (promised ? 1 : tw->share)) < 1e-12, "twin %d: share %g", _i, share);
     ck_assert_uint_gt(events.events, 0);
     ck_assert_int_eq(fast.time, events.time);
     ck_assert_msg(fast.intra_bytes == events.intra_bytes && fast.inter_bytes == events.inter_bytes,

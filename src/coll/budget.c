@@ -59,9 +59,10 @@ ParoCollWork paro_coll_estimate(const ParoGraph *g, const ParoCollSpec *spec)
         w.sends = (double)w.tracked * (double)w.channels * (double)w.steps * (double)w.chunks;
     }
     w.seconds = w.sends * SECONDS_PER_SEND;
-    if (w.seconds > RECURRENCE_WORTH_ASKING_S && paro_coll_recurs(g, spec)) {
-        w.recurs = TRUE;
-        w.seconds = w.sends * SECONDS_PER_RECURRED_SEND;
+    if (w.seconds > RECURRENCE_WORTH_ASKING_S) {
+        w.recurred = paro_coll_recurred_share(g, spec);
+        w.seconds = w.sends *
+                    ((1 - w.recurred) * SECONDS_PER_SEND + w.recurred * SECONDS_PER_RECURRED_SEND);
     }
     return w;
 }
@@ -72,9 +73,12 @@ char *paro_coll_work_describe(const ParoCollWork *w)
     g_autofree char *steps = paro_format_count((double)w->steps);
     g_autofree char *chunks = paro_format_count((double)w->chunks);
     g_autofree char *sends = paro_format_count(w->sends);
+    g_autofree char *by_recurrence =
+        w->recurred >= 1  ? g_strdup(", by recurrence (no link shared)")
+        : w->recurred > 0 ? g_strdup_printf(", %.0f%% of them by recurrence", 100 * w->recurred)
+                          : g_strdup("");
     return g_strdup_printf("%s GPUs simulated x %" G_GINT64_FORMAT " channel%s x %s steps x %s "
                            "chunk%s = %s sends%s",
                            tracked, w->channels, w->channels == 1 ? "" : "s", steps, chunks,
-                           w->chunks == 1 ? "" : "s", sends,
-                           w->recurs ? ", by recurrence (no link shared)" : "");
+                           w->chunks == 1 ? "" : "s", sends, by_recurrence);
 }

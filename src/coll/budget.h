@@ -8,7 +8,8 @@
  * send cost 0.8 us times 1 + (GPUs of a node) / 100. Commands refuse at once what would
  * take longer than paro_limit_work_seconds instead of running for minutes. A lone ring
  * phase whose connections share no link is timed by its recurrence (coll/recurrence.c) at
- * 14-15 ns a send (explicit rings of 16,384 and 131,072 GPUs, 2026-11-26), 20 ns taken. */
+ * 14-15 ns a send (explicit rings of 16,384 and 131,072 GPUs, 2026-11-26), 20 ns taken;
+ * where only some stages' phases are (ho-ring's inter-node one), each share at its rate. */
 #pragma once
 
 #include "coll/simulate.h"
@@ -22,7 +23,7 @@ typedef struct {
     gint64 steps;    /* ring steps after merging, summed over the stages, or pieces */
     gint64 channels; /* rings per phase */
     gint64 chunks;   /* pipelined chunks (ho-ring), else 1 */
-    gboolean recurs; /* timed by its recurrence, without events (paro_coll_recurs) */
+    double recurred; /* share of the sends timed by recurrence (paro_coll_recurred_share) */
 } ParoCollWork;
 
 /** paro_coll_estimate: the work of paro_coll_simulate(@graph, @spec), without running it. */

@@ -22,30 +22,38 @@
  * latency the next can overtake it, and "received j steps" is no longer "send j-1
  * arrived". Lockstep and order are checked on the way; where either fails, a fill takes
  * rounds, or a time leaves the clock's range, nothing has been changed and the events
- * decide. Phases in sequence (a ring, or hierarchical's three) chain: each starts at the
- * last arrival of the one before, the engine's last event. Link bytes are added per link
- * in time order, equal amounts at one instant, so times, link bytes and utilisation are
- * the events' to the bit (tests/test_collective.c). */
+ * decide. A phase (a stage of a chunk) is timed so when it starts, in the events' time,
+ * and its end becomes one event: phases in sequence (a ring, hierarchical's three) are
+ * timed one after the other, and where ho-ring's chunks overlap phases of different
+ * stages, a stage whose links no other stage uses (the inter-node AllReduce between two
+ * intra-node phases) is timed so while the others run as events beside it, alone on
+ * their links as it is on its own. Link bytes are added per link in time order onto what
+ * the link carried before, equal amounts at one instant, so times, link bytes and
+ * utilisation are the events' to the bit (tests/test_collective.c). */
 #include "coll/simulate-private.h"
 
 #include <math.h>
 #include <string.h>
 
-/* One phase's connections: whom each receives from, its group and its rate. */
-typedef struct {
-    Task *task;
+/* One stage's connections (the same in each chunk): whom each receives from, its group
+ * and its rate. */
+struct _RingPlan {
+    Task *task;       /* the stage's first chunk: its routes stand for every chunk's */
     gint64 *pred;     /* per pair */
     gint64 *group;    /* per pair: its group's first pair */
     double *rate;     /* per pair: its share of the group's fill */
     double *residual; /* per link: capacity left while its group moves (NAN: unused) */
-} Plan;
+};
 
-static void plan_clear(Plan *p)
+static void plan_free(RingPlan *p)
 {
+    if (p == NULL)
+        return;
     g_free(p->pred);
     g_free(p->group);
     g_free(p->rate);
     g_free(p->residual);
+    g_free(p);
 }
 
 static gint64 root_of(gint64 *parent, gint64 i)
@@ -71,9 +79,9 @@ static const double *route_weights(const Sim *s, const Route *r)
  * round; and where
  * @proven, a group not shown to move in lockstep: its connections receive from two groups
  * or over hops of unequal latency, or send over such hops). */
-static gboolean plan(Sim *s, Task *t, Plan *p, gboolean proven)
+static gboolean plan(Sim *s, Task *t, RingPlan *p, gboolean proven)
 {
-    *p = (Plan){t};
+    *p = (RingPlan){t};
     if (s->spec->events_only || t->op == PARO_COLL_BROADCAST || t->k <= 1)
         return FALSE;
     gint64 pairs = s->tracked * s->channels;
@@ -171,23 +179,59 @@ static gboolean plan(Sim *s, Task *t, Plan *p, gboolean proven)
     return TRUE;
 }
 
-gboolean paro_ring_recurrence_applies(Sim *s)
+/* Each stage's plan where its phases may be timed by the recurrence: a stage whose phases
+ * can run beside another stage's (ho-ring's chunks) only when no link of its is that
+ * stage's too. */
+void paro_ring_recurrence_prepare(Sim *s, gboolean proven)
 {
-    gboolean ok = s->n_chunks == 1;
-    for (gint64 i = 0; ok && i < s->n_tasks; i++) {
-        Plan p;
-        ok = plan(s, &s->tasks[i], &p, TRUE);
-        plan_clear(&p);
+    guint n_stages = s->stages->len, n_links = paro_graph_n_links(s->graph);
+    s->plans = g_new0(RingPlan *, n_stages);
+    if (s->spec->events_only)
+        return;
+    g_autofree guint8 *stages_on = g_new0(guint8, n_links); /* bit per stage using a link */
+    gint64 pairs = s->tracked * s->channels;
+    for (guint st = 0; s->n_chunks > 1 && st < n_stages; st++) {
+        Task *t = &s->tasks[st]; /* chunk 0 */
+        for (gint64 i = 0; t->k > 1 && i < pairs; i++) {
+            const Route *r = paro_ring_route(s, t, i / s->channels, i % s->channels, i);
+            for (guint k = 0; k < r->n_links; k++)
+                stages_on[route_links(s, r)[k]] |= (guint8)(1u << st);
+        }
     }
-    return ok;
+    for (guint st = 0; st < n_stages; st++) {
+        gboolean alone = TRUE;
+        for (guint l = 0; s->n_chunks > 1 && alone && l < n_links; l++)
+            alone = (stages_on[l] & (1u << st)) == 0 || stages_on[l] == (1u << st);
+        RingPlan *p = g_new0(RingPlan, 1);
+        if (alone && plan(s, &s->tasks[st], p, proven))
+            s->plans[st] = p;
+        else
+            plan_free(p);
+    }
 }
 
-/* Times @p's phase from @start; FALSE when a group leaves lockstep, a send is overtaken
- * or a time leaves the clock's range. */
-static gboolean recur(Sim *s, const Plan *p, ParoTime start, ParoTime *end, double *carried,
-                      double *sent)
+void paro_ring_recurrence_clear(Sim *s)
 {
-    Task *t = p->task;
+    for (guint st = 0; s->plans != NULL && st < s->stages->len; st++)
+        plan_free(s->plans[st]);
+    g_clear_pointer(&s->plans, g_free);
+}
+
+double paro_ring_recurred_sends(const Sim *s)
+{
+    double sends = 0;
+    for (gint64 i = 0; i < s->n_tasks; i++)
+        if (s->plans[s->tasks[i].stage] != NULL)
+            sends += (double)(s->tracked * s->channels * s->tasks[i].macro_steps);
+    return sends;
+}
+
+/* Times @t (a chunk of @p's stage) from @start; FALSE when a group leaves lockstep, a send
+ * is overtaken or a time leaves the clock's range. @carried holds each link's bytes so far
+ * and gets the phase's added in time order. */
+static gboolean recur(Sim *s, const RingPlan *p, Task *t, ParoTime start, ParoTime *end,
+                      double *carried, double *sent)
+{
     gint64 pairs = s->tracked * s->channels;
     /* the last SLOTS arrivals of each connection, by send number; its last send's end */
     g_autofree ParoTime *arrival = g_new0(ParoTime, pairs * SLOTS);
@@ -202,7 +246,7 @@ static gboolean recur(Sim *s, const Plan *p, ParoTime start, ParoTime *end, doub
     ParoTime last = start;
     for (gint64 j = 0; j < t->macro_steps; j++) {
         for (gint64 i = 0; i < pairs; i++) {
-            const Route *r = &t->route[i];
+            const Route *r = &p->task->route[i];
             double bytes;
             ParoTime latency;
             paro_ring_send(s, t, r, j, &bytes, &latency);
@@ -232,37 +276,23 @@ static gboolean recur(Sim *s, const Plan *p, ParoTime start, ParoTime *end, doub
     return TRUE;
 }
 
-gboolean paro_ring_recurrence(Sim *s, ParoTime *end)
+gboolean paro_ring_recur_task(Sim *s, Task *t, ParoTime start, ParoTime *end)
 {
-    if (s->n_chunks != 1)
+    const RingPlan *p = s->plans[t->stage];
+    if (p == NULL)
         return FALSE;
     guint n_links = paro_graph_n_links(s->graph);
-    g_autofree Plan *plans = g_new0(Plan, s->n_tasks);
-    gboolean ok = TRUE;
-    for (gint64 i = 0; ok && i < s->n_tasks; i++)
-        ok = plan(s, &s->tasks[i], &plans[i], FALSE);
     /* link bytes and the payload go to the network only once all is known good */
-    g_autofree double *carried = g_new0(double, n_links);
+    g_autofree double *carried = g_new(double, n_links);
+    for (guint l = 0; l < n_links; l++)
+        carried[l] = isnan(p->residual[l]) ? 0 : paro_network_carried(s->net, l);
     double sent = 0;
-    ParoTime at = 0;
-    for (gint64 i = 0; ok && i < s->n_tasks; i++)
-        ok = recur(s, &plans[i], at, &at, carried, &sent);
-    if (ok) {
-        g_autofree double *lowest = g_new(double, n_links); /* residual over the phases */
-        for (guint l = 0; l < n_links; l++)
-            lowest[l] = NAN;
-        for (gint64 i = 0; i < s->n_tasks; i++)
-            for (guint l = 0; l < n_links; l++)
-                if (isnan(lowest[l]) || plans[i].residual[l] < lowest[l])
-                    lowest[l] = plans[i].residual[l];
-        for (guint l = 0; l < n_links; l++)
-            if (!isnan(lowest[l]))
-                paro_network_record(s->net, l, carried[l], lowest[l]);
-        s->sent += sent;
-        s->received += sent;
-        *end = at;
-    }
-    for (gint64 i = 0; i < s->n_tasks; i++)
-        plan_clear(&plans[i]);
-    return ok;
+    if (!recur(s, p, t, start, end, carried, &sent))
+        return FALSE;
+    for (guint l = 0; l < n_links; l++)
+        if (!isnan(p->residual[l]))
+            paro_network_record(s->net, l, carried[l], p->residual[l]);
+    s->sent += sent;
+    s->received += sent;
+    return TRUE;
 }

@@ -16,6 +16,7 @@ typedef struct {
 
 typedef struct _Sim Sim;
 typedef struct _Task Task;
+typedef struct _RingPlan RingPlan; /* recurrence.c: a stage's connections, groups and rates */
 
 /* A member's hop to its successor: links and weights in the Sim's route store. */
 typedef struct {
@@ -67,6 +68,8 @@ struct _Sim {
     gint64 tasks_left;
     GArray *links, *weights; /* every route found, one after the other */
     double sent, received;   /* payload of the tracked members */
+    RingPlan **plans;        /* per stage: its phases' recurrence, NULL: events time them */
+    guint64 recurred;        /* phases timed by their recurrence */
 };
 
 /* paro_ring_route: the hop from (member, channel) @i to its successor, found once */
@@ -80,16 +83,21 @@ void paro_ring_send(const Sim *s, const Task *t, const Route *route, gint64 step
 /* paro_ring_fold: the tracked member that stands for @rank (itself on an explicit graph) */
 gint64 paro_ring_fold(const Sim *s, gint64 rank);
 
-/* paro_ring_recurrence (recurrence.c): times the phases of @s, in sequence (one chunk),
- * without events when each group of connections that share links moves in lockstep; the
- * end in @end, the bytes on the network's links. FALSE (nothing changed) when that does not
- * hold: the events time them. */
-gboolean paro_ring_recurrence(Sim *s, ParoTime *end);
+/* paro_ring_recurrence_prepare (recurrence.c): the plan of each stage whose phases the
+ * recurrence may time: its connections share links only in groups that fill in one round,
+ * and no other stage whose phases may run beside its own (ho-ring's chunks) uses its links;
+ * where @proven, only groups shown beforehand to move in lockstep (else timing checks it).
+ * paro_ring_recurrence_clear frees them. */
+void paro_ring_recurrence_prepare(Sim *s, gboolean proven);
+void paro_ring_recurrence_clear(Sim *s);
 
-/* paro_ring_recurrence_applies: whether paro_ring_recurrence will time @s, as far as can
- * be known before timing: its routes, its groups and their fills, and lockstep where it
- * follows by induction (it may also hold by symmetry: timed, not promised); the order of
- * arrivals is only known once timed */
-gboolean paro_ring_recurrence_applies(Sim *s);
+/* paro_ring_recur_task: times phase @t from @start without events (its end in @end, its
+ * bytes on the network's links, its payload in the Sim's) when its stage has a plan and it
+ * stays in lockstep, its sends in order and its times in range; FALSE (nothing changed):
+ * the events time it. */
+gboolean paro_ring_recur_task(Sim *s, Task *t, ParoTime start, ParoTime *end);
+
+/* paro_ring_recurred_sends: the sends of the phases whose stage has a plan */
+double paro_ring_recurred_sends(const Sim *s);
 
 G_END_DECLS

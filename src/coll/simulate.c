@@ -229,6 +229,12 @@ static void start_task(Sim *s, Task *t)
         paro_engine_schedule(s->engine, paro_engine_now(s->engine), 0, finish_later, t);
         return;
     }
+    ParoTime end;
+    if (paro_ring_recur_task(s, t, paro_engine_now(s->engine), &end)) {
+        s->recurred++;
+        paro_engine_schedule(s->engine, end, 0, finish_later, t);
+        return;
+    }
     for (gint64 member = 0; member < s->tracked; member++)
         for (gint64 c = 0; c < s->channels; c++)
             try_send(s, t, member, c);
@@ -484,6 +490,7 @@ static void sim_clear(Sim *s)
         g_free(s->tasks[i].route);
     }
     g_free(s->tasks);
+    paro_ring_recurrence_clear(s);
     g_array_unref(s->stages);
     g_array_unref(s->links);
     g_array_unref(s->weights);
@@ -508,17 +515,21 @@ static const ParoCollSpec *flow_spec(const ParoGraph *graph, const ParoCollSpec 
     return check_spec(graph, ring, error) ? ring : NULL;
 }
 
-gboolean paro_coll_recurs(const ParoGraph *graph, const ParoCollSpec *given)
+double paro_coll_recurred_share(const ParoGraph *graph, const ParoCollSpec *given)
 {
     ParoCollSpec ring;
     const ParoCollSpec *spec = flow_spec(graph, given, &ring, NULL);
     if (spec == NULL || (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL))
-        return FALSE;
+        return 0;
     Sim s;
     sim_init(&s, graph, spec, NULL, NULL, PARO_NET_MAXMIN);
-    gboolean recurs = paro_ring_recurrence_applies(&s);
+    paro_ring_recurrence_prepare(&s, TRUE);
+    double all = 0;
+    for (gint64 i = 0; i < s.n_tasks; i++)
+        all += (double)(s.tracked * s.channels * s.tasks[i].macro_steps);
+    double share = all > 0 ? paro_ring_recurred_sends(&s) / all : 0;
     sim_clear(&s);
-    return recurs;
+    return share;
 }
 
 gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
@@ -535,12 +546,10 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
         paro_network_new(engine, fidelity, paro_graph_capacities(graph), paro_graph_n_links(graph));
     Sim s;
     sim_init(&s, graph, spec, engine, net, fidelity);
-    /* Phases in sequence whose groups of connections move in lockstep are timed by their
-     * recurrence, else by events. */
-    ParoTime recurred_end = -1;
-    if (spec->size_bytes > 0 && paro_ring_recurrence(&s, &recurred_end))
-        s.tasks_left = 0;
-    else if (spec->size_bytes > 0)
+    /* Phases whose groups of connections move in lockstep, alone on their links, are timed
+     * by their recurrence as they start, else by events. */
+    paro_ring_recurrence_prepare(&s, FALSE);
+    if (spec->size_bytes > 0)
         maybe_start(&s, 0, 0);
     else
         s.tasks_left = 0;
@@ -558,8 +567,7 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
         /* The tracked members stand for all: one node's worth in the aggregated mode. */
         double scale = paro_graph_is_aggregated(graph) ? (double)spec->n / (double)s.tracked : 1;
         paro_coll_result_fill(out, graph, net, s.sent * scale, s.received * scale);
-        if (recurred_end >= 0)
-            out->time = recurred_end;
+        out->recurred_phases = s.recurred;
     }
     sim_clear(&s);
     return ok;

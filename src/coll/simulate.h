@@ -38,6 +38,7 @@ typedef struct {
     double max_utilisation;
     guint64 events;
     guint64 solves;
+    guint64 recurred_phases; /* ring phases (a stage of a chunk) timed by their recurrence */
 } ParoCollResult;
 
 /* Ring steps beyond this are merged into macro-steps (exact for identical steps), which
@@ -87,13 +88,14 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
                             const ParoCollSpec *spec, ParoCollResult *out, GError **error);
 
 /**
- * paro_coll_recurs:
- * TRUE when paro_coll_simulate will time @spec without events, as one ring phase whose
- * connections share no link (coll/recurrence.c): O(sends) with no event or solve, about
- * 30 times faster. Its routes are found to say so. (Unless a merged step is overtaken by
- * the next, latency-bound, which only the timing finds: the events then take over.)
+ * paro_coll_recurred_share:
+ * The share of @spec's sends that paro_coll_simulate will time without events (0 to 1):
+ * those of ring phases whose connections share links only in groups shown to move in
+ * lockstep, alone on their links (coll/recurrence.c), about 30 times faster than events.
+ * Its routes are found to say so. (Unless a merged step is overtaken by the next,
+ * latency-bound, which only the timing finds: the events then take over.)
  */
-gboolean paro_coll_recurs(const ParoGraph *graph, const ParoCollSpec *spec);
+double paro_coll_recurred_share(const ParoGraph *graph, const ParoCollSpec *spec);
 
 /* For the algorithm files: the result of a finished run (link bytes, counters). */
 void paro_coll_result_fill(ParoCollResult *out, const ParoGraph *graph, const ParoNetwork *net,

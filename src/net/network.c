@@ -119,7 +119,7 @@ double paro_network_carried(const ParoNetwork *net, guint link)
 void paro_network_record(ParoNetwork *net, guint link, double carried, double residual)
 {
     g_return_if_fail(link < net->n_links);
-    net->carried[link] += carried;
+    net->carried[link] = carried;
     if (net->fidelity == PARO_NET_MAXMIN) /* as solve_component after a fill */
         net->max_utilisation =
             fmax(net->max_utilisation, (net->capacity[link] - residual) / net->capacity[link]);

@@ -45,8 +45,9 @@ void paro_network_start(ParoNetwork *net, const guint *links, const double *weig
 
 /**
  * paro_network_record:
- * @carried: bytes one instance of @link carried (bytes x weight, summed send by send in
- *   time order, as the solver retires them)
+ * @carried: bytes one instance of @link has carried in all, now: paro_network_carried's
+ *   value with the caller's sends (bytes x weight) added onto it one by one in time order,
+ *   as the solver retires them, so the sum rounds as the events' does
  * @residual: its capacity left while its flows moved, as the max-min fill leaves it
  * Flows that their caller timed without the solver (coll/recurrence.c: ring phases whose
  * groups of connections move in lockstep, so every solve would be the same): their bytes
