@@ -296,6 +296,41 @@ START_TEST(layout_keys_default_to_dp_only)
 }
 END_TEST
 
+START_TEST(uneven_stages_run_their_own_layers)
+{
+    /* parallelism.stage_layers (Megatron's first/last-stage layer counts, DeepSpeed's
+     * partitions). Oracles: the equal split written out is the default split, to the
+     * picosecond and byte; a stage's share of the model is the sum of its own layers'
+     * shares (summed here from the layer table: 0-13, 14-23, ...), the shares of all stages
+     * make the whole model, and the stage with four layers more is the busiest and makes
+     * the step longer. */
+    const char *equal[] = {"parallelism.stage_layers=11,11,11,11", NULL};
+    const char *uneven[] = {"parallelism.stage_layers=14, 10, 10, 10", NULL};
+    ParoStepResult a = step_of("NNG", NULL), b = step_of("NNG", equal), c = step_of("NNG", uneven);
+    ck_assert_int_eq(a.step, b.step);
+    ck_assert(a.peak_bytes == b.peak_bytes && a.compute == b.compute && a.comm == b.comm);
+    ck_assert_int_eq(c.busiest, 0);
+    ck_assert_int_gt(c.step, a.step);
+    g_autoptr(ParoScenario) s = neox(uneven);
+    g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+    const gint64 first[] = {0, 14, 24, 34, 44};
+    double all = 0;
+    for (gint64 stage = 0; stage < 4; stage++) {
+        double want = 0;
+        for (gint64 l = first[stage]; l < first[stage + 1]; l++)
+            want += g_array_index(d->layers, ParoLayerCost, l).weight_share;
+        double got = paro_step_stage_share(d, stage);
+        ck_assert_double_eq_tol(got, want, 1e-15);
+        all += got;
+    }
+    ck_assert_double_eq_tol(all, 1, 1e-12);
+    ck_assert_double_eq_tol(paro_step_stage_share(d, 0), 14.0 / 44, 0.01); /* embeddings aside */
+    paro_step_result_clear(&a);
+    paro_step_result_clear(&b);
+    paro_step_result_clear(&c);
+}
+END_TEST
+
 static Suite *three_d_suite(void)
 {
     Suite *s = suite_create("3d");
@@ -308,6 +343,7 @@ static Suite *three_d_suite(void)
     tcase_add_test(tc, module_dp_collectives_overlap);
     tcase_add_test(tc, send_and_reduce_scatter_share_a_nic);
     tcase_add_test(tc, layout_keys_default_to_dp_only);
+    tcase_add_test(tc, uneven_stages_run_their_own_layers);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -31,6 +31,7 @@ void paro_scenario_free(ParoScenario *s)
     g_free(s->path);
     g_free(s->name);
     g_free(s->description);
+    g_clear_pointer(&s->stage_layers, g_array_unref);
     paro_calib_clear(&s->calibration);
     paro_model_free(s->model);
     paro_topology_free(s->topology);
@@ -47,6 +48,20 @@ gint64 paro_scenario_dp_ranks(const ParoScenario *s)
 gint64 paro_scenario_dp_per_node(const ParoScenario *s)
 {
     return s->topology->gpus_per_node / s->tp;
+}
+
+gint64 paro_scenario_module_span(const ParoScenario *s, gint64 n_layers, gint64 module,
+                                 gint64 *first)
+{
+    if (s->stage_layers == NULL) {
+        gint64 per = n_layers / (s->pp * s->training.pipeline_virtual);
+        *first = module * per;
+        return per;
+    }
+    *first = 0;
+    for (gint64 k = 0; k < module; k++)
+        *first += g_array_index(s->stage_layers, gint64, k);
+    return g_array_index(s->stage_layers, gint64, module);
 }
 
 gboolean paro_scenario_is_dp_only(const ParoScenario *s)
@@ -216,6 +231,42 @@ static gboolean parse_training(const ParoNode *node, gpointer ptr, gpointer user
                              NULL, NULL, error);
 }
 
+/* parallelism.stage_layers: a sequence of counts, or one scalar "5,6,6,5" (for --set);
+ * checked against pp and the model's layers in check_pipeline. */
+static gboolean parse_stage_layers(const ParoNode *node, gpointer ptr, gpointer user_data,
+                                   GError **error)
+{
+    GArray **out = ptr;
+    g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func((GDestroyNotify)paro_node_free);
+    if (node->kind == PARO_NODE_SCALAR) {
+        g_auto(GStrv) parts = g_strsplit(node->scalar, ",", -1);
+        for (guint i = 0; parts[i] != NULL; i++)
+            g_ptr_array_add(items, paro_node_new_scalar(g_strstrip(parts[i]), node->source,
+                                                        node->line, node->column));
+    } else if (!paro_schema_expect_kind(node, PARO_NODE_SEQUENCE, "stage_layers", error)) {
+        return FALSE;
+    }
+    const GPtrArray *list = node->kind == PARO_NODE_SCALAR ? items : node->values;
+    g_autoptr(GArray) layers = g_array_sized_new(FALSE, FALSE, sizeof(gint64), list->len);
+    for (guint i = 0; i < list->len; i++) {
+        const ParoNode *item = g_ptr_array_index(list, i);
+        gint64 count;
+        if (!paro_schema_expect_kind(item, PARO_NODE_SCALAR, "a stage's layers", error) ||
+            !paro_schema_parse_int(item, "a stage's layers", &count, error) ||
+            !paro_schema_check_limit(&paro_limit_layers, item, "a stage's layers", (double)count,
+                                     error))
+            return FALSE; /* (the limit's least is one layer) */
+        g_array_append_val(layers, count);
+    }
+    if (list->len == 0) {
+        paro_node_error(error, node, PARO_CONFIG_ERROR_RANGE, "stage_layers is empty");
+        return FALSE;
+    }
+    g_clear_pointer(out, g_array_unref);
+    *out = g_steal_pointer(&layers);
+    return TRUE;
+}
+
 static const ParoField parallelism_fields[] = {
     {"group", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, group), 0, NULL,
      NULL, "m: data-parallel ranks per PaRO group; default: those on a node", &paro_limit_gpus},
@@ -225,6 +276,11 @@ static const ParoField parallelism_fields[] = {
      "pipeline-parallel stages (default 1)", &paro_limit_layers},
     {"dp", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, dp), 0, NULL, NULL,
      "data-parallel degree (default GPUs / (tp*pp))", &paro_limit_gpus},
+    {"stage_layers", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoScenario, stage_layers), 0, NULL,
+     parse_stage_layers,
+     "the layers of each pipeline stage, first to last, when they differ (a list of pp counts "
+     "summing to the model's layers; the first stage also runs the embeddings, the last the "
+     "output head); default: layers / pp each"},
     {"sequence_parallel", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoScenario, sequence_parallel), 0,
      NULL, NULL, "Megatron sequence parallelism with tp (default false)"},
 };
@@ -388,6 +444,34 @@ static const ParoNode *parallelism_node(const ParoNode *root, const char *key)
     return v ? v : par;
 }
 
+/* Stages of unequal layers: one count per stage, summing to the model's layers, one module
+ * a stage (1F1B or GPipe, depth-first), as Megatron's first/last-stage layer options and
+ * DeepSpeed's partitions give them. */
+static gboolean check_stage_layers(const ParoScenario *s, const ParoNode *root, GError **error)
+{
+    const ParoNode *where = parallelism_node(root, "stage_layers");
+    int schedule = s->training.pipeline_schedule;
+    gint64 n = s->stage_layers->len, sum = 0;
+    for (guint i = 0; i < s->stage_layers->len; i++)
+        sum += g_array_index(s->stage_layers, gint64, i);
+    const char *why = NULL;
+    if (n != s->pp)
+        why = "one count per pipeline stage";
+    else if (!s->model->has_shape || sum != s->model->layers)
+        why = "counts that sum to the model's layers";
+    else if (s->training.pipeline_virtual > 1 ||
+             s->training.accumulation_order == PARO_PIPE_LAYERED ||
+             (schedule != PARO_PIPE_1F1B && schedule != PARO_PIPE_GPIPE))
+        why = "the 1f1b or gpipe schedule, one module a stage, depth-first";
+    if (why == NULL)
+        return TRUE;
+    paro_node_error(error, where, PARO_CONFIG_ERROR_CONSTRAINT,
+                    "stage_layers (%" G_GINT64_FORMAT " stages, %" G_GINT64_FORMAT
+                    " layers) needs %s: pp %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT " layers",
+                    n, sum, why, s->pp, s->model->layers);
+    return FALSE;
+}
+
 /* tp*pp*dp = GPUs; TP inside a node; whole DP peers per node; pipeline shape. */
 static gboolean check_3d(ParoScenario *s, const ParoNode *root, GError **error)
 {
@@ -458,10 +542,13 @@ static gboolean check_3d(ParoScenario *s, const ParoNode *root, GError **error)
                         paro_pipe_schedule_names[schedule]);
         return FALSE;
     }
+    if (s->stage_layers != NULL)
+        return check_stage_layers(s, root, error);
     if ((s->pp > 1 || v > 1) && (!s->model->has_shape || s->model->layers % modules != 0)) {
         paro_node_error(error, where_pipe, PARO_CONFIG_ERROR_CONSTRAINT,
                         "pp %" G_GINT64_FORMAT " x virtual %" G_GINT64_FORMAT
-                        " must divide the model's %" G_GINT64_FORMAT " layers",
+                        " must divide the model's %" G_GINT64_FORMAT
+                        " layers (or give parallelism.stage_layers: the layers of each stage)",
                         s->pp, v, s->model->layers);
         return FALSE;
     }

@@ -73,6 +73,8 @@ typedef struct {
     ParoTraining training;
     gint64 group;               /* m: data-parallel ranks per PaRO group */
     gint64 tp, pp, dp;          /* tensor, pipeline, data-parallel degrees; tp*pp*dp = GPUs */
+    GArray *stage_layers;       /* gint64, pp of them: the layers of each stage, first to last;
+                                 * NULL: L / (pp x virtual) each (parallelism.stage_layers) */
     gboolean sequence_parallel; /* Megatron sequence parallelism on the TP dimension */
     ParoAlgorithm algorithm;    /* for global collectives */
     gint64 chunks;              /* ho-ring chunks */
@@ -125,6 +127,15 @@ double paro_precision_bytes(ParoPrecision p);
 /** paro_scenario_dp_per_node: data-parallel peers of one (TP rank, stage) on a node:
  * GPUs per node / tp (Megatron's layout: TP ranks contiguous, then DP, PP outermost). */
 gint64 paro_scenario_dp_per_node(const ParoScenario *s);
+
+/**
+ * paro_scenario_module_span:
+ * The layers of pipeline module @module (of pp x virtual; a module is a stage when virtual
+ * is 1) among @n_layers: the first in @first, the count returned. parallelism.stage_layers
+ * when given, else n_layers / (pp x virtual) each.
+ */
+gint64 paro_scenario_module_span(const ParoScenario *s, gint64 n_layers, gint64 module,
+                                 gint64 *first);
 
 /** paro_scenario_is_dp_only: data parallelism alone (tp = pp = 1, one module, depth-first
  * accumulation): the case the closed-form guideline describes. */

@@ -113,7 +113,6 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     b->v = sc->training.pipeline_virtual;
     b->S = b->P * b->v;
     b->M = b->micro_steps > 0 ? b->micro_steps : sc->training.accumulation;
-    b->per_module = L / b->S;
     b->layered = layered;
     b->z = b->d->sizes;
     b->z.params /= (double)sc->tp; /* exact for tp = 1 */
@@ -144,7 +143,7 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     }
     b->gathers_f = g_new(ParoTaskId, L);
     b->gathers_b = g_new(ParoTaskId, L);
-    b->scratch = g_array_sized_new(FALSE, FALSE, sizeof(ParoTaskId), (guint)b->per_module);
+    b->scratch = g_array_sized_new(FALSE, FALSE, sizeof(ParoTaskId), (guint)L);
     b->costs = g_hash_table_new_full(cost_hash, cost_equal, g_free, NULL);
     b->module_compute_s = g_new0(double, b->S);
     b->module_comm_s = g_new0(double, b->S);
@@ -229,10 +228,9 @@ static ParoTaskId scratch_at(const ParoStepBuild *b, gint64 i)
 }
 
 /* The layer at position @i of a pass over @module: backward runs the layers last first. */
-static gint64 pass_layer(const ParoStepBuild *b, gboolean forward, gint64 module, gint64 i)
+static gint64 pass_layer(gboolean forward, gint64 first, gint64 count, gint64 i)
 {
-    gint64 lo = module * b->per_module;
-    return forward ? lo + i : lo + b->per_module - 1 - i;
+    return forward ? first + i : first + count - 1 - i;
 }
 
 /* One pass (paro_pipe_build's emitter): the layers of @module for micro-batch @micro. */
@@ -245,7 +243,8 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
     ParoStepStage *st = &b->stages[device];
     guint d = (guint)device;
     gint m = (gint)micro;
-    gint64 pm = b->per_module, p = sc->training.prefetch, tp = sc->tp;
+    gint64 lo, pm = paro_scenario_module_span(sc, (gint64)b->d->layers->len, module, &lo);
+    gint64 p = sc->training.prefetch, tp = sc->tp;
     gboolean forward = kind == PARO_PIPE_FORWARD;
     /* layered: DP collectives in the module's first pass, memory freed in its last */
     gboolean first_pass = !b->layered || micro == 0, last_pass = !b->layered || micro == b->M - 1;
@@ -257,7 +256,7 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
     g_array_set_size(b->scratch, 0);
     gint64 issued = 0; /* gathers of this pass issued so far */
     for (gint64 i = 0; i < pm; i++) {
-        gint64 l = pass_layer(b, forward, module, i);
+        gint64 l = pass_layer(forward, lo, pm, i);
         const ParoLayerCost *lc = &g_array_index(b->d->layers, ParoLayerCost, l);
         double gathered = paro_scenario_gathered_bytes(b->d, z->params * lc->weight_share);
         /* The gathers of the layers up to p ahead are issued before this layer's compute,
@@ -266,7 +265,7 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
          * next layer's gather would queue behind the reduce-scatter and run in series
          * with the backward. */
         for (; gather && first_pass && issued <= MIN(i + p, pm - 1); issued++) {
-            gint64 j = issued, lj = pass_layer(b, forward, module, j);
+            gint64 j = issued, lj = pass_layer(forward, lo, pm, j);
             double share = g_array_index(b->d->layers, ParoLayerCost, lj).weight_share;
             ParoTaskId t =
                 add_coll(b, "allgather", d, gather, gather->size_bytes * share, m, (gint)lj);

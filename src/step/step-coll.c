@@ -203,10 +203,12 @@ double paro_step_stage_share(const ParoScenarioDerived *d, gint64 stage)
     const ParoScenario *s = d->scenario;
     if (s->pp == 1)
         return 1.0;
-    gint64 L = (gint64)d->layers->len, S = s->pp * s->training.pipeline_virtual, per = L / S;
+    gint64 L = (gint64)d->layers->len, S = s->pp * s->training.pipeline_virtual;
     double sum = 0;
-    for (gint64 k = stage; k < S; k += s->pp)
-        for (gint64 l = k * per; l < (k + 1) * per; l++)
+    for (gint64 k = stage; k < S; k += s->pp) {
+        gint64 first, count = paro_scenario_module_span(s, L, k, &first);
+        for (gint64 l = first; l < first + count; l++)
             sum += g_array_index(d->layers, ParoLayerCost, l).weight_share;
+    }
     return sum;
 }

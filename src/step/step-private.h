@@ -106,9 +106,9 @@ typedef struct {
     ParoCollCache *cache;
     gint64 micro_steps; /* to simulate; 0: the scenario's accumulation */
     ParoTaskGraph *graph;
-    /* the layout: P stages, v modules a stage, S = vP modules of per_module layers, M
-     * micro-batches */
-    gint64 P, v, S, M, per_module;
+    /* the layout: P stages, v modules a stage, S = vP modules (their layers:
+     * paro_scenario_module_span), M micro-batches */
+    gint64 P, v, S, M;
     gboolean layered; /* a module's micro-batches back to back, DP collectives once */
     ParoStateSizes z; /* one TP rank's share of the whole model, n = dp */
     GArray *calls;    /* ParoCollCall of the strategy on z */

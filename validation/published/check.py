@@ -137,9 +137,11 @@ def scenario(r, root):
         return None, None, None, None, "layout or global batch not published"
     if as_int(r["heads"]) is None:
         return None, None, None, None, "attention heads not published"
-    if int(r["layers"]) % pp != 0:
-        return None, None, None, None, (f"{r['layers']} layers on {pp} stages: parosim needs "
-                                        "equal stages")
+    stage_layers = re.search(r"stage_layers=([0-9,]+)", r["notes"])
+    stage_layers = [int(x) for x in stage_layers.group(1).split(",")] if stage_layers else None
+    if int(r["layers"]) % pp != 0 and stage_layers is None:
+        return None, None, None, None, (f"{r['layers']} layers on {pp} stages: the split "
+                                        "is not published")
     assumed = []
     mb = as_int(r["micro_batch"])
     if mb is None:
@@ -218,7 +220,7 @@ parallelism:
   pp: {pp}
   dp: {dp}
   sequence_parallel: {'true' if r['sp'] == 'true' else 'false'}
-training:
+{f"  stage_layers: {stage_layers}{chr(10)}" if stage_layers else ""}training:
   micro_batch: {mb}
   sequence: {r['seq']}
   accumulation: {batch // (mb * dp)}
