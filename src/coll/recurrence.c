@@ -244,6 +244,10 @@ static gboolean recur(Sim *s, const RingPlan *p, Task *t, ParoTime start, ParoTi
         group_step[i] = -1;
     }
     ParoTime last = start;
+    /* a send's duration depends on its bytes and rate alone, alike across a step's sends:
+     * computed once for each change (it was a quarter of the time) */
+    double d_bytes = -1, d_rate = -1;
+    ParoTime d = 0;
     for (gint64 j = 0; j < t->macro_steps; j++) {
         for (gint64 i = 0; i < pairs; i++) {
             const Route *r = &p->task->route[i];
@@ -260,7 +264,11 @@ static gboolean recur(Sim *s, const RingPlan *p, Task *t, ParoTime start, ParoTi
                 return FALSE; /* out of lockstep: its group's fill would change mid-send */
             group_step[g] = j;
             group_begin[g] = begin;
-            ParoTime d = isinf(p->rate[i]) ? 0 : paro_net_duration_ps(bytes, p->rate[i]);
+            if (bytes != d_bytes || p->rate[i] != d_rate) {
+                d_bytes = bytes;
+                d_rate = p->rate[i];
+                d = isinf(d_rate) ? 0 : paro_net_duration_ps(bytes, d_rate);
+            }
             ParoTime gone = paro_time_add(begin, d), at = paro_time_add(gone, latency);
             if (at == PARO_TIME_MAX || (j >= 1 && at < arrival[i * SLOTS + (j - 1) % SLOTS]))
                 return FALSE; /* out of the clock's range, or overtaking */
