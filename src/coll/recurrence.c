@@ -217,13 +217,15 @@ void paro_ring_recurrence_clear(Sim *s)
     g_clear_pointer(&s->plans, g_free);
 }
 
-double paro_ring_recurred_sends(const Sim *s)
+double paro_ring_recurred_share(const Sim *s)
 {
-    double sends = 0;
-    for (gint64 i = 0; i < s->n_tasks; i++)
-        if (s->plans[s->tasks[i].stage] != NULL)
-            sends += (double)(s->tracked * s->channels * s->tasks[i].macro_steps);
-    return sends;
+    double recurred = 0, all = 0;
+    for (gint64 i = 0; i < s->n_tasks; i++) {
+        double sends = (double)(s->tracked * s->channels * s->tasks[i].macro_steps);
+        all += sends;
+        recurred += s->plans[s->tasks[i].stage] != NULL ? sends : 0;
+    }
+    return all > 0 ? recurred / all : 0;
 }
 
 /* Times @t (a chunk of @p's stage) from @start; FALSE when a group leaves lockstep, a send

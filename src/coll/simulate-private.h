@@ -97,7 +97,7 @@ void paro_ring_recurrence_clear(Sim *s);
  * the events time it. */
 gboolean paro_ring_recur_task(Sim *s, Task *t, ParoTime start, ParoTime *end);
 
-/* paro_ring_recurred_sends: the sends of the phases whose stage has a plan */
-double paro_ring_recurred_sends(const Sim *s);
+/* paro_ring_recurred_share: the share of @s's sends in phases whose stage has a plan */
+double paro_ring_recurred_share(const Sim *s);
 
 G_END_DECLS

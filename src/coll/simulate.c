@@ -527,10 +527,7 @@ double paro_coll_recurred_share(const ParoGraph *graph, const ParoCollSpec *give
     Sim s;
     sim_init(&s, graph, spec, NULL, NULL, PARO_NET_MAXMIN);
     paro_ring_recurrence_prepare(&s, TRUE);
-    double all = 0;
-    for (gint64 i = 0; i < s.n_tasks; i++)
-        all += (double)(s.tracked * s.channels * s.tasks[i].macro_steps);
-    double share = all > 0 ? paro_ring_recurred_sends(&s) / all : 0;
+    double share = paro_ring_recurred_share(&s);
     sim_clear(&s);
     return share;
 }

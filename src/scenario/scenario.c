@@ -232,7 +232,7 @@ static gboolean parse_training(const ParoNode *node, gpointer ptr, gpointer user
 }
 
 /* parallelism.stage_layers: a sequence of counts, or one scalar "5,6,6,5" (for --set);
- * checked against pp and the model's layers in check_pipeline. */
+ * checked against pp and the model's layers in check_stage_layers. */
 static gboolean parse_stage_layers(const ParoNode *node, gpointer ptr, gpointer user_data,
                                    GError **error)
 {
