@@ -78,7 +78,7 @@ START_TEST(collectives_conserve_bytes_and_fold_exactly)
             g_autoptr(ParoGraph) g = paro_graph_new(t, nodes, aggregated && nodes > 1, &error);
             ck_assert_msg(g != NULL, "case %d: %s", c, error ? error->message : "");
             if (!aggregated) {
-                ParoCollWork w = paro_coll_estimate(g, &spec);
+                ParoCollWork w = paro_coll_estimate(g, PARO_NET_MAXMIN, &spec);
                 ring_steps = w.steps * w.chunks;
             }
             ck_assert_msg(paro_coll_simulate(g, PARO_NET_MAXMIN, &spec, &res[aggregated], &error),

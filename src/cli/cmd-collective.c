@@ -247,7 +247,7 @@ static int one_count(ParoTopology *topology, const CollChoice *c, gint64 gpus, G
     /* What the simulations will cost, before the first: refused at once when beyond the
      * work limit (issue #16 H1, H3: a node of 1,024 GPUs or 16,384 explicit GPUs ran for
      * minutes without a word). */
-    ParoCollWork work = paro_coll_estimate(graph, &spec);
+    ParoCollWork work = paro_coll_estimate(graph, (ParoNetFidelity)c->fidelity, &spec);
     double n_sizes = count_sizes(c->min_bytes, c->max_bytes, c->factor);
     if (work.seconds * n_sizes > paro_limit_work_budget_s()) {
         g_autofree char *what = paro_coll_work_describe(&work);

@@ -22,7 +22,8 @@ static gint64 ring_steps(ParoCollKind op, gint64 k, gint64 max_steps)
     return MAX(1, MIN(steps, max_steps));
 }
 
-ParoCollWork paro_coll_estimate(const ParoGraph *g, const ParoCollSpec *spec)
+ParoCollWork paro_coll_estimate(const ParoGraph *g, ParoNetFidelity fidelity,
+                                const ParoCollSpec *spec)
 {
     ParoCollWork w = {0};
     gint64 n = MAX(1, spec->n), m = MAX(1, spec->m);
@@ -60,7 +61,7 @@ ParoCollWork paro_coll_estimate(const ParoGraph *g, const ParoCollSpec *spec)
     }
     w.seconds = w.sends * SECONDS_PER_SEND;
     if (w.seconds > RECURRENCE_WORTH_ASKING_S) {
-        w.recurred = paro_coll_recurred_share(g, spec);
+        w.recurred = paro_coll_recurred_share(g, fidelity, spec);
         w.seconds = w.sends *
                     ((1 - w.recurred) * SECONDS_PER_SEND + w.recurred * SECONDS_PER_RECURRED_SEND);
     }

@@ -26,8 +26,10 @@ typedef struct {
     double recurred; /* share of the sends timed by recurrence (paro_coll_recurred_share) */
 } ParoCollWork;
 
-/** paro_coll_estimate: the work of paro_coll_simulate(@graph, @spec), without running it. */
-ParoCollWork paro_coll_estimate(const ParoGraph *graph, const ParoCollSpec *spec);
+/** paro_coll_estimate: the work of paro_coll_simulate(@graph, @fidelity, @spec), without
+ * running it. */
+ParoCollWork paro_coll_estimate(const ParoGraph *graph, ParoNetFidelity fidelity,
+                                const ParoCollSpec *spec);
 
 /** paro_coll_work_describe: "16,384 GPUs simulated x 1 channel x 1,024 ring steps x 1
  * chunk" (transfer full), for messages. */

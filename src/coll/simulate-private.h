@@ -58,7 +58,7 @@ struct _Sim {
     const ParoGraph *graph;
     ParoEngine *engine;
     ParoNetwork *net;
-    ParoNetFidelity fidelity; /* the network's (max-min where only routes are looked at) */
+    ParoNetFidelity fidelity; /* the network's, or the one the estimate asks about */
     const ParoCollSpec *spec;
     gint64 gpn, tracked, channels, pieces;
     GArray *stages; /* Stage */

@@ -518,14 +518,15 @@ static const ParoCollSpec *flow_spec(const ParoGraph *graph, const ParoCollSpec 
     return check_spec(graph, ring, error) ? ring : NULL;
 }
 
-double paro_coll_recurred_share(const ParoGraph *graph, const ParoCollSpec *given)
+double paro_coll_recurred_share(const ParoGraph *graph, ParoNetFidelity fidelity,
+                                const ParoCollSpec *given)
 {
     ParoCollSpec ring;
     const ParoCollSpec *spec = flow_spec(graph, given, &ring, NULL);
     if (spec == NULL || (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL))
         return 0;
     Sim s;
-    sim_init(&s, graph, spec, NULL, NULL, PARO_NET_MAXMIN);
+    sim_init(&s, graph, spec, NULL, NULL, fidelity);
     paro_ring_recurrence_prepare(&s, TRUE);
     double share = paro_ring_recurred_share(&s);
     sim_clear(&s);

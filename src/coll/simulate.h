@@ -95,7 +95,8 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
  * Its routes are found to say so. (Unless a merged step is overtaken by the next,
  * latency-bound, which only the timing finds: the events then take over.)
  */
-double paro_coll_recurred_share(const ParoGraph *graph, const ParoCollSpec *spec);
+double paro_coll_recurred_share(const ParoGraph *graph, ParoNetFidelity fidelity,
+                                const ParoCollSpec *spec);
 
 /* For the algorithm files: the result of a finished run (link bytes, counters). */
 void paro_coll_result_fill(ParoCollResult *out, const ParoGraph *graph, const ParoNetwork *net,

@@ -153,11 +153,11 @@ gboolean paro_workload_estimate(const ParoScenario *s, guint n_strategies, ParoW
         .max_steps = 1024,
         .scope = PARO_SCOPE_GLOBAL,
     };
-    out->coll = paro_coll_estimate(graph, &spec);
+    out->coll = paro_coll_estimate(graph, s->network, &spec);
     double per_scope = out->coll.seconds;
     for (int scope = PARO_SCOPE_INTRA; scope <= PARO_SCOPE_INTER; scope++) {
         spec.scope = (ParoScope)scope;
-        per_scope += paro_coll_estimate(folded ? folded : graph, &spec).seconds;
+        per_scope += paro_coll_estimate(folded ? folded : graph, s->network, &spec).seconds;
     }
     out->coll_sims = MIN(COLL_SIMS_MAX, COLL_SIMS_PER_STRATEGY * (double)n_strategies);
     out->coll_s = out->coll_sims / 3.0 * per_scope; /* the sims spread over the three scopes */
