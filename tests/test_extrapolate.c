@@ -110,6 +110,12 @@ START_TEST(extrapolated_steps_equal_full_simulations)
           "parallelism.dp=8", NULL},
          FALSE,
          TRUE},
+        /* stages of unequal layers (decision 38): some strategies' steps are read off, some
+         * (as with equal stages on this layout) simulated whole */
+        {{"training.accumulation=50", "topology.nodes=4", "parallelism.tp=1", "parallelism.pp=4",
+          "parallelism.dp=8", "parallelism.stage_layers=9,8,8,7", NULL},
+         FALSE,
+         -1},
         /* the interleaved steady state with SM contention and sends on their own stream
          * converges too slowly for five points to sum it within 1e-9: simulated whole;
          * with the sends on the compute stream (Megatron's and DeepSpeed's blocking p2p)
