@@ -107,7 +107,9 @@ def framework(r):
         # HuggingFace's LLaMA under the PaRO fork: PyTorch's softmax kernels
         eager_hf = "  fused_softmax: false\n" if "PaRO" in fw else ""
         return "framework:\n  name: deepspeed\n" + old + eager_hf
-    if "Megatron-Bridge" in fw:  # its performance recipes overlap TP communication (SOURCES.md)
+    # Megatron-Bridge's performance recipes and NVIDIA's MLPerf runs overlap TP communication
+    # (userbuffers; SOURCES.md): the row says so
+    if "Megatron-Bridge" in fw or ("Megatron" in fw and "tp_overlap=true" in r["notes"]):
         return "framework:\n  name: megatron\n  tp_overlap: true\n"
     if "Megatron" in fw:
         return "framework: megatron\n"
@@ -122,6 +124,8 @@ def dropout(r):
     BLOOM's tr11 script sets neither. MPT (llm-foundry) and LLaMA (PaRO) train without."""
     fw = r["framework"]
     if "Megatron-Bridge" in fw:  # its Llama models, converted from HF configs: no dropout
+        return 0.0
+    if "dropout=0" in r["notes"]:  # the run's own configuration sets none
         return 0.0
     return 0.1 if "Megatron" in fw or "NeoX" in fw or "metaseq" in fw else 0.0
 
