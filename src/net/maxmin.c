@@ -229,6 +229,16 @@ static void grow_component(ParoNetwork *net)
     g_ptr_array_set_size(net->queue, 0);
     /* in start order: sorted when small, else read off the list of active flows */
     GPtrArray *c = net->component;
+    if (c->len <= 16) { /* most components: a few flows, in nearly the order found */
+        for (guint i = 1; i < c->len; i++) {
+            Flow *f = c->pdata[i];
+            guint j = i;
+            for (; j > 0 && ((Flow *)c->pdata[j - 1])->seq > f->seq; j--)
+                c->pdata[j] = c->pdata[j - 1];
+            c->pdata[j] = f;
+        }
+        return;
+    }
     if (c->len <= 64 || 8 * c->len < net->n_active) {
         g_ptr_array_sort(c, paro_net_by_seq);
         return;
