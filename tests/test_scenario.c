@@ -155,13 +155,14 @@ START_TEST(scenario_set_swaps_model_file)
 }
 END_TEST
 
-/* The guideline's figures for @strategy in the default scenario on DGX H100 nodes, fp8 on
- * or off. */
-static ParoStrategyResult h100_result(gboolean fp8, const char *strategy)
+/* The guideline's figures for @strategy in the default scenario on DGX H100 nodes, fp8 off
+ * (0), on (1), or on with the weights held in fp8 (2). */
+static ParoStrategyResult h100_result(int fp8, const char *strategy)
 {
     g_autofree char *topology = paro_test_path("topologies/dgx-h100x8.yaml");
     g_autofree char *swap = g_strdup_printf("topology=%s", topology);
-    const char *sets[] = {swap, fp8 ? "training.fp8=true" : "training.fp8=false", NULL};
+    const char *sets[] = {swap, fp8 ? "training.fp8=true" : "training.fp8=false",
+                          fp8 == 2 ? "training.fp8_params=true" : NULL, NULL};
     g_autoptr(GError) error = NULL;
     g_autoptr(ParoScenario) s = load(sets, &error);
     ck_assert_msg(s != NULL, "%s", error ? error->message : "");
@@ -183,14 +184,36 @@ START_TEST(scenario_fp8_weight_copies)
      * the weight gradients as fp8, a byte less an element: the QKV, attention-output and
      * MLP inputs (h each) and the MLP's inner input (f), (3 x 4096 + 11008) bytes a token,
      * x 4 x 512 tokens x 32 layers = 1,526,726,656 bytes less (no recomputation). */
-    ParoStrategyResult ddp16 = h100_result(FALSE, "ddp"), ddp8 = h100_result(TRUE, "ddp");
-    ParoStrategyResult z3_16 = h100_result(FALSE, "zero-3"), z3_8 = h100_result(TRUE, "zero-3");
+    ParoStrategyResult ddp16 = h100_result(0, "ddp"), ddp8 = h100_result(1, "ddp");
+    ParoStrategyResult z3_16 = h100_result(0, "zero-3"), z3_8 = h100_result(1, "zero-3");
     ck_assert_double_eq_tol(ddp8.mem_workspace - ddp16.mem_workspace, 12952535040.0, 1);
     ck_assert_double_eq(ddp8.mem_buffers, ddp16.mem_buffers);
     ck_assert_double_eq(z3_8.mem_workspace, z3_16.mem_workspace);
     ck_assert_double_eq_tol(z3_8.mem_buffers - z3_16.mem_buffers, 809533440.0, 1);
     ck_assert_double_eq(z3_8.mem_model_states, z3_16.mem_model_states);
     ck_assert_double_eq_tol(z3_16.mem_activations - z3_8.mem_activations, 1526726656.0, 1);
+}
+END_TEST
+
+START_TEST(scenario_fp8_params_are_the_copies)
+{
+    /* System: as scenario_fp8_weight_copies, with training.fp8_params (Transformer Engine's
+     * fp8_model_init). Expectation, derived by hand: the fp8 weight (1 byte) and its
+     * transpose (1 byte) are the weights, 2 bytes a weight where the 16-bit weight stood, so
+     * DDP holds no resident copy: the 12,952,535,040 bytes of copies go, its workspace is
+     * fp8-off's; ZeRO-3's two gathered layers take 2 bytes a weight, not 2 + 2: the 809,533,440
+     * bytes more go too. Model states (their 2 bytes a weight) and the fp8-saved activations
+     * stay as with fp8 alone. */
+    ParoStrategyResult ddp16 = h100_result(0, "ddp"), ddp8 = h100_result(1, "ddp"),
+                       ddp_p = h100_result(2, "ddp");
+    ParoStrategyResult z3_16 = h100_result(0, "zero-3"), z3_8 = h100_result(1, "zero-3"),
+                       z3_p = h100_result(2, "zero-3");
+    ck_assert_double_eq_tol(ddp8.mem_workspace - ddp_p.mem_workspace, 12952535040.0, 1);
+    ck_assert_double_eq(ddp_p.mem_workspace, ddp16.mem_workspace);
+    ck_assert_double_eq_tol(z3_8.mem_buffers - z3_p.mem_buffers, 809533440.0, 1);
+    ck_assert_double_eq(z3_p.mem_buffers, z3_16.mem_buffers);
+    ck_assert_double_eq(ddp_p.mem_model_states, ddp8.mem_model_states);
+    ck_assert_double_eq(ddp_p.mem_activations, ddp8.mem_activations);
 }
 END_TEST
 
@@ -351,6 +374,7 @@ static Suite *scenario_suite(void)
     tcase_add_loop_test(tc, scenario_set_errors_are_located, 0, G_N_ELEMENTS(bad_sets));
     tcase_add_test(tc, scenario_guideline_invariants);
     tcase_add_test(tc, scenario_fp8_weight_copies);
+    tcase_add_test(tc, scenario_fp8_params_are_the_copies);
     tcase_add_test(tc, scenario_set_key_of_named_framework);
     tcase_add_test(tc, scenario_paro_ranking_partial_training);
     tcase_add_test(tc, scenario_calibration_replaces_peak_times_efficiency);

@@ -97,7 +97,9 @@ void paro_scenario_layer_activations(const ParoScenario *s, gint64 tp, double *k
 double paro_scenario_fp8_weight_bytes(const ParoScenario *s, const ParoStrategy *strategy,
                                       double param_state_bytes)
 {
-    if (!s->training.fp8 || paro_strategy_gathers(strategy))
+    /* with fp8_params the copies are the weights: the parameters' 2 bytes a weight are the
+     * fp8 weight and its transpose, nothing more */
+    if (!s->training.fp8 || s->training.fp8_params || paro_strategy_gathers(strategy))
         return 0;
     const ParoModel *m = s->model; /* fp8 needs the shape (scenario.c) */
     double linear = (double)m->layers * paro_model_layer_params(m) / paro_model_shape_params(m);
@@ -107,7 +109,10 @@ double paro_scenario_fp8_weight_bytes(const ParoScenario *s, const ParoStrategy 
 
 double paro_scenario_gathered_bytes(const ParoScenarioDerived *d, double params)
 {
-    return (d->sizes.param_bytes + (d->scenario->training.fp8 ? FP8_COPY_BYTES : 0)) * params;
+    const ParoTraining *tr = &d->scenario->training;
+    return (tr->fp8_params ? FP8_COPY_BYTES
+                           : d->sizes.param_bytes + (tr->fp8 ? FP8_COPY_BYTES : 0)) *
+           params;
 }
 
 double paro_scenario_optimizer_s(const ParoScenarioDerived *d, double owned)

@@ -206,6 +206,10 @@ static const ParoField training_fields[] = {
     {"fp8", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoTraining, fp8), 0, NULL, NULL,
      "the linear layers' products in fp8 as Transformer Engine runs them (casts, fp8 weight "
      "copies); attention and the output head stay 16-bit (default false; Hopper or later)"},
+    {"fp8_params", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoTraining, fp8_params), 0, NULL, NULL,
+     "with fp8: the linear layers' weights held in fp8 only, the fp8 weight and its transpose "
+     "standing for the 16-bit weight (Transformer Engine's fp8_model_init, Megatron's "
+     "--fp8-param-gather, NeMo's fp8_params): 2 bytes a weight, not 4 (default false)"},
     {"memory_overhead", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoTraining, memory_overhead), PARO_QUANTITY_BYTES, NULL, NULL,
      "per-GPU memory outside the model: CUDA context, allocator, NCCL buffers", &paro_limit_bytes},
@@ -609,6 +613,12 @@ static gboolean check_scenario(ParoScenario *s, const ParoNode *root, GError **e
                         "fp8 products need fp8 tensor cores (Hopper, sm90, or later); GPU '%s' "
                         "is %s",
                         s->topology->gpu.name, paro_gpu_arch_names[arch]);
+        return FALSE;
+    }
+    if (s->training.fp8_params && !s->training.fp8) {
+        paro_node_error(error, fp8 ? fp8 : paro_node_lookup(training, "fp8_params"),
+                        PARO_CONFIG_ERROR_CONSTRAINT,
+                        "fp8_params holds the weights of fp8 products: it needs fp8: true");
         return FALSE;
     }
     if (s->training.fp8 && !s->model->has_shape) {

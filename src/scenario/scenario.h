@@ -32,6 +32,7 @@ typedef struct {
     double efficiency;       /* flat share of peak FLOP/s; 0: the GPU's shape-aware model */
     ParoAttention attention; /* flash (default), eager, flash1 or cudnn */
     gboolean fp8;            /* linear layers' products in fp8 (Transformer Engine) */
+    gboolean fp8_params;     /* and their weights held in fp8 only (fp8_model_init) */
     double memory_overhead;  /* bytes per GPU outside the model (CUDA context, allocator) */
     gboolean overlap;        /* compute and communication on separate streams */
     gboolean sm_contention;  /* DP collectives' NCCL kernels take SMs from concurrent compute */

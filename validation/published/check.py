@@ -46,6 +46,7 @@ MACHINE = {  # gpu, memory (GB) -> topology file, GPU overrides
                                               "topology.gpu.memory=80 GiB",
                                               "topology.gpu.hbm_bandwidth=2039 GB/s"]),
     ("H100-SXM5", "80"): ("dgx-h100x8.yaml", []),
+    ("H200-SXM5", "141"): ("hgx-h200x8.yaml", []),
 }
 
 
@@ -196,6 +197,12 @@ def scenario(r, root):
     if r["attention"].startswith("cudnn"):  # Transformer Engine's choice on Hopper
         attention = "cudnn"
     fp8 = "  fp8: true\n" if "fp8" in r["precision"] else ""
+    if fp8 and ("fp8_params" in r["notes"] or "FP8_PARAMS=True" in r["notes"]):
+        fp8 += "  fp8_params: true\n"  # weights held in fp8 only (decision 39)
+    # LoRA fine-tuning: "lora=RANK:targets" in the notes (the frozen weights train nothing)
+    lora = re.search(r"lora=(\d+):([a-z,]+)", r["notes"])
+    trainable = (f"  trainable: {{lora: {{rank: {lora.group(1)}, targets: [{lora.group(2).replace(',', ', ')}]}}}}\n"
+                 if lora else "")
     pipeline = ""
     legacy = os.environ.get("PAROSIM_CHECK_BEFORE_ISSUE_15") == "1"  # no `attention` key
     if vpp and vpp > 1:
@@ -233,7 +240,7 @@ parallelism:
   recompute: {recompute}
   {'efficiency: 0.5' if legacy else 'attention: ' + attention}
   memory_overhead: 2 GiB
-{fp8}{pipeline}{'' if legacy else framework(r)}"""
+{fp8}{trainable}{pipeline}{'' if legacy else framework(r)}"""
     return text, sets, STRATEGY[sharding], assumed, None
 
 
