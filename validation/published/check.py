@@ -126,7 +126,7 @@ def dropout(r):
     fw = r["framework"]
     if "Megatron-Bridge" in fw:  # its Llama models, converted from HF configs: no dropout
         return 0.0
-    if "dropout=0" in r["notes"]:  # the run's own configuration sets none
+    if re.search(r"\bdropout=0\b(?!\.)", r["notes"]):  # the run's own configuration sets none
         return 0.0
     return 0.1 if "Megatron" in fw or "NeoX" in fw or "metaseq" in fw else 0.0
 
