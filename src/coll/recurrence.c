@@ -74,15 +74,14 @@ static const double *route_weights(const Sim *s, const Route *r)
 }
 
 /* The groups of @p's connections and their fill; FALSE when the recurrence does not apply
- * (a broadcast chain, events asked for, a route crossing a link twice, a common link with
- * unequal weights or under the analytic fidelity, a receiver fed by two, a fill of more than one
- * round; and where
- * @proven, a group not shown to move in lockstep: its connections receive from two groups
+ * (a broadcast chain, a route crossing a link twice, a common link with unequal weights or
+ * under the analytic fidelity, a receiver fed by two, a fill of more than one round; and
+ * where @proven, a group not shown to move in lockstep: its connections receive from two groups
  * or over hops of unequal latency, or send over such hops). */
 static gboolean plan(Sim *s, Task *t, RingPlan *p, gboolean proven)
 {
     *p = (RingPlan){t};
-    if (s->spec->events_only || t->op == PARO_COLL_BROADCAST || t->k <= 1)
+    if (t->op == PARO_COLL_BROADCAST || t->k <= 1) /* (events_only: no plan is asked) */
         return FALSE;
     gint64 pairs = s->tracked * s->channels;
     guint n_links = paro_graph_n_links(s->graph);

@@ -546,9 +546,10 @@ static gboolean check_3d(ParoScenario *s, const ParoNode *root, GError **error)
                         paro_pipe_schedule_names[schedule]);
         return FALSE;
     }
-    if (s->stage_layers != NULL)
-        return check_stage_layers(s, root, error);
-    if ((s->pp > 1 || v > 1) && (!s->model->has_shape || s->model->layers % modules != 0)) {
+    if (s->stage_layers != NULL && !check_stage_layers(s, root, error))
+        return FALSE;
+    if (s->stage_layers == NULL && (s->pp > 1 || v > 1) &&
+        (!s->model->has_shape || s->model->layers % modules != 0)) {
         paro_node_error(error, where_pipe, PARO_CONFIG_ERROR_CONSTRAINT,
                         "pp %" G_GINT64_FORMAT " x virtual %" G_GINT64_FORMAT
                         " must divide the model's %" G_GINT64_FORMAT
