@@ -75,7 +75,7 @@ model.published_params topology.nodes topology.node.gpus topology.node.nics.coun
 topology.network.nodes_per_leaf topology.network.oversubscription topology.nccl.channels
 topology.gpu.sms topology.gpu.matmul_efficiency topology.gpu.attention_efficiency
 topology.gpu.elementwise_efficiency topology.gpu.cudnn_attention_efficiency
-topology.gpu.fp8_matmul_efficiency
+topology.gpu.fp8_matmul_efficiency topology.gpu.flash1_attention_efficiency
 topology.nccl.chunks parallelism.group parallelism.tp parallelism.pp parallelism.dp
 training.micro_batch training.sequence training.accumulation training.optimizer_bytes
 training.efficiency training.prefetch training.trainable.fraction training.trainable.count

@@ -495,6 +495,33 @@ START_TEST(compute_cudnn_attention_rate)
 }
 END_TEST
 
+START_TEST(compute_flash1_attention_rate)
+{
+    /* System: LLaMA-7B's attention shape on an H100-like GPU, b 1, s 4096, FlashAttention-2
+     * at 0.27 of peak.
+     * Expectation, derived by hand: `flash1` shares FlashAttention-2's kernel shape model,
+     * so its attention core takes 2x FlashAttention-2's time without a rate of its own
+     * (FlashAttention-2 is "around 2x" FlashAttention-1, Dao 2023), and 0.27 / 0.175 of it
+     * with Hopper's calibrated 0.175 (validation/published/fit_flash1.py); the products
+     * are the same. */
+    ParoComputeSetup c = h100_like(3.35e12, 1, 4096);
+    ParoModel gpt = gpt_layers(4096);
+    g_autoptr(GArray) flash = paro_compute_layers(&gpt, &c);
+    c.attention = PARO_ATTENTION_FLASH1;
+    g_autoptr(GArray) half = paro_compute_layers(&gpt, &c);
+    c.flash1_attention_efficiency = 0.175;
+    g_autoptr(GArray) hopper = paro_compute_layers(&gpt, &c);
+    double fa = g_array_index(flash, ParoLayerCost, 1).attention_s;
+    /* Tolerance: 1e-12 relative, one ratio. */
+    ck_assert_double_eq_tol(g_array_index(half, ParoLayerCost, 1).attention_s, 2.0 * fa,
+                            fa * 1e-12);
+    ck_assert_double_eq_tol(g_array_index(hopper, ParoLayerCost, 1).attention_s, fa * 0.27 / 0.175,
+                            fa * 1e-12);
+    ck_assert_double_eq(g_array_index(hopper, ParoLayerCost, 1).gemm_s,
+                        g_array_index(flash, ParoLayerCost, 1).gemm_s);
+}
+END_TEST
+
 START_TEST(compute_mixture_of_experts_products)
 {
     /* System: Mixtral 8x7B's middle layer, b 1, s 4096, at a flat GEMM rate R (so a
@@ -685,6 +712,7 @@ static Suite *model_suite(void)
     tcase_add_test(tc, gemm_model_fp8_against_measured_h100);
     tcase_add_test(tc, compute_fp8_linears_by_hand);
     tcase_add_test(tc, compute_cudnn_attention_rate);
+    tcase_add_test(tc, compute_flash1_attention_rate);
     tcase_add_test(tc, model_count_only);
     tcase_add_test(tc, model_huge_heads_do_not_overflow);
     suite_add_tcase(s, tc);

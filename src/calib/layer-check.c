@@ -88,6 +88,7 @@ ParoComputeSetup paro_compute_setup_of_gpu(const ParoTopology *t)
         .sms = g->sms,
         .attention_efficiency = g->attention_efficiency,
         .cudnn_attention_efficiency = g->cudnn_attention_efficiency,
+        .flash1_attention_efficiency = g->flash1_attention_efficiency,
         .fp8_matmul_efficiency = g->fp8_matmul_efficiency,
         .elementwise_Bps = paro_compute_elementwise_Bps(t->gpu.hbm_Bps, g->elementwise_share),
         .hbm_Bps = t->gpu.hbm_Bps,

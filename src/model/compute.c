@@ -164,6 +164,25 @@ static void product(const ParoComputeSetup *c, gboolean fp8, double m, double n,
     *backward += gemm(c, m, k, n) + c->trainable_share * gemm(c, k, n, m);
 }
 
+/* A fused attention kernel's rate / peak. FlashAttention-2 is "around 2x" FlashAttention-1
+ * on the A100 (Dao 2023, abstract); on Hopper, where FlashAttention-2 itself runs on
+ * Ampere's instructions, the first generation has its own calibrated rate
+ * (flash1_attention_efficiency, docs/compute.md). cuDNN's kernel has its own measured
+ * rate, where known. */
+static double fused_attention_efficiency(const ParoComputeSetup *c)
+{
+    switch (c->attention) {
+    case PARO_ATTENTION_CUDNN:
+        return c->cudnn_attention_efficiency > 0 ? c->cudnn_attention_efficiency
+                                                 : c->attention_efficiency;
+    case PARO_ATTENTION_FLASH1:
+        return c->flash1_attention_efficiency > 0 ? c->flash1_attention_efficiency
+                                                  : 0.5 * c->attention_efficiency;
+    default:
+        return c->attention_efficiency;
+    }
+}
+
 /* The attention core (QK^T and AV) of one layer on one TP rank: forward and backward. */
 static void attention_core(const ParoModel *m, const ParoComputeSetup *c, double *forward,
                            double *backward)
@@ -185,13 +204,7 @@ static void attention_core(const ParoModel *m, const ParoComputeSetup *c, double
     double flops = 4.0 * (double)c->batch * s * s * heads * d;
     double rate = paro_compute_matmul_rate(c);
     if (fused && c->flat_flops == 0 && c->attention_efficiency > 0) {
-        /* FlashAttention-2 is "around 2x" FlashAttention-1 (Dao 2023, abstract); cuDNN's
-         * kernel has its own measured rate, where known. */
-        double efficiency =
-            c->attention == PARO_ATTENTION_CUDNN && c->cudnn_attention_efficiency > 0
-                ? c->cudnn_attention_efficiency
-                : c->attention_efficiency;
-        rate = c->peak_flops * efficiency * (c->attention == PARO_ATTENTION_FLASH1 ? 0.5 : 1.0);
+        rate = c->peak_flops * fused_attention_efficiency(c);
         /* A causal FlashAttention kernel skips the tiles above the diagonal: half the
          * products (FlashAttention-2's benchmarks count causal FLOPs so, and its rates are
          * quoted on that count). The eager path computes the whole s x s score matrix and

@@ -12,15 +12,17 @@ typedef struct {
     /* GEMMs: either one flat rate (a scenario's `efficiency`, or a calibration file's
      * measured rate) or, when flat_flops is 0, the shape-aware roofline below. */
     double flat_flops;
-    double peak_flops;                 /* dense 16-bit tensor rate */
-    double matmul_efficiency;          /* the GPU's best GEMM rate / peak */
-    gint64 sms;                        /* 0: no wave quantization */
-    double attention_efficiency;       /* FlashAttention's rate / peak; 0: the GEMM rate */
-    double cudnn_attention_efficiency; /* cuDNN's fused attention; 0: attention_efficiency's */
-    gboolean fp8;                      /* the linear layers' products in fp8 (docs/compute.md) */
-    double fp8_matmul_efficiency;      /* best fp8 GEMM rate / fp8 peak (2 x peak_flops); 0: the
-                                        * 16-bit efficiency x PARO_FP8_SHARE_OF_16BIT */
-    double hbm_Bps;                    /* for memory-bound work */
+    double peak_flops;                  /* dense 16-bit tensor rate */
+    double matmul_efficiency;           /* the GPU's best GEMM rate / peak */
+    gint64 sms;                         /* 0: no wave quantization */
+    double attention_efficiency;        /* FlashAttention's rate / peak; 0: the GEMM rate */
+    double cudnn_attention_efficiency;  /* cuDNN's fused attention; 0: attention_efficiency's */
+    double flash1_attention_efficiency; /* FlashAttention-1's generation; 0: half of
+                                         * attention_efficiency */
+    gboolean fp8;                       /* the linear layers' products in fp8 (docs/compute.md) */
+    double fp8_matmul_efficiency;       /* best fp8 GEMM rate / fp8 peak (2 x peak_flops); 0: the
+                                         * 16-bit efficiency x PARO_FP8_SHARE_OF_16BIT */
+    double hbm_Bps;                     /* for memory-bound work */
     /* elementwise kernels' achieved bandwidth (paro_compute_elementwise_Bps of the
      * datasheet HBM bandwidth, not a calibration's measured one: the shares were fitted
      * against the datasheet); 0: hbm_Bps at the H100's share */

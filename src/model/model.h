@@ -16,9 +16,9 @@ typedef enum { PARO_RECOMPUTE_NONE, PARO_RECOMPUTE_SELECTIVE, PARO_RECOMPUTE_FUL
  * (scores, softmax and dropout as separate kernels, their outputs kept for the backward).
  * FLASH is FlashAttention-2's generation of kernels (the GPU's attention_efficiency);
  * FLASH1 the first generation (FlashAttention-1, the Triton kernels of 2022-23), fused the
- * same way at half that rate; CUDNN cuDNN's fused attention (Transformer Engine's choice on
- * Hopper, PyTorch's CUDNN_ATTENTION), fused the same way at the GPU's
- * cudnn_attention_efficiency (docs/compute.md). */
+ * same way at the GPU's flash1_attention_efficiency, else half that rate; CUDNN cuDNN's fused
+ * attention (Transformer Engine's choice on Hopper, PyTorch's CUDNN_ATTENTION), fused the same way
+ * at the GPU's cudnn_attention_efficiency (docs/compute.md). */
 typedef enum {
     PARO_ATTENTION_FLASH,
     PARO_ATTENTION_EAGER,

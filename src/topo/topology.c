@@ -47,17 +47,22 @@ ParoGpuTraits paro_gpu_traits_from_name(const char *name)
      * validation/data/h100/2026-11-26_gemm-fp8-llama7b.txt): 0.70 of the fp8 peak with the
      * GEMM model's tiles (0.703 on the H100, 0.710 on the H200). The Hopper die's figures
      * stand for the H200, H800 and GH200 (same SMs); the PCIe H100's clocks and power differ,
-     * so it has none. The more specific names come first. */
+     * so it has none. The more specific names come first. FlashAttention-1's generation on
+     * Hopper (the 2022 Triton kernel llm-foundry ran): not published; calibrated on the
+     * llm-foundry H100 bf16 runs of 8k-64k tokens, checked on its fp8 runs
+     * (validation/published/fit_flash1.py, docs/compute.md); elsewhere half of
+     * FlashAttention-2's rate (Dao 2023). */
+#define HOPPER_FLASH1 0.175
     static const struct {
         const char *part;
         ParoGpuTraits traits;
     } known[] = {
-        {"GH200", {132, 821.0 / 989.0, 0.27, 0, 0.55, 0.70}},
+        {"GH200", {132, 821.0 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1}},
         {"H100 PCIe", {114, 0, 0.27}},
         {"H100-PCIE", {114, 0, 0.27}},
-        {"H100", {132, 792.1 / 989.0, 0.27, 0, 0.55, 0.70}},
-        {"H200", {132, 792.1 / 989.0, 0.27, 0.38, 0.55, 0.70}},
-        {"H800", {132, 792.1 / 989.0, 0.27, 0, 0.55, 0.70}},
+        {"H100", {132, 792.1 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1}},
+        {"H200", {132, 792.1 / 989.0, 0.27, 0.38, 0.55, 0.70, HOPPER_FLASH1}},
+        {"H800", {132, 792.1 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1}},
         {"A100", {108, 267.9 / 312.0, 0.60}},
         {"A800", {108, 267.9 / 312.0, 0.60}},
         {"V100", {80, 0, 0}},

@@ -37,6 +37,7 @@ typedef struct {
     double
         cudnn_attention_efficiency; /* cuDNN's fused attention rate / peak; 0: FlashAttention's */
     double fp8_matmul_efficiency;   /* best fp8 GEMM rate / fp8 peak; 0: not measured */
+    double flash1_attention_efficiency; /* FlashAttention-1's generation; 0: half of FA-2's */
 } ParoGpuTraits;
 
 /** paro_gpu_traits_from_name: the published figures of a known GPU (A100, H100...). */

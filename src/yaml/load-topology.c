@@ -46,6 +46,10 @@ static const ParoField gpu_fields[] = {
      G_STRUCT_OFFSET(ParoTopology, gpu.traits.fp8_matmul_efficiency), 0, NULL, NULL,
      "best fp8 GEMM rate / fp8 peak, twice peak_flops (training.fp8; default: from the name, "
      "H100 0.70)"},
+    {"flash1_attention_efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
+     G_STRUCT_OFFSET(ParoTopology, gpu.traits.flash1_attention_efficiency), 0, NULL, NULL,
+     "FlashAttention-1's generation rate / peak (training.attention: flash1; default: from the "
+     "name, H100 0.175; else half of attention_efficiency)"},
 };
 
 static const ParoField fabric_fields[] = {
@@ -199,6 +203,8 @@ ParoTopology *paro_topology_from_node(const ParoNode *root, GError **error)
         traits->cudnn_attention_efficiency = named.cudnn_attention_efficiency;
     if (traits->fp8_matmul_efficiency == 0)
         traits->fp8_matmul_efficiency = named.fp8_matmul_efficiency;
+    if (traits->flash1_attention_efficiency == 0)
+        traits->flash1_attention_efficiency = named.flash1_attention_efficiency;
     t->source_path = g_strdup(root->source);
     return g_steal_pointer(&t);
 }

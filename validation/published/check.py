@@ -287,7 +287,8 @@ def leave_one_out(parosim, root, tmp, rows, pool):
         r["node_gbps"] = ties[len(ties) // 2]
 
 
-def run_one(parosim, root, tmp, r):
+def run_one(parosim, root, tmp, r, extra_sets=()):
+    """Predict row @r; @extra_sets are more `--set` overrides (a calibration's grid)."""
     text, sets, strategy, assumed, why = scenario(r, root)
     if text is None:
         return {"id": r["id"], "skip": why}
@@ -300,7 +301,7 @@ def run_one(parosim, root, tmp, r):
         over = over.rstrip(";,")
         strategies.append(STRATEGY.get(over, over))
     cmd = [parosim, "run", path, "-f", "json", "--strategies", ",".join(strategies)]
-    for s in sets:
+    for s in list(sets) + list(extra_sets):
         cmd += ["--set", s]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
