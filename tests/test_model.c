@@ -116,6 +116,47 @@ START_TEST(model_grouped_query_activations)
 }
 END_TEST
 
+START_TEST(model_frozen_linear_inputs)
+{
+    /* System: Llama-2-70B (h 8192, q 8192, f 28672), one 4096-token sequence, LoRA.
+     * Expectation, by hand: a frozen product keeps no input for its weight gradient
+     * (PyTorch saves mm's input only for the weight's gradient; Transformer Engine's
+     * `backward_needs_input`), unless an adapter reads the same input.
+     *   targets q, k, v, o, FlashAttention: the MLP's input (2 h) and inner input (2 f) go,
+     *   2 (8192 + 28672) = 73,728 bytes a token; the attention output stays (the kernel
+     *   keeps it for its backward);
+     *   targets q, v, eager attention: the output product's input (2 q) goes too: 90,112;
+     *   no targets on q, k, v but on down: the QKV input (2 h) and the MLP input (2 h):
+     *   32,768;
+     *   fp8 linears kept those inputs at a byte an element: half of each;
+     *   TP 8 without sequence parallelism: the column-parallel inputs (h) are whole on every
+     *   rank, the inner input split: 2 (8192 + 28672 / 8) = 23,552;
+     *   full recomputation keeps only the layer's input: nothing. */
+    g_autoptr(ParoModel) m = load_model("models/llama2-70b.yaml");
+    guint qkvo = PARO_LORA_Q | PARO_LORA_K | PARO_LORA_V | PARO_LORA_O;
+    ck_assert_double_eq(paro_model_frozen_input_saving(m, 1, 4096, PARO_RECOMPUTE_NONE,
+                                                       PARO_ATTENTION_FLASH, qkvo, FALSE, 1, FALSE),
+                        4096.0 * 73728.0);
+    ck_assert_double_eq(paro_model_frozen_input_saving(m, 1, 4096, PARO_RECOMPUTE_NONE,
+                                                       PARO_ATTENTION_EAGER,
+                                                       PARO_LORA_Q | PARO_LORA_V, FALSE, 1, FALSE),
+                        4096.0 * 90112.0);
+    ck_assert_double_eq(paro_model_frozen_input_saving(m, 1, 4096, PARO_RECOMPUTE_SELECTIVE,
+                                                       PARO_ATTENTION_FLASH, PARO_LORA_DOWN, FALSE,
+                                                       1, FALSE),
+                        4096.0 * 32768.0);
+    ck_assert_double_eq(paro_model_frozen_input_saving(m, 1, 4096, PARO_RECOMPUTE_NONE,
+                                                       PARO_ATTENTION_FLASH, qkvo, TRUE, 1, FALSE),
+                        4096.0 * 36864.0);
+    ck_assert_double_eq(paro_model_frozen_input_saving(m, 1, 4096, PARO_RECOMPUTE_NONE,
+                                                       PARO_ATTENTION_FLASH, qkvo, FALSE, 8, FALSE),
+                        4096.0 * 23552.0);
+    ck_assert_double_eq(paro_model_frozen_input_saving(m, 1, 4096, PARO_RECOMPUTE_FULL,
+                                                       PARO_ATTENTION_FLASH, qkvo, FALSE, 1, FALSE),
+                        0);
+}
+END_TEST
+
 START_TEST(model_mixture_of_experts)
 {
     /* System: Mixtral 8x7B's config.json (h 4096, 32 layers, 32 heads of 128, 8 kv heads,
@@ -707,6 +748,7 @@ static Suite *model_suite(void)
     tcase_add_test(tc, model_hf_matches_yaml);
     tcase_add_test(tc, model_hf_gpt2_opt_exact);
     tcase_add_test(tc, model_grouped_query_activations);
+    tcase_add_test(tc, model_frozen_linear_inputs);
     tcase_add_test(tc, model_mixture_of_experts);
     tcase_add_test(tc, compute_mixture_of_experts_products);
     tcase_add_test(tc, gemm_model_fp8_against_measured_h100);

@@ -277,6 +277,30 @@ double paro_model_fp8_activation_saving(const ParoModel *m, gint64 batch, gint64
     return sequence_parallel ? (replicated + split) / t : replicated + split / t;
 }
 
+double paro_model_frozen_input_saving(const ParoModel *m, gint64 batch, gint64 seq,
+                                      ParoRecompute recompute, ParoAttention attention,
+                                      guint targets, gboolean fp8, gint64 tp,
+                                      gboolean sequence_parallel)
+{
+    if (!m->has_shape || recompute == PARO_RECOMPUTE_FULL)
+        return 0;
+    double sb = (double)seq * (double)batch, h = (double)m->hidden, t = (double)tp;
+    double k = paro_model_routes(m), inputs = m->experts > 0 ? k : 1.0;
+    double q = (double)(m->heads * m->head_dim), bytes = fp8 ? 1.0 : 2.0;
+    /* whole on every TP rank without sequence parallelism: the column-parallel inputs */
+    double replicated = 0, split = 0;
+    if (!(targets & (PARO_LORA_Q | PARO_LORA_K | PARO_LORA_V)))
+        replicated += h;
+    if (!(targets & (PARO_LORA_GATE | PARO_LORA_UP)))
+        replicated += inputs * h;
+    if (attention == PARO_ATTENTION_EAGER && !(targets & PARO_LORA_O))
+        split += q;
+    if (!(targets & PARO_LORA_DOWN))
+        split += k * (double)m->ffn;
+    replicated *= bytes * sb, split *= bytes * sb;
+    return sequence_parallel ? (replicated + split) / t : replicated + split / t;
+}
+
 double paro_model_activation_bytes_tp(const ParoModel *m, gint64 batch, gint64 seq,
                                       ParoRecompute recompute, ParoAttention attention,
                                       gboolean fused_softmax, gint64 tp, gboolean sequence_parallel)

@@ -154,6 +154,21 @@ double paro_model_fp8_activation_saving(const ParoModel *model, gint64 batch, gi
                                         ParoRecompute recompute, gint64 tp,
                                         gboolean sequence_parallel);
 
+/** paro_model_frozen_input_saving: what frozen linears save of a layer's activations on one
+ * rank of @tp under LoRA on @lora_targets: a product whose weight trains nothing computes no
+ * weight gradient, so its input is not kept for one (PyTorch's autograd saves a product's
+ * input only when the weight's gradient is wanted; Transformer Engine's linears likewise,
+ * `backward_needs_input`), unless an adapter on the same input keeps it: the QKV input
+ * without an adapter on q, k or v, the MLP input without one on gate or up, the MLP's inner
+ * input without one on down; the attention output stays (FlashAttention and cuDNN's
+ * kernel keep it for their backward) except under eager attention without one on o.
+ * @fp8: the inputs were kept as fp8, one byte (paro_model_fp8_activation_saving took the
+ * other). Nothing under full recomputation. */
+double paro_model_frozen_input_saving(const ParoModel *model, gint64 batch, gint64 seq,
+                                      ParoRecompute recompute, ParoAttention attention,
+                                      guint lora_targets, gboolean fp8, gint64 tp,
+                                      gboolean sequence_parallel);
+
 /** paro_model_activation_bytes_tp: the same with tensor parallelism of degree @tp
  * (Korthikanti et al. 2022, eq. 2 and 4): without sequence parallelism the layer norms',
  * the column-parallel products' inputs and the dropout masks (10*s*b*h with dropout, 8

@@ -89,6 +89,15 @@ void paro_scenario_layer_activations(const ParoScenario *s, gint64 tp, double *k
         *kept -= paro_model_fp8_activation_saving(m, mb, seq, recompute, tp, sp);
         *whole -= paro_model_fp8_activation_saving(m, mb, seq, PARO_RECOMPUTE_NONE, tp, sp);
     }
+    const ParoTrainable *tr = &s->training.trainable;
+    if (tr->kind == PARO_TRAINABLE_LORA) { /* frozen linears keep no inputs (decision 41) */
+        ParoAttention att = s->training.attention;
+        gboolean fp8 = s->training.fp8;
+        *kept -= paro_model_frozen_input_saving(m, mb, seq, recompute, att, tr->lora_targets, fp8,
+                                                tp, sp);
+        *whole -= paro_model_frozen_input_saving(m, mb, seq, PARO_RECOMPUTE_NONE, att,
+                                                 tr->lora_targets, fp8, tp, sp);
+    }
 }
 
 /* Bytes of fp8 copies per weight: the fp8 weight and its transpose. */
