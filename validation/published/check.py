@@ -192,8 +192,8 @@ def scenario(r, root):
         # transformers 4.34 (October 2023), after the PaRO fork's DeepSpeed 0.10 (July 2023)
         attention = "eager"
         assumed.append("attention")
-    if "attention=triton" in r["notes"]:  # MosaicML's Triton kernel of 2022: SOURCES.md
-        attention = "flash1"
+    if "attention=triton" in r["notes"] or r["attention"].startswith("flash1"):
+        attention = "flash1"  # MosaicML's Triton kernel of 2022, flash_attn 1.x: SOURCES.md
     if r["attention"].startswith("cudnn"):  # Transformer Engine's choice on Hopper
         attention = "cudnn"
     fp8 = "  fp8: true\n" if "fp8" in r["precision"] else ""
