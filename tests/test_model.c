@@ -543,7 +543,7 @@ START_TEST(compute_flash1_attention_rate)
      * Expectation, derived by hand: `flash1` shares FlashAttention-2's kernel shape model,
      * so its attention core takes 2x FlashAttention-2's time without a rate of its own
      * (FlashAttention-2 is "around 2x" FlashAttention-1, Dao 2023), and 0.27 / 0.175 of it
-     * with Hopper's calibrated 0.175 (validation/published/fit_flash1.py); the products
+     * with a calibrated rate such as Hopper's (validation/published/fit_flash1.py); the products
      * are the same. */
     ParoComputeSetup c = h100_like(3.35e12, 1, 4096);
     ParoModel gpt = gpt_layers(4096);

@@ -244,6 +244,58 @@ START_TEST(step_deepspeed_stage2_reduces_in_series)
 }
 END_TEST
 
+START_TEST(step_gradient_passes_lengthen_backward)
+{
+    /* System: the default scenario (LLaMA-7B, bf16, A = 10, 32 A100s) under DeepSpeed's
+     * profile with ZeRO-1: the gradients are whole, so DeepSpeed's BF16_Optimizer adds each
+     * micro-batch's gradient, cast to fp32, into its fp32 copy after the backward: 2 + 4 +
+     * 12 = 18 bytes a trainable parameter (decision 42; bf16_optimizer.py update_hp_grads).
+     * Expectation, by hand: under DeepSpeed, ZeRO-1 gathers nothing and reduces on the
+     * compute stream, so every task runs in series and the step grows by exactly
+     * A x 18 x Psi' / (the elementwise kernels' bandwidth) over the same step with
+     * `framework.grad_passes: false`; each of the A x L backward tasks rounds up to the
+     * picosecond once. ZeRO-2 (gradients partitioned: DeepSpeed's ZeRO optimizer, not the
+     * BF16 one) is unchanged, and so is Megatron's profile (fused accumulation). */
+    const char *on[] = {"framework=deepspeed", NULL};
+    const char *off[] = {"framework=deepspeed", "framework.grad_passes=false", NULL};
+    const char *megatron_on[] = {"framework=megatron", NULL};
+    const char *megatron_off[] = {"framework=megatron", "framework.grad_passes=false", NULL};
+    const struct {
+        const char *const *with, *const *without;
+        const char *strategy;
+        gboolean passes;
+    } cases[] = {{on, off, "zero-1", TRUE},
+                 {on, off, "zero-2", FALSE},
+                 {megatron_on, megatron_off, "zero-1", FALSE}};
+    for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+        double step[2], want = 0, tasks = 0;
+        for (guint v = 0; v < 2; v++) {
+            g_autoptr(ParoScenario) s =
+                paro_test_default_scenario(v == 0 ? cases[c].with : cases[c].without);
+            g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+            g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+            ParoStepResult r;
+            g_autoptr(GError) error = NULL;
+            ck_assert_msg(paro_step_simulate(d, paro_strategy_lookup(cases[c].strategy), cache,
+                                             &(ParoStepOptions){FALSE, TRUE}, &r, &error),
+                          "%s", error ? error->message : "");
+            step[v] = paro_time_to_s(r.step);
+            want = (double)s->training.accumulation * 18.0 * d->sizes.trainable / (double)s->tp /
+                   d->compute.elementwise_Bps;
+            tasks = (double)(s->training.accumulation * s->model->layers);
+            paro_step_result_clear(&r);
+        }
+        double grew = step[0] - step[1];
+        ck_assert_double_gt(want, 0);
+        if (cases[c].passes)
+            ck_assert_msg(fabs(grew - want) <= tasks * 1e-12, "%s: grew %.12g s, want %.12g s",
+                          cases[c].strategy, grew, want);
+        else
+            ck_assert_msg(grew == 0, "%s: grew %.12g s", cases[c].strategy, grew);
+    }
+}
+END_TEST
+
 static Suite *step_suite(void)
 {
     Suite *s = suite_create("step");
@@ -256,6 +308,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, step_partial_training_ranking);
     tcase_add_test(tc, step_trace_is_consistent);
     tcase_add_test(tc, step_deepspeed_stage2_reduces_in_series);
+    tcase_add_test(tc, step_gradient_passes_lengthen_backward);
     suite_add_tcase(s, tc);
     return s;
 }

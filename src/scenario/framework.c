@@ -67,6 +67,11 @@ static const ParoField framework_fields[] = {
      paro_setting_names, NULL,
      "tensor-parallel collectives overlap the products they feed, one of tp chunks exposed "
      "(Megatron-Core's tp_comm_overlap; default false)"},
+    {"grad_passes", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, grad_passes), 0,
+     paro_setting_names, NULL,
+     "the gradient handling's elementwise passes after each micro-batch's backward (default: "
+     "the profile's; fsdp: flat gradient, cast, pre-division; deepspeed with bf16 and whole "
+     "gradients: BF16_Optimizer's fp32 accumulation)"},
     {"version", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoFramework, version), 0, NULL,
      parse_version,
      "the framework's version where its behaviour changed (deepspeed before 0.12.4: a "
@@ -120,6 +125,25 @@ gboolean paro_framework_tp_overlap(const ParoFramework *f)
 gboolean paro_framework_fused_softmax(const ParoFramework *f)
 {
     return decide(f->fused_softmax, f->kind != PARO_FRAMEWORK_FSDP);
+}
+
+/* FSDP1 (_runtime_utils.py): autograd assembles a unit's flat gradient from its views' (a
+ * copy), `_post_backward_hook` casts it to reduce_dtype, `_reduce_grad` divides it by the
+ * pre-divide factor in place before the reduce-scatter. DeepSpeed's BF16_Optimizer
+ * (bf16_optimizer.py, update_hp_grads after each micro-batch's backward):
+ * hp_grad.add_(lp.grad.to(float32)), a cast (read 2, write 4) and an add (read 8, write 4). */
+#define BF16_OPTIMIZER_PASS_BYTES (2.0 + 4.0 + 12.0)
+
+double paro_framework_grad_pass_bytes(const ParoFramework *f, double grad_bytes,
+                                      double reduce_bytes, gboolean bf16, gboolean grads_sharded)
+{
+    double fsdp = 2.0 * grad_bytes + (reduce_bytes != grad_bytes ? grad_bytes + reduce_bytes : 0) +
+                  2.0 * reduce_bytes;
+    gboolean known = f->kind == PARO_FRAMEWORK_FSDP ||
+                     (f->kind == PARO_FRAMEWORK_DEEPSPEED && bf16 && !grads_sharded);
+    if (!known || !decide(f->grad_passes, TRUE))
+        return 0;
+    return f->kind == PARO_FRAMEWORK_FSDP ? fsdp : BF16_OPTIMIZER_PASS_BYTES;
 }
 
 double paro_framework_bucket_bytes(const ParoFramework *f, double grad_bytes, double ideal)

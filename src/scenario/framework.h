@@ -47,17 +47,19 @@ typedef struct {
     int fused_softmax;     /* ParoSetting: eager attention's softmax is one kernel */
     int blocking_p2p;      /* ParoSetting: a pipeline send holds its stage until delivered */
     int tp_overlap;        /* ParoSetting: TP collectives overlap the products they feed */
+    int grad_passes;       /* ParoSetting: the gradient handling's passes over each micro-batch */
     gint64 version; /* MAJOR * 1e6 + MINOR * 1e3 + PATCH; 0: the version the profile documents */
 } ParoFramework;
 
 #define PARO_FRAMEWORK_INIT                                                                        \
     {                                                                                              \
         PARO_FRAMEWORK_IDEAL, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, 0, PARO_SETTING_DEFAULT, \
-            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT                                             \
+            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT                       \
     }
 
 /** paro_framework_parse: `framework: NAME` or a mapping {name, reduce_on_compute,
- * bucket_allreduce, reduce_precision, fused_softmax, blocking_p2p, tp_overlap, version} into
+ * bucket_allreduce, reduce_precision, fused_softmax, blocking_p2p, tp_overlap, grad_passes,
+ * version} into
  * @out. */
 gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error);
 
@@ -85,6 +87,17 @@ gboolean paro_framework_blocking_p2p(const ParoFramework *f);
  * chunk before (Megatron-Core's tp_comm_overlap with Transformer Engine's userbuffers; off
  * by default in every profile, as in Megatron-Core's ModelParallelConfig). */
 gboolean paro_framework_tp_overlap(const ParoFramework *f);
+
+/** paro_framework_grad_pass_bytes: HBM bytes per trainable parameter and micro-batch that
+ * the profile's gradient handling moves beside the backward's own kernels, for gradients of
+ * @grad_bytes reduced as @reduce_bytes elements (docs/frameworks.md, decision 42):
+ * FSDP's flat gradient assembled from its views (read and write), cast to the reduction's
+ * type, and pre-divided in place before each reduce-scatter; DeepSpeed's BF16_Optimizer
+ * (@bf16 training whose gradients are not partitioned, !@grads_sharded) adding each
+ * micro-batch's gradient, cast to fp32, into its fp32 copy. 0 for megatron (its wgrad
+ * products accumulate into the fp32 main_grad themselves) and ideal. */
+double paro_framework_grad_pass_bytes(const ParoFramework *f, double grad_bytes,
+                                      double reduce_bytes, gboolean bf16, gboolean grads_sharded);
 
 /** paro_framework_bucket_bytes: the profile's gradient bucket for @grad_bytes per element
  * (@ideal: training's default); 0 means one bucket per layer. */

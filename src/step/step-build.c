@@ -104,6 +104,27 @@ static void apply_framework(ParoStepBuild *b)
     }
 }
 
+/* The framework's elementwise passes over each micro-batch's gradients, in seconds a
+ * trainable parameter at the elementwise kernels' bandwidth: run after each layer's
+ * backward, on the compute stream (FSDP casts and divides on its post-backward stream, but
+ * those kernels take every SM the next layer's backward would; decision 42). */
+static double grad_pass_s(const ParoStepBuild *b)
+{
+    const ParoScenario *sc = b->d->scenario;
+    const ParoFramework *f = &sc->framework;
+    double grad_bytes = paro_precision_bytes(sc->training.precision);
+    double reduce_bytes = f->reduce_precision == 0
+                              ? grad_bytes
+                              : paro_precision_bytes((ParoPrecision)(f->reduce_precision - 1));
+    double bytes = paro_framework_grad_pass_bytes(f, grad_bytes, reduce_bytes,
+                                                  sc->training.precision == PARO_PRECISION_BF16,
+                                                  b->strategy->g != PARO_PART_N);
+    const ParoComputeSetup *c = &b->d->compute;
+    double Bps =
+        c->elementwise_Bps > 0 ? c->elementwise_Bps : paro_compute_elementwise_Bps(c->hbm_Bps, 0);
+    return bytes > 0 && Bps > 0 ? bytes / Bps : 0;
+}
+
 gboolean paro_step_build_init(ParoStepBuild *b)
 {
     const ParoScenario *sc = b->d->scenario;
@@ -127,6 +148,7 @@ gboolean paro_step_build_init(ParoStepBuild *b)
             g_array_remove_index(b->calls, i);
     }
     apply_framework(b);
+    b->grad_pass_s = grad_pass_s(b);
     b->gather_f = find_phase(b->calls, PARO_PHASE_FORWARD);
     b->gather_b = find_phase(b->calls, PARO_PHASE_BACKWARD);
     b->reduce = find_phase(b->calls, PARO_PHASE_GRADIENT);
@@ -280,6 +302,8 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
         }
         ParoTaskId g = gather ? kept[l] : PARO_TASK_NONE;
         double seconds = forward ? lc->forward_s : lc->backward_s; /* one TP rank's */
+        if (!forward)
+            seconds += b->grad_pass_s * z->trainable * lc->weight_share;
         ParoTaskId c =
             paro_task_graph_add(graph, forward ? "forward" : "backward", PARO_TASK_COMPUTE, d,
                                 PARO_STREAM_COMPUTE, m, (gint)l, paro_time_from_s(seconds));

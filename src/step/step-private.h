@@ -116,6 +116,7 @@ typedef struct {
     ParoStepComm tp_fwd, tp_bwd, p2p; /* one layer's TP collectives; one pipeline send */
     guint p2p_stream;                 /* the sender's stream for it (the framework decides) */
     double act_kept, act_transient;   /* a layer's activations (with tp: Korthikanti) */
+    double grad_pass_s;               /* the framework's gradient passes, s a trainable param */
     ParoStepStage *stages;
     ParoTaskId *gathers_f, *gathers_b; /* per layer, the layered pass's gathers */
     GArray *scratch;                   /* ParoTaskId: a pass's compute tasks */

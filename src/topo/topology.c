@@ -52,7 +52,7 @@ ParoGpuTraits paro_gpu_traits_from_name(const char *name)
      * llm-foundry H100 bf16 runs of 8k-64k tokens, checked on its fp8 runs
      * (validation/published/fit_flash1.py, docs/compute.md); elsewhere half of
      * FlashAttention-2's rate (Dao 2023). */
-#define HOPPER_FLASH1 0.175
+#define HOPPER_FLASH1 0.18
     static const struct {
         const char *part;
         ParoGpuTraits traits;

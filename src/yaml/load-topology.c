@@ -49,7 +49,7 @@ static const ParoField gpu_fields[] = {
     {"flash1_attention_efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
      G_STRUCT_OFFSET(ParoTopology, gpu.traits.flash1_attention_efficiency), 0, NULL, NULL,
      "FlashAttention-1's generation rate / peak (training.attention: flash1; default: from the "
-     "name, H100 0.175; else half of attention_efficiency)"},
+     "name, H100 0.18; else half of attention_efficiency)"},
 };
 
 static const ParoField fabric_fields[] = {
