@@ -99,6 +99,10 @@ START_TEST(scenario_framework_profiles_set_defaults)
     g_autoptr(ParoScenario) since = load(new_ds, NULL);
     ck_assert_int_eq(before->framework.version, 10000);
     ck_assert(!paro_framework_bucket_allreduce(&before->framework, FALSE));
+    /* DeepSpeed's BF16_Optimizer (bf16, gradients whole), which all-reduces in every version */
+    ck_assert(paro_framework_bf16_optimizer(&before->framework, TRUE, FALSE));
+    ck_assert(!paro_framework_bf16_optimizer(&before->framework, TRUE, TRUE));
+    ck_assert(!paro_framework_bf16_optimizer(&before->framework, FALSE, FALSE));
     ck_assert(paro_framework_bucket_allreduce(&since->framework, FALSE));
     /* Gradient passes a trainable parameter and micro-batch (decision 42), by hand: FSDP's
      * flat-gradient copy (2 b_g), cast (b_g + b_r) and pre-division (2 b_r): bf16 reduced

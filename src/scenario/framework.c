@@ -111,6 +111,12 @@ gboolean paro_framework_bucket_allreduce(const ParoFramework *f, gboolean params
                   f->kind == PARO_FRAMEWORK_DEEPSPEED && !params_sharded && multi_rank);
 }
 
+gboolean paro_framework_bf16_optimizer(const ParoFramework *f, gboolean bf16,
+                                       gboolean grads_sharded)
+{
+    return f->kind == PARO_FRAMEWORK_DEEPSPEED && bf16 && !grads_sharded;
+}
+
 gboolean paro_framework_blocking_p2p(const ParoFramework *f)
 {
     return decide(f->blocking_p2p,
@@ -139,8 +145,8 @@ double paro_framework_grad_pass_bytes(const ParoFramework *f, double grad_bytes,
 {
     double fsdp = 2.0 * grad_bytes + (reduce_bytes != grad_bytes ? grad_bytes + reduce_bytes : 0) +
                   2.0 * reduce_bytes;
-    gboolean known = f->kind == PARO_FRAMEWORK_FSDP ||
-                     (f->kind == PARO_FRAMEWORK_DEEPSPEED && bf16 && !grads_sharded);
+    gboolean known =
+        f->kind == PARO_FRAMEWORK_FSDP || paro_framework_bf16_optimizer(f, bf16, grads_sharded);
     if (!known || !decide(f->grad_passes, TRUE))
         return 0;
     return f->kind == PARO_FRAMEWORK_FSDP ? fsdp : BF16_OPTIMIZER_PASS_BYTES;

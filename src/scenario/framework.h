@@ -73,6 +73,14 @@ gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer recor
 gboolean paro_framework_reduce_on_compute(const ParoFramework *f, gboolean params_sharded);
 gboolean paro_framework_bucket_allreduce(const ParoFramework *f, gboolean params_sharded);
 
+/* DeepSpeed's BF16_Optimizer runs the step: bf16 training whose gradients are not
+ * partitioned (ZeRO stage 0 or 1, as Megatron-DeepSpeed's runs are configured). It keeps
+ * fp32 gradients, all-reduces them over the DP group whatever the version
+ * (pipe/engine.py `_bf16_reduce_grads`: `buffered_allreduce_fallback`) and accumulates
+ * into them after each micro-batch (paro_framework_grad_pass_bytes). */
+gboolean paro_framework_bf16_optimizer(const ParoFramework *f, gboolean bf16,
+                                       gboolean grads_sharded);
+
 /* Eager attention's softmax: Megatron's fused scale-mask-softmax kernel (megatron, and
  * deepspeed, whose profile is Megatron-DeepSpeed's; ideal), or PyTorch's separate scale,
  * mask, fp32 softmax and cast kernels (fsdp: a HuggingFace model's eager attention). */

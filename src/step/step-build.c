@@ -89,7 +89,11 @@ static void apply_framework(ParoStepBuild *b)
 {
     const ParoScenario *sc = b->d->scenario;
     const ParoFramework *f = &sc->framework;
-    gboolean allreduce = paro_framework_bucket_allreduce(f, params_sharded(b->strategy));
+    gboolean bf16_optimizer = paro_framework_bf16_optimizer(
+        f, sc->training.precision == PARO_PRECISION_BF16, b->strategy->g != PARO_PART_N);
+    /* BF16_Optimizer's reduction is its own code path: an all-reduce in every version */
+    gboolean allreduce =
+        bf16_optimizer || paro_framework_bucket_allreduce(f, params_sharded(b->strategy));
     double scale = f->reduce_precision == 0
                        ? 1
                        : paro_precision_bytes((ParoPrecision)(f->reduce_precision - 1)) /
