@@ -264,6 +264,14 @@ double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
     return linear + quadratic;
 }
 
+/* Bytes of a layer's activations on one rank of @t: the @replicated ones (the column-parallel
+ * products' inputs) are whole on every rank without sequence parallelism, the @split ones
+ * divided over the ranks (Korthikanti et al.). */
+static double per_tp_rank(double replicated, double split, double t, gboolean sequence_parallel)
+{
+    return sequence_parallel ? (replicated + split) / t : replicated + split / t;
+}
+
 double paro_model_fp8_activation_saving(const ParoModel *m, gint64 batch, gint64 seq,
                                         ParoRecompute recompute, gint64 tp,
                                         gboolean sequence_parallel)
@@ -274,7 +282,7 @@ double paro_model_fp8_activation_saving(const ParoModel *m, gint64 batch, gint64
     double k = paro_model_routes(m), inputs = m->experts > 0 ? k : 1.0;
     double q = (double)(m->heads * m->head_dim);
     double replicated = sb * (h + inputs * h), split = sb * (q + k * (double)m->ffn);
-    return sequence_parallel ? (replicated + split) / t : replicated + split / t;
+    return per_tp_rank(replicated, split, t, sequence_parallel);
 }
 
 double paro_model_frozen_input_saving(const ParoModel *m, gint64 batch, gint64 seq,
@@ -287,8 +295,7 @@ double paro_model_frozen_input_saving(const ParoModel *m, gint64 batch, gint64 s
     double sb = (double)seq * (double)batch, h = (double)m->hidden, t = (double)tp;
     double k = paro_model_routes(m), inputs = m->experts > 0 ? k : 1.0;
     double q = (double)(m->heads * m->head_dim), bytes = fp8 ? 1.0 : 2.0;
-    /* whole on every TP rank without sequence parallelism: the column-parallel inputs */
-    double replicated = 0, split = 0;
+    double replicated = 0, split = 0; /* the column-parallel inputs, the others */
     if (!(targets & (PARO_LORA_Q | PARO_LORA_K | PARO_LORA_V)))
         replicated += h;
     if (!(targets & (PARO_LORA_GATE | PARO_LORA_UP)))
@@ -298,7 +305,7 @@ double paro_model_frozen_input_saving(const ParoModel *m, gint64 batch, gint64 s
     if (!(targets & PARO_LORA_DOWN))
         split += k * (double)m->ffn;
     replicated *= bytes * sb, split *= bytes * sb;
-    return sequence_parallel ? (replicated + split) / t : replicated + split / t;
+    return per_tp_rank(replicated, split, t, sequence_parallel);
 }
 
 double paro_model_activation_bytes_tp(const ParoModel *m, gint64 batch, gint64 seq,

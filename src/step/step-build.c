@@ -85,19 +85,30 @@ static gboolean params_sharded(const ParoStrategy *strategy)
 /* The framework profile's changes to the strategy's gradient reductions: DeepSpeed's stages
  * 1-2 all-reduce each bucket and keep their part (use_multi_rank_bucket_allreduce), and a
  * reduction may run in another element type than the gradients (FSDP's reduce_dtype). */
+/* The element bytes of the gradient reductions: the framework's reduce type, else the
+ * training precision's. */
+static double reduce_element_bytes(const ParoScenario *sc)
+{
+    int r = sc->framework.reduce_precision;
+    return paro_precision_bytes(r == 0 ? sc->training.precision : (ParoPrecision)(r - 1));
+}
+
+/* DeepSpeed's BF16_Optimizer runs this strategy's step (paro_framework_bf16_optimizer). */
+static gboolean bf16_optimizer(const ParoStepBuild *b)
+{
+    const ParoScenario *sc = b->d->scenario;
+    return paro_framework_bf16_optimizer(&sc->framework,
+                                         sc->training.precision == PARO_PRECISION_BF16,
+                                         b->strategy->g != PARO_PART_N);
+}
+
 static void apply_framework(ParoStepBuild *b)
 {
     const ParoScenario *sc = b->d->scenario;
-    const ParoFramework *f = &sc->framework;
-    gboolean bf16_optimizer = paro_framework_bf16_optimizer(
-        f, sc->training.precision == PARO_PRECISION_BF16, b->strategy->g != PARO_PART_N);
     /* BF16_Optimizer's reduction is its own code path: an all-reduce in every version */
-    gboolean allreduce =
-        bf16_optimizer || paro_framework_bucket_allreduce(f, params_sharded(b->strategy));
-    double scale = f->reduce_precision == 0
-                       ? 1
-                       : paro_precision_bytes((ParoPrecision)(f->reduce_precision - 1)) /
-                             paro_precision_bytes(sc->training.precision);
+    gboolean allreduce = bf16_optimizer(b) || paro_framework_bucket_allreduce(
+                                                  &sc->framework, params_sharded(b->strategy));
+    double scale = reduce_element_bytes(sc) / paro_precision_bytes(sc->training.precision);
     for (guint i = 0; i < b->calls->len; i++) {
         ParoCollCall *c = &g_array_index(b->calls, ParoCollCall, i);
         if (c->phase != PARO_PHASE_GRADIENT && c->phase != PARO_PHASE_SYNC_GRAD)
@@ -115,14 +126,9 @@ static void apply_framework(ParoStepBuild *b)
 static double grad_pass_s(const ParoStepBuild *b)
 {
     const ParoScenario *sc = b->d->scenario;
-    const ParoFramework *f = &sc->framework;
-    double grad_bytes = paro_precision_bytes(sc->training.precision);
-    double reduce_bytes = f->reduce_precision == 0
-                              ? grad_bytes
-                              : paro_precision_bytes((ParoPrecision)(f->reduce_precision - 1));
-    double bytes = paro_framework_grad_pass_bytes(f, grad_bytes, reduce_bytes,
-                                                  sc->training.precision == PARO_PRECISION_BF16,
-                                                  b->strategy->g != PARO_PART_N);
+    double bytes = paro_framework_grad_pass_bytes(
+        &sc->framework, paro_precision_bytes(sc->training.precision), reduce_element_bytes(sc),
+        sc->training.precision == PARO_PRECISION_BF16, b->strategy->g != PARO_PART_N);
     const ParoComputeSetup *c = &b->d->compute;
     double Bps =
         c->elementwise_Bps > 0 ? c->elementwise_Bps : paro_compute_elementwise_Bps(c->hbm_Bps, 0);
