@@ -99,29 +99,29 @@ START_TEST(scenario_framework_profiles_set_defaults)
     g_autoptr(ParoScenario) since = load(new_ds, NULL);
     ck_assert_int_eq(before->framework.version, 10000);
     ck_assert(!paro_framework_bucket_allreduce(&before->framework, FALSE));
-    /* DeepSpeed's BF16_Optimizer (bf16, gradients whole), which all-reduces in every version */
-    ck_assert(paro_framework_bf16_optimizer(&before->framework, TRUE, FALSE));
-    ck_assert(!paro_framework_bf16_optimizer(&before->framework, TRUE, TRUE));
-    ck_assert(!paro_framework_bf16_optimizer(&before->framework, FALSE, FALSE));
+    /* DeepSpeed's BF16_Optimizer: bf16 in the pipeline engine at stage 0 (all-reduces in
+     * every version) */
+    ck_assert(paro_framework_bf16_optimizer(&before->framework, TRUE, TRUE));
+    ck_assert(!paro_framework_bf16_optimizer(&before->framework, TRUE, FALSE));
+    ck_assert(!paro_framework_bf16_optimizer(&before->framework, FALSE, TRUE));
     ck_assert(paro_framework_bucket_allreduce(&since->framework, FALSE));
     /* Gradient passes a trainable parameter and micro-batch (decision 42), by hand: FSDP's
      * flat-gradient copy (2 b_g), cast (b_g + b_r) and pre-division (2 b_r): bf16 reduced
-     * in fp32 4 + 6 + 8 = 18, in bf16 4 + 0 + 4 = 8; DeepSpeed's BF16_Optimizer on whole
-     * bf16 gradients 2 + 4 + 12 = 18, nothing on partitioned or fp16 ones; `grad_passes:
-     * false` turns a profile's off; Megatron and ideal have none. */
+     * in fp32 4 + 6 + 8 = 18, in bf16 4 + 0 + 4 = 8; DeepSpeed's BF16_Optimizer 2 + 4 + 12 =
+     * 18, nothing without it; `grad_passes: false` turns a profile's off; Megatron and ideal
+     * have none. */
     ParoFramework fsdp = {PARO_FRAMEWORK_FSDP};
-    ck_assert_double_eq(paro_framework_grad_pass_bytes(&fsdp, 2, 4, TRUE, TRUE), 18);
-    ck_assert_double_eq(paro_framework_grad_pass_bytes(&fsdp, 2, 2, TRUE, TRUE), 8);
+    ck_assert_double_eq(paro_framework_grad_pass_bytes(&fsdp, 2, 4, FALSE), 18);
+    ck_assert_double_eq(paro_framework_grad_pass_bytes(&fsdp, 2, 2, FALSE), 8);
     ds.grad_passes = PARO_SETTING_DEFAULT;
-    ck_assert_double_eq(paro_framework_grad_pass_bytes(&ds, 2, 2, TRUE, FALSE), 18);
-    ck_assert_double_eq(paro_framework_grad_pass_bytes(&ds, 2, 2, TRUE, TRUE), 0);
-    ck_assert_double_eq(paro_framework_grad_pass_bytes(&ds, 2, 2, FALSE, FALSE), 0);
+    ck_assert_double_eq(paro_framework_grad_pass_bytes(&ds, 2, 2, TRUE), 18);
+    ck_assert_double_eq(paro_framework_grad_pass_bytes(&ds, 2, 2, FALSE), 0);
     fsdp.grad_passes = PARO_SETTING_FALSE;
-    ck_assert_double_eq(paro_framework_grad_pass_bytes(&fsdp, 2, 4, TRUE, TRUE), 0);
+    ck_assert_double_eq(paro_framework_grad_pass_bytes(&fsdp, 2, 4, FALSE), 0);
     ParoFramework megatron = {PARO_FRAMEWORK_MEGATRON}, ideal = {PARO_FRAMEWORK_IDEAL};
     megatron.grad_passes = PARO_SETTING_TRUE;
-    ck_assert_double_eq(paro_framework_grad_pass_bytes(&megatron, 2, 4, TRUE, FALSE), 0);
-    ck_assert_double_eq(paro_framework_grad_pass_bytes(&ideal, 2, 4, TRUE, FALSE), 0);
+    ck_assert_double_eq(paro_framework_grad_pass_bytes(&megatron, 2, 4, TRUE), 0);
+    ck_assert_double_eq(paro_framework_grad_pass_bytes(&ideal, 2, 4, TRUE), 0);
     /* a mapping with its keys, and an unknown name located in the argument */
     const char *mapping[] = {"framework.name=fsdp", "framework.reduce_precision=fp32", NULL};
     g_autoptr(GError) error = NULL;

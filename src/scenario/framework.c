@@ -112,9 +112,9 @@ gboolean paro_framework_bucket_allreduce(const ParoFramework *f, gboolean params
 }
 
 gboolean paro_framework_bf16_optimizer(const ParoFramework *f, gboolean bf16,
-                                       gboolean grads_sharded)
+                                       gboolean pipeline_stage0)
 {
-    return f->kind == PARO_FRAMEWORK_DEEPSPEED && bf16 && !grads_sharded;
+    return f->kind == PARO_FRAMEWORK_DEEPSPEED && bf16 && pipeline_stage0;
 }
 
 gboolean paro_framework_blocking_p2p(const ParoFramework *f)
@@ -141,12 +141,12 @@ gboolean paro_framework_fused_softmax(const ParoFramework *f)
 #define BF16_OPTIMIZER_PASS_BYTES (2.0 + 4.0 + 12.0)
 
 double paro_framework_grad_pass_bytes(const ParoFramework *f, double grad_bytes,
-                                      double reduce_bytes, gboolean bf16, gboolean grads_sharded)
+                                      double reduce_bytes, gboolean bf16_optimizer)
 {
     double fsdp = 2.0 * grad_bytes + (reduce_bytes != grad_bytes ? grad_bytes + reduce_bytes : 0) +
                   2.0 * reduce_bytes;
     gboolean known =
-        f->kind == PARO_FRAMEWORK_FSDP || paro_framework_bf16_optimizer(f, bf16, grads_sharded);
+        f->kind == PARO_FRAMEWORK_FSDP || (f->kind == PARO_FRAMEWORK_DEEPSPEED && bf16_optimizer);
     if (!known || !decide(f->grad_passes, TRUE))
         return 0;
     return f->kind == PARO_FRAMEWORK_FSDP ? fsdp : BF16_OPTIMIZER_PASS_BYTES;

@@ -73,13 +73,16 @@ gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer recor
 gboolean paro_framework_reduce_on_compute(const ParoFramework *f, gboolean params_sharded);
 gboolean paro_framework_bucket_allreduce(const ParoFramework *f, gboolean params_sharded);
 
-/* DeepSpeed's BF16_Optimizer runs the step: bf16 training whose gradients are not
- * partitioned (ZeRO stage 0 or 1, as Megatron-DeepSpeed's runs are configured). It keeps
+/* DeepSpeed's BF16_Optimizer runs the step: bf16 training in DeepSpeed's pipeline engine
+ * with neither parameters nor gradients partitioned (@pipeline_stage0: pp > 1, ZeRO stage 0,
+ * the only stage its pipeline engine ran with bf16 from 0.6.2 on; the optimizer shards its
+ * fp32 states over DP itself, ZeRO-1's layout). Without a pipeline, bf16 runs DeepSpeed's
+ * ZeRO optimizer (stage 1, gradients accumulated in bf16 by default) or plain DDP. It keeps
  * fp32 gradients, all-reduces them over the DP group whatever the version
  * (pipe/engine.py `_bf16_reduce_grads`: `buffered_allreduce_fallback`) and accumulates
  * into them after each micro-batch (paro_framework_grad_pass_bytes). */
 gboolean paro_framework_bf16_optimizer(const ParoFramework *f, gboolean bf16,
-                                       gboolean grads_sharded);
+                                       gboolean pipeline_stage0);
 
 /* Eager attention's softmax: Megatron's fused scale-mask-softmax kernel (megatron, and
  * deepspeed, whose profile is Megatron-DeepSpeed's; ideal), or PyTorch's separate scale,
@@ -101,11 +104,11 @@ gboolean paro_framework_tp_overlap(const ParoFramework *f);
  * @grad_bytes reduced as @reduce_bytes elements (docs/frameworks.md, decision 42):
  * FSDP's flat gradient assembled from its views (read and write), cast to the reduction's
  * type, and pre-divided in place before each reduce-scatter; DeepSpeed's BF16_Optimizer
- * (@bf16 training whose gradients are not partitioned, !@grads_sharded) adding each
- * micro-batch's gradient, cast to fp32, into its fp32 copy. 0 for megatron (its wgrad
- * products accumulate into the fp32 main_grad themselves) and ideal. */
+ * (@bf16_optimizer: paro_framework_bf16_optimizer) adding each micro-batch's gradient,
+ * cast to fp32, into its fp32 copy. 0 otherwise: megatron's wgrad products accumulate into
+ * the fp32 main_grad themselves, and ideal has none. */
 double paro_framework_grad_pass_bytes(const ParoFramework *f, double grad_bytes,
-                                      double reduce_bytes, gboolean bf16, gboolean grads_sharded);
+                                      double reduce_bytes, gboolean bf16_optimizer);
 
 /** paro_framework_bucket_bytes: the profile's gradient bucket for @grad_bytes per element
  * (@ideal: training's default); 0 means one bucket per layer. */

@@ -97,9 +97,9 @@ static double reduce_element_bytes(const ParoScenario *sc)
 static gboolean bf16_optimizer(const ParoStepBuild *b)
 {
     const ParoScenario *sc = b->d->scenario;
+    gboolean stage0 = sc->pp > 1 && b->strategy->p == PARO_PART_N && b->strategy->g == PARO_PART_N;
     return paro_framework_bf16_optimizer(&sc->framework,
-                                         sc->training.precision == PARO_PRECISION_BF16,
-                                         b->strategy->g != PARO_PART_N);
+                                         sc->training.precision == PARO_PRECISION_BF16, stage0);
 }
 
 static void apply_framework(ParoStepBuild *b)
@@ -126,9 +126,9 @@ static void apply_framework(ParoStepBuild *b)
 static double grad_pass_s(const ParoStepBuild *b)
 {
     const ParoScenario *sc = b->d->scenario;
-    double bytes = paro_framework_grad_pass_bytes(
-        &sc->framework, paro_precision_bytes(sc->training.precision), reduce_element_bytes(sc),
-        sc->training.precision == PARO_PRECISION_BF16, b->strategy->g != PARO_PART_N);
+    double bytes =
+        paro_framework_grad_pass_bytes(&sc->framework, paro_precision_bytes(sc->training.precision),
+                                       reduce_element_bytes(sc), bf16_optimizer(b));
     const ParoComputeSetup *c = &b->d->compute;
     double Bps =
         c->elementwise_Bps > 0 ? c->elementwise_Bps : paro_compute_elementwise_Bps(c->hbm_Bps, 0);

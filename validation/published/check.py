@@ -117,6 +117,19 @@ def framework(r):
     return ""
 
 
+def deepspeed_pipeline_before_bf16(r):
+    """A DeepSpeed pipeline run from before DeepSpeed's pipeline engine took bf16.
+
+    bf16 came to the pipeline engine in 0.6.2 (April 2022, "bf16+pipeline parallelism",
+    #1801), through the BF16_Optimizer at ZeRO stage 0 only: `_exec_reduce_grads` raises
+    NotImplementedError for bf16 at stage 1. So a Megatron-DeepSpeed pipeline run of 2021
+    (MT-NLG) or of early 2022 (BLOOM's February sweeps, at ZeRO stage 1) whose precision is
+    not published ran fp16 (decision 42)."""
+    dated = re.search(r"\b20(19|20|21)\b|\b(Jan|Feb|Mar) 2022\b", r["framework"])
+    return ("DeepSpeed" in r["framework"] and known(r["pp"]) and int(r["pp"]) > 1
+            and dated is not None)
+
+
 def dropout(r):
     """The row's dropout probability where its source gives none: the framework's default.
 
@@ -178,6 +191,8 @@ def scenario(r, root):
     precision = "fp16" if "fp16" in r["precision"] and "bf16" not in r["precision"] else "bf16"
     if not known(r["precision"]):
         assumed.append("precision")
+        if deepspeed_pipeline_before_bf16(r):
+            precision = "fp16"
     gated = r["mlp"].startswith("gated")
     kv = r["kv_heads"] if known(r["kv_heads"]) else r["heads"]
     recompute = r["recompute"] if known(r["recompute"]) else "none"
