@@ -511,55 +511,46 @@ START_TEST(compute_fp8_linears_by_hand)
 }
 END_TEST
 
-START_TEST(compute_cudnn_attention_rate)
-{
-    /* System: LLaMA-7B's attention shape on an H100-like GPU, b 1, s 4096, FlashAttention-2
-     * at 0.27 of peak and cuDNN's fused attention at 0.55 (validation/data/h100,
-     * 2026-11-26_layer-cudnn.txt).
-     * Expectation, derived by hand: the two share the kernel shape model (tiles, waves, per
-     * tile cost), so the attention core's time scales by 0.27 / 0.55; without a cuDNN rate
-     * the GPU's FlashAttention rate is used; the rest of the layer is the same. */
-    ParoComputeSetup c = h100_like(3.35e12, 1, 4096);
-    ParoModel gpt = gpt_layers(4096);
-    g_autoptr(GArray) flash = paro_compute_layers(&gpt, &c);
-    c.attention = PARO_ATTENTION_CUDNN;
-    g_autoptr(GArray) unknown = paro_compute_layers(&gpt, &c);
-    c.cudnn_attention_efficiency = 0.55;
-    g_autoptr(GArray) cudnn = paro_compute_layers(&gpt, &c);
-    double fa = g_array_index(flash, ParoLayerCost, 1).attention_s;
-    /* Tolerance: 1e-12 relative, one ratio. */
-    ck_assert_double_eq_tol(g_array_index(cudnn, ParoLayerCost, 1).attention_s, fa * 0.27 / 0.55,
-                            fa * 1e-12);
-    ck_assert_double_eq(g_array_index(unknown, ParoLayerCost, 1).attention_s, fa);
-    ck_assert_double_eq(g_array_index(cudnn, ParoLayerCost, 1).gemm_s,
-                        g_array_index(flash, ParoLayerCost, 1).gemm_s);
-}
-END_TEST
-
-START_TEST(compute_flash1_attention_rate)
+START_TEST(compute_fused_attention_rates)
 {
     /* System: LLaMA-7B's attention shape on an H100-like GPU, b 1, s 4096, FlashAttention-2
      * at 0.27 of peak.
-     * Expectation, derived by hand: `flash1` shares FlashAttention-2's kernel shape model,
-     * so its attention core takes 2x FlashAttention-2's time without a rate of its own
-     * (FlashAttention-2 is "around 2x" FlashAttention-1, Dao 2023), and 0.27 / 0.175 of it
-     * with a calibrated rate such as Hopper's (validation/published/fit_flash1.py); the products
-     * are the same. */
-    ParoComputeSetup c = h100_like(3.35e12, 1, 4096);
+     * Expectation, derived by hand: cuDNN's fused attention and FlashAttention-1 share
+     * FlashAttention-2's kernel shape model (tiles, waves, per-tile cost), so their attention
+     * core takes FlashAttention-2's time x 0.27 / their rate, and the rest of the layer is
+     * the same. Without a rate of its own, cuDNN's kernel runs at FlashAttention-2's and
+     * FlashAttention-1 at half of it ("around 2x", Dao 2023); with one, cuDNN's 0.55
+     * (validation/data/h100, 2026-11-26_layer-cudnn.txt) and a calibrated FlashAttention-1
+     * rate such as Hopper's 0.18 (validation/published/fit_flash1.py). */
+    const struct {
+        ParoAttention kind;
+        double own_rate;
+        double without, with; /* the time over FlashAttention-2's */
+    } cases[] = {
+        {PARO_ATTENTION_CUDNN, 0.55, 1.0, 0.27 / 0.55},
+        {PARO_ATTENTION_FLASH1, 0.18, 2.0, 0.27 / 0.18},
+    };
     ParoModel gpt = gpt_layers(4096);
-    g_autoptr(GArray) flash = paro_compute_layers(&gpt, &c);
-    c.attention = PARO_ATTENTION_FLASH1;
-    g_autoptr(GArray) half = paro_compute_layers(&gpt, &c);
-    c.flash1_attention_efficiency = 0.175;
-    g_autoptr(GArray) hopper = paro_compute_layers(&gpt, &c);
+    ParoComputeSetup base = h100_like(3.35e12, 1, 4096);
+    g_autoptr(GArray) flash = paro_compute_layers(&gpt, &base);
     double fa = g_array_index(flash, ParoLayerCost, 1).attention_s;
-    /* Tolerance: 1e-12 relative, one ratio. */
-    ck_assert_double_eq_tol(g_array_index(half, ParoLayerCost, 1).attention_s, 2.0 * fa,
-                            fa * 1e-12);
-    ck_assert_double_eq_tol(g_array_index(hopper, ParoLayerCost, 1).attention_s, fa * 0.27 / 0.175,
-                            fa * 1e-12);
-    ck_assert_double_eq(g_array_index(hopper, ParoLayerCost, 1).gemm_s,
-                        g_array_index(flash, ParoLayerCost, 1).gemm_s);
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        ParoComputeSetup c = base;
+        c.attention = cases[i].kind;
+        g_autoptr(GArray) without = paro_compute_layers(&gpt, &c);
+        if (cases[i].kind == PARO_ATTENTION_CUDNN)
+            c.cudnn_attention_efficiency = cases[i].own_rate;
+        else
+            c.flash1_attention_efficiency = cases[i].own_rate;
+        g_autoptr(GArray) with = paro_compute_layers(&gpt, &c);
+        /* Tolerance: 1e-12 relative, one ratio. */
+        ck_assert_double_eq_tol(g_array_index(without, ParoLayerCost, 1).attention_s,
+                                fa * cases[i].without, fa * 1e-12);
+        ck_assert_double_eq_tol(g_array_index(with, ParoLayerCost, 1).attention_s,
+                                fa * cases[i].with, fa * 1e-12);
+        ck_assert_double_eq(g_array_index(with, ParoLayerCost, 1).gemm_s,
+                            g_array_index(flash, ParoLayerCost, 1).gemm_s);
+    }
 }
 END_TEST
 
@@ -753,8 +744,7 @@ static Suite *model_suite(void)
     tcase_add_test(tc, compute_mixture_of_experts_products);
     tcase_add_test(tc, gemm_model_fp8_against_measured_h100);
     tcase_add_test(tc, compute_fp8_linears_by_hand);
-    tcase_add_test(tc, compute_cudnn_attention_rate);
-    tcase_add_test(tc, compute_flash1_attention_rate);
+    tcase_add_test(tc, compute_fused_attention_rates);
     tcase_add_test(tc, model_count_only);
     tcase_add_test(tc, model_huge_heads_do_not_overflow);
     suite_add_tcase(s, tc);
