@@ -230,8 +230,7 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
     double T = (double)c->batch * (double)c->seq, t = (double)c->tp;
     double total = m->has_shape ? paro_model_shape_params(m) : 1;
     /* Elementwise kernels reach a share of HBM bandwidth: the GPU's, else the H100's. */
-    double elementwise_Bps =
-        c->elementwise_Bps > 0 ? c->elementwise_Bps : paro_compute_elementwise_Bps(c->hbm_Bps, 0);
+    double elementwise_Bps = paro_compute_setup_elementwise_Bps(c);
     double token_f = 0, token_b = 0;
     if (m->has_shape)
         elementwise_bytes(m, c, &token_f, &token_b);

@@ -63,6 +63,15 @@ static inline double paro_compute_elementwise_Bps(double datasheet_hbm_Bps, doub
 {
     return datasheet_hbm_Bps * (share > 0 ? share : PARO_ELEMENTWISE_BW_SHARE);
 }
+
+/** paro_compute_setup_elementwise_Bps: @c's elementwise kernels' rate: its own, else the
+ * H100's share of its HBM bandwidth. */
+static inline double paro_compute_setup_elementwise_Bps(const ParoComputeSetup *c)
+{
+    return c->elementwise_Bps > 0 ? c->elementwise_Bps
+                                  : paro_compute_elementwise_Bps(c->hbm_Bps, 0);
+}
+
 /* A FlashAttention kernel's fixed cost per query tile (loading the tile, writing its output,
  * the last rescale), in key blocks of 128: a tile that visits n key blocks runs at
  * n / (n + 2.75) of the kernel's rate. Fitted with the H100's rate (0.27 of peak) to the 41

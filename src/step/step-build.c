@@ -82,9 +82,6 @@ static gboolean params_sharded(const ParoStrategy *strategy)
     return strategy->p != PARO_PART_N;
 }
 
-/* The framework profile's changes to the strategy's gradient reductions: DeepSpeed's stages
- * 1-2 all-reduce each bucket and keep their part (use_multi_rank_bucket_allreduce), and a
- * reduction may run in another element type than the gradients (FSDP's reduce_dtype). */
 /* The element bytes of the gradient reductions: the framework's reduce type, else the
  * training precision's. */
 static double reduce_element_bytes(const ParoScenario *sc)
@@ -102,6 +99,9 @@ static gboolean bf16_optimizer(const ParoStepBuild *b)
                                          sc->training.precision == PARO_PRECISION_BF16, stage0);
 }
 
+/* The framework profile's changes to the strategy's gradient reductions: DeepSpeed's stages
+ * 1-2 all-reduce each bucket and keep their part (use_multi_rank_bucket_allreduce), and a
+ * reduction may run in another element type than the gradients (FSDP's reduce_dtype). */
 static void apply_framework(ParoStepBuild *b)
 {
     const ParoScenario *sc = b->d->scenario;
@@ -129,9 +129,7 @@ static double grad_pass_s(const ParoStepBuild *b)
     double bytes =
         paro_framework_grad_pass_bytes(&sc->framework, paro_precision_bytes(sc->training.precision),
                                        reduce_element_bytes(sc), bf16_optimizer(b));
-    const ParoComputeSetup *c = &b->d->compute;
-    double Bps =
-        c->elementwise_Bps > 0 ? c->elementwise_Bps : paro_compute_elementwise_Bps(c->hbm_Bps, 0);
+    double Bps = paro_compute_setup_elementwise_Bps(&b->d->compute);
     return bytes > 0 && Bps > 0 ? bytes / Bps : 0;
 }
 
