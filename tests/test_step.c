@@ -251,8 +251,8 @@ START_TEST(step_gradient_passes_lengthen_backward)
      * of its views, casts it to fp32 and pre-divides it: 2 x 2 + (2 + 4) + 2 x 4 = 18 bytes a
      * trainable parameter after each micro-batch's backward (decision 42).
      * Expectation, by hand: with overlap off every task runs in series on the compute
-     * stream, so the step grows by exactly A x 18 x Psi' / (the elementwise kernels'
-     * bandwidth) over the same step with `framework.grad_passes: false`; each of the A x L
+     * stream, so the step grows by exactly A x 18 x Psi' / (the flat passes' bandwidth,
+     * decision 44) over the same step with `framework.grad_passes: false`; each of the A x L
      * backward tasks rounds up to the picosecond once. DeepSpeed's BF16_Optimizer (18 bytes)
      * runs only in its pipeline engine: ZeRO-1 without a pipeline is unchanged, with pp 2 it
      * grows; ZeRO-2 (its ZeRO optimizer) and Megatron's profile (fused accumulation) never
@@ -292,7 +292,7 @@ START_TEST(step_gradient_passes_lengthen_backward)
                           "%s", error ? error->message : "");
             step[v] = paro_time_to_s(r.step);
             want = (double)s->training.accumulation * 18.0 * d->sizes.trainable / (double)s->tp /
-                   d->compute.elementwise_Bps;
+                   d->compute.flat_pass_Bps;
             tasks = (double)(s->training.accumulation * s->model->layers);
             paro_step_result_clear(&r);
         }

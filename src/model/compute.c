@@ -149,8 +149,18 @@ static void score_bytes(const ParoModel *m, const ParoComputeSetup *c, double *f
  * its gradient from the saved fp32 output (4 + 4), cast back to 16 bits (4 + 2). Megatron's
  * vocab-parallel cross-entropy and PyTorch's CrossEntropyLoss both run unfused fp32 passes
  * of this kind; for a 125M-parameter GPT it is as much traffic as all its layers' norms and
- * activations. */
+ * activations. Timed at the elementwise kernels' rate: PyTorch 2.11's cross_entropy of fp32
+ * logits, forward and backward, moves these 28 bytes at 0.49 of the H100's datasheet
+ * bandwidth (the layers' elementwise kernels: 0.47) and 0.45 of the H200's (0.38), at 4k-16k
+ * tokens of 32k-50k vocabularies (validation/data/h{100,200}/2026-11-26_passes.txt; decision
+ * 44). */
 #define PARO_LOSS_BYTES_PER_LOGIT 28.0
+/* A fused loss (Apex's xentropy kernels, which flash-attn's CrossEntropyLoss calls): forward,
+ * one block a row reads the 16-bit logits twice (max and sum, then the sum of exponentials)
+ * and writes one float a row; backward reads them once more and writes their 16-bit
+ * gradient: 2 + 2 + 2 + 2 bytes a logit, streamed row by row like the flat gradient passes
+ * and timed at their rate (decision 44). */
+#define PARO_FUSED_LOSS_BYTES_PER_LOGIT 8.0
 
 /* Forward and backward time of one product of the forward shape (m, n, k), in fp8 when
  * @fp8 (all three: Transformer Engine casts the output gradient and keeps transposed fp8
@@ -279,7 +289,10 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
             }
             if (l == L - 1) {
                 product(c, FALSE, T, v / t, h, &head_f, &head_b);
-                loss = T * v / t * PARO_LOSS_BYTES_PER_LOGIT / c->hbm_Bps;
+                loss = T * v / t *
+                       (c->fused_loss
+                            ? PARO_FUSED_LOSS_BYTES_PER_LOGIT / paro_compute_setup_flat_pass_Bps(c)
+                            : PARO_LOSS_BYTES_PER_LOGIT / elementwise_Bps);
                 head_f += loss / 2.0;
                 head_b += loss / 2.0;
             }

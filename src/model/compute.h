@@ -27,11 +27,14 @@ typedef struct {
      * datasheet HBM bandwidth, not a calibration's measured one: the shares were fitted
      * against the datasheet); 0: hbm_Bps at the H100's share */
     double elementwise_Bps;
+    double flat_pass_Bps;   /* passes over a unit's flat gradient (paro_compute_flat_pass_Bps of
+                             * the datasheet HBM bandwidth); 0: hbm_Bps at the H100's share */
     gint64 batch, seq;      /* micro-batch */
     double trainable_share; /* Psi'/Psi */
     ParoRecompute recompute;
     ParoAttention attention;
     gboolean fused_softmax; /* eager attention: Megatron's one softmax kernel, or PyTorch's five */
+    gboolean fused_loss;    /* the loss: one fused 16-bit kernel a pass, or unfused fp32 passes */
     gint64 tp;              /* tensor-parallel degree: the GEMMs' N or K is cut by it */
     gboolean sequence_parallel; /* norms and dropouts cut by tp too */
 } ParoComputeSetup;
@@ -57,6 +60,14 @@ typedef struct {
  * share was measured too says so in its traits (topology.c: the H200's is 0.38). */
 #define PARO_ELEMENTWISE_BW_SHARE 0.47
 
+/* The share of HBM bandwidth the frameworks' passes over a wrapped unit's flat gradient
+ * reach (FSDP1's cat, cast to fp32 and in-place division; DeepSpeed's BF16_Optimizer's cast
+ * and add): measured with PyTorch 2.11's kernels on an H100 over the gradients of one layer
+ * of 7B to 70B models, bytes-weighted, against the 18 bytes a parameter the frameworks move
+ * (validation/data/h100/2026-11-26_passes.txt, validation/harness/passes.py). One layer of
+ * a 125M-760M model reaches 0.62-0.67; pure-bf16 passes (no cast kernel) 0.85. */
+#define PARO_FLAT_PASS_BW_SHARE 0.750
+
 /** paro_compute_elementwise_Bps: the rate of a GPU's elementwise kernels from its datasheet
  * HBM bandwidth and its measured share of it (0: not measured, the H100's). */
 static inline double paro_compute_elementwise_Bps(double datasheet_hbm_Bps, double share)
@@ -70,6 +81,20 @@ static inline double paro_compute_setup_elementwise_Bps(const ParoComputeSetup *
 {
     return c->elementwise_Bps > 0 ? c->elementwise_Bps
                                   : paro_compute_elementwise_Bps(c->hbm_Bps, 0);
+}
+
+/** paro_compute_flat_pass_Bps: the rate of a GPU's passes over flat gradients from its
+ * datasheet HBM bandwidth and its measured share (0: not measured, the H100's). */
+static inline double paro_compute_flat_pass_Bps(double datasheet_hbm_Bps, double share)
+{
+    return datasheet_hbm_Bps * (share > 0 ? share : PARO_FLAT_PASS_BW_SHARE);
+}
+
+/** paro_compute_setup_flat_pass_Bps: @c's passes over flat gradients: its own rate, else
+ * the H100's share of its HBM bandwidth. */
+static inline double paro_compute_setup_flat_pass_Bps(const ParoComputeSetup *c)
+{
+    return c->flat_pass_Bps > 0 ? c->flat_pass_Bps : paro_compute_flat_pass_Bps(c->hbm_Bps, 0);
 }
 
 /* A FlashAttention kernel's fixed cost per query tile (loading the tile, writing its output,

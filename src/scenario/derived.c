@@ -49,7 +49,7 @@ ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)
                       : t->gpu.peak_flops * PARO_UNKNOWN_GPU_EFFICIENCY;
     ParoComputeSetup setup = paro_compute_setup_of_gpu(t);
     setup.flat_flops = flat;
-    if (c->has_compute) /* the optimizer and the loss stream at the measured bandwidth */
+    if (c->has_compute) /* the optimizer streams at the measured bandwidth */
         setup.hbm_Bps = c->hbm_Bps;
     setup.batch = s->training.micro_batch;
     setup.seq = s->training.sequence;
@@ -58,6 +58,7 @@ ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)
     setup.attention = s->training.attention;
     setup.fp8 = s->training.fp8;
     setup.fused_softmax = paro_framework_fused_softmax(&s->framework);
+    setup.fused_loss = paro_framework_fused_loss(&s->framework);
     setup.tp = s->tp;
     setup.sequence_parallel = s->sequence_parallel;
     return setup;

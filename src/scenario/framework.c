@@ -72,6 +72,10 @@ static const ParoField framework_fields[] = {
      "the gradient handling's elementwise passes after each micro-batch's backward (default: "
      "the profile's; fsdp: flat gradient, cast, pre-division; deepspeed with bf16 and whole "
      "gradients: BF16_Optimizer's fp32 accumulation)"},
+    {"fused_loss", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, fused_loss), 0,
+     paro_setting_names, NULL,
+     "the loss over the logits is one fused kernel forward and one backward in 16 bits "
+     "(flash-attn's CrossEntropyLoss, llm-foundry's default; default false: unfused fp32)"},
     {"version", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoFramework, version), 0, NULL,
      parse_version,
      "the framework's version where its behaviour changed (deepspeed before 0.12.4: a "
@@ -131,6 +135,11 @@ gboolean paro_framework_tp_overlap(const ParoFramework *f)
 gboolean paro_framework_fused_softmax(const ParoFramework *f)
 {
     return decide(f->fused_softmax, f->kind != PARO_FRAMEWORK_FSDP);
+}
+
+gboolean paro_framework_fused_loss(const ParoFramework *f)
+{
+    return decide(f->fused_loss, FALSE);
 }
 
 /* FSDP1 (_runtime_utils.py): autograd assembles a unit's flat gradient from its views' (a

@@ -48,18 +48,19 @@ typedef struct {
     int blocking_p2p;      /* ParoSetting: a pipeline send holds its stage until delivered */
     int tp_overlap;        /* ParoSetting: TP collectives overlap the products they feed */
     int grad_passes;       /* ParoSetting: the gradient handling's passes over each micro-batch */
+    int fused_loss;        /* ParoSetting: the loss is one fused kernel a pass (Apex's xentropy) */
     gint64 version; /* MAJOR * 1e6 + MINOR * 1e3 + PATCH; 0: the version the profile documents */
 } ParoFramework;
 
 #define PARO_FRAMEWORK_INIT                                                                        \
     {                                                                                              \
         PARO_FRAMEWORK_IDEAL, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, 0, PARO_SETTING_DEFAULT, \
-            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT                       \
+            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT \
     }
 
 /** paro_framework_parse: `framework: NAME` or a mapping {name, reduce_on_compute,
  * bucket_allreduce, reduce_precision, fused_softmax, blocking_p2p, tp_overlap, grad_passes,
- * version} into
+ * fused_loss, version} into
  * @out. */
 gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error);
 
@@ -88,6 +89,10 @@ gboolean paro_framework_bf16_optimizer(const ParoFramework *f, gboolean bf16,
  * deepspeed, whose profile is Megatron-DeepSpeed's; ideal), or PyTorch's separate scale,
  * mask, fp32 softmax and cast kernels (fsdp: a HuggingFace model's eager attention). */
 gboolean paro_framework_fused_softmax(const ParoFramework *f);
+/* The loss over the logits runs as one fused kernel forward and one backward in the
+ * logits' 16 bits (Apex's xentropy, which flash-attn's CrossEntropyLoss wraps) instead of
+ * unfused fp32 passes; no profile does by default (llm-foundry's MPT does: decision 44). */
+gboolean paro_framework_fused_loss(const ParoFramework *f);
 
 /* Pipeline sends: Megatron-LM's p2p calls wait for their requests before the schedule goes
  * on (overlap_p2p_comm off), and DeepSpeed's pipeline engine runs its send and receive

@@ -120,16 +120,17 @@ static void apply_framework(ParoStepBuild *b)
 }
 
 /* The framework's elementwise passes over each micro-batch's gradients, in seconds a
- * trainable parameter at the elementwise kernels' bandwidth: run after each layer's
- * backward, on the compute stream (FSDP casts and divides on its post-backward stream, but
- * those kernels take every SM the next layer's backward would; decision 42). */
+ * trainable parameter at the rate measured for such passes over a unit's flat gradient
+ * (decision 44): run after each layer's backward, on the compute stream (FSDP casts and
+ * divides on its post-backward stream, but those kernels take every SM the next layer's
+ * backward would; decision 42). */
 static double grad_pass_s(const ParoStepBuild *b)
 {
     const ParoScenario *sc = b->d->scenario;
     double bytes =
         paro_framework_grad_pass_bytes(&sc->framework, paro_precision_bytes(sc->training.precision),
                                        reduce_element_bytes(sc), bf16_optimizer(b));
-    double Bps = paro_compute_setup_elementwise_Bps(&b->d->compute);
+    double Bps = paro_compute_setup_flat_pass_Bps(&b->d->compute);
     return bytes > 0 && Bps > 0 ? bytes / Bps : 0;
 }
 

@@ -51,8 +51,12 @@ ParoGpuTraits paro_gpu_traits_from_name(const char *name)
      * Hopper (the 2022 Triton kernel llm-foundry ran): not published; calibrated on the
      * llm-foundry H100 bf16 runs of 8k-64k tokens, checked on its fp8 runs
      * (validation/published/fit_flash1.py, docs/compute.md); elsewhere half of
-     * FlashAttention-2's rate (Dao 2023). */
-#define HOPPER_FLASH1 0.18
+     * FlashAttention-2's rate (Dao 2023). Passes over a unit's flat gradient (the
+     * frameworks' casts and divisions, decision 44): large flat kernels that reach more of
+     * HBM than a layer's small ones, measured with PyTorch's kernels on 7B-70B units
+     * (validation/data/h{100,200}/2026-11-26_passes.txt): 0.750 on the H100 (compute.h),
+     * 0.661 on the H200. */
+#define HOPPER_FLASH1 0.175
     static const struct {
         const char *part;
         ParoGpuTraits traits;
@@ -61,7 +65,7 @@ ParoGpuTraits paro_gpu_traits_from_name(const char *name)
         {"H100 PCIe", {114, 0, 0.27}},
         {"H100-PCIE", {114, 0, 0.27}},
         {"H100", {132, 792.1 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1}},
-        {"H200", {132, 792.1 / 989.0, 0.27, 0.38, 0.55, 0.70, HOPPER_FLASH1}},
+        {"H200", {132, 792.1 / 989.0, 0.27, 0.38, 0.55, 0.70, HOPPER_FLASH1, 0.661}},
         {"H800", {132, 792.1 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1}},
         {"A100", {108, 267.9 / 312.0, 0.60}},
         {"A800", {108, 267.9 / 312.0, 0.60}},

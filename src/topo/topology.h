@@ -38,6 +38,7 @@ typedef struct {
         cudnn_attention_efficiency; /* cuDNN's fused attention rate / peak; 0: FlashAttention's */
     double fp8_matmul_efficiency;   /* best fp8 GEMM rate / fp8 peak; 0: not measured */
     double flash1_attention_efficiency; /* FlashAttention-1's generation; 0: half of FA-2's */
+    double flat_pass_share; /* passes over a unit's flat gradient: rate / hbm_Bps; 0: the H100's */
 } ParoGpuTraits;
 
 /** paro_gpu_traits_from_name: the published figures of a known GPU (A100, H100...). */

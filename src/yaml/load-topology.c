@@ -38,6 +38,10 @@ static const ParoField gpu_fields[] = {
      G_STRUCT_OFFSET(ParoTopology, gpu.traits.elementwise_share), 0, NULL, NULL,
      "elementwise kernels' bandwidth / hbm_bandwidth (default: from the name; H100 0.47, "
      "H200 0.38)"},
+    {"flat_pass_efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
+     G_STRUCT_OFFSET(ParoTopology, gpu.traits.flat_pass_share), 0, NULL, NULL,
+     "the frameworks' passes over a unit's flat gradient: bandwidth / hbm_bandwidth "
+     "(default: from the name; H100 0.750, H200 0.661)"},
     {"cudnn_attention_efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
      G_STRUCT_OFFSET(ParoTopology, gpu.traits.cudnn_attention_efficiency), 0, NULL, NULL,
      "cuDNN's fused attention rate / peak (training.attention: cudnn; default: from the name, "
@@ -49,7 +53,7 @@ static const ParoField gpu_fields[] = {
     {"flash1_attention_efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
      G_STRUCT_OFFSET(ParoTopology, gpu.traits.flash1_attention_efficiency), 0, NULL, NULL,
      "FlashAttention-1's generation rate / peak (training.attention: flash1; default: from the "
-     "name, H100 0.18; else half of attention_efficiency)"},
+     "name, H100 0.175; else half of attention_efficiency)"},
 };
 
 static const ParoField fabric_fields[] = {
@@ -199,6 +203,8 @@ ParoTopology *paro_topology_from_node(const ParoNode *root, GError **error)
         traits->attention_efficiency = named.attention_efficiency;
     if (traits->elementwise_share == 0)
         traits->elementwise_share = named.elementwise_share;
+    if (traits->flat_pass_share == 0)
+        traits->flat_pass_share = named.flat_pass_share;
     if (traits->cudnn_attention_efficiency == 0)
         traits->cudnn_attention_efficiency = named.cudnn_attention_efficiency;
     if (traits->fp8_matmul_efficiency == 0)

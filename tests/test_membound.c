@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/* The memory-bound kernels outside a layer's own: the loss over the logits and the
+ * frameworks' passes over a unit's flat gradient (decision 44), by hand and against the
+ * logs of validation/harness/passes.py. */
+#include <glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check-main.h"
+#include "model/compute.h"
+#include "topo/topology.h"
+
+/* A GPT of three layers (LayerNorm, biases, a GeLU MLP of 4h), hidden 2048 in 16 heads of
+ * 128, a vocabulary of 50,000. */
+static ParoModel gpt_three_layers(void)
+{
+    return (ParoModel){.has_shape = TRUE,
+                       .hidden = 2048,
+                       .layers = 3,
+                       .heads = 16,
+                       .kv_heads = 16,
+                       .head_dim = 128,
+                       .ffn = 8192,
+                       .vocab = 50000,
+                       .mlp = PARO_MLP_PLAIN,
+                       .norm = PARO_NORM_LAYERNORM,
+                       .attn_bias = TRUE,
+                       .mlp_bias = TRUE};
+}
+
+START_TEST(loss_kernels_by_hand)
+{
+    /* System: the GPT above, b = 4, s = 2048, one TP rank, on an H100-like GPU of 3.35 TB/s
+     * whose elementwise and flat-pass rates are not set (the H100's shares apply).
+     * Expectation, derived by hand: only the last layer carries the loss; unfused, it moves
+     * 28 bytes a logit at the elementwise kernels' 0.47 x 3.35 TB/s; fused (Apex's xentropy:
+     * two 16-bit reads forward, one read and one write backward) 8 bytes a logit at the
+     * flat passes' 0.750 x 3.35 TB/s. T V = 4 x 2048 x 50,000 logits, so the last layer's
+     * memory-bound time drops by T V (28 / 1.5745e12 - 8 / 2.5125e12) = 5.9799 ms. Layers
+     * before it do not change. */
+    ParoModel m = gpt_three_layers();
+    ParoComputeSetup c = {.peak_flops = 989e12,
+                          .matmul_efficiency = 0.8,
+                          .sms = 132,
+                          .attention_efficiency = 0.27,
+                          .hbm_Bps = 3.35e12,
+                          .batch = 4,
+                          .seq = 2048,
+                          .trainable_share = 1,
+                          .recompute = PARO_RECOMPUTE_NONE,
+                          .attention = PARO_ATTENTION_FLASH,
+                          .tp = 1};
+    g_autoptr(GArray) unfused = paro_compute_layers(&m, &c);
+    c.fused_loss = TRUE;
+    g_autoptr(GArray) fused = paro_compute_layers(&m, &c);
+    double logits = 4.0 * 2048 * 50000;
+    double want = logits * (28.0 / (3.35e12 * 0.47) - 8.0 / (3.35e12 * 0.750));
+    const ParoLayerCost *a = &g_array_index(unfused, ParoLayerCost, 2);
+    const ParoLayerCost *b = &g_array_index(fused, ParoLayerCost, 2);
+    /* Tolerance: 1e-9 relative, sums of a few doubles. */
+    ck_assert_double_eq_tol(a->memory_s - b->memory_s, want, want * 1e-9);
+    ck_assert_double_eq_tol((a->forward_s + a->backward_s) - (b->forward_s + b->backward_s), want,
+                            want * 1e-9);
+    ck_assert_double_eq_tol(want, 5.9799e-3, 1e-7);
+    for (guint l = 0; l < 2; l++)
+        ck_assert_double_eq(g_array_index(unfused, ParoLayerCost, l).memory_s,
+                            g_array_index(fused, ParoLayerCost, l).memory_s);
+}
+END_TEST
+
+typedef struct {
+    double bytes, seconds;
+} Moved;
+
+/* Sums the bytes and median times of the rows of validation/data/@gpu/2026-11-26_passes.txt
+ * whose op is @op and whose element count is at least @min_elements. */
+static Moved passes_log(const char *gpu, const char *op, double min_elements)
+{
+    g_autofree char *name = g_strdup_printf("validation/data/%s/2026-11-26_passes.txt", gpu);
+    g_autofree char *path = paro_test_path(name);
+    g_autofree char *text = NULL;
+    ck_assert_msg(g_file_get_contents(path, &text, NULL, NULL), "cannot read %s", path);
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    Moved sum = {0, 0};
+    for (guint i = 0; lines[i]; i++) {
+        char unit[32], kind[32];
+        double elements, bytes, us;
+        if (lines[i][0] == '#' ||
+            sscanf(lines[i], "%31s %lf %31s %lf %lf", unit, &elements, kind, &bytes, &us) != 5)
+            continue;
+        if (strcmp(kind, op) == 0 && elements >= min_elements) {
+            sum.bytes += bytes;
+            sum.seconds += us * 1e-6;
+        }
+    }
+    ck_assert_double_gt(sum.seconds, 0);
+    return sum;
+}
+
+START_TEST(flat_pass_shares_against_measured)
+{
+    /* System: the flat-pass shares parosim ships (compute.h's H100 figure, the H200's
+     * trait) and the elementwise shares.
+     * Expectation: they are what validation/harness/passes.py measured on 2026-11-26
+     * (validation/data/h{100,200}): FSDP1's cat + cast + divide and DeepSpeed's cast + add
+     * over one layer of 7B to 70B models (>= 2e8 elements), bytes-weighted, over the
+     * datasheet bandwidth (H100 SXM 3.35 TB/s, H200 4.8 TB/s): 0.750 and 0.661, to 0.005.
+     * The unfused fp32 loss, 28 bytes a logit at the elementwise share, against PyTorch's
+     * cross_entropy of fp32 logits at 4k-16k tokens: within 5% on the H100 (measured 0.488
+     * of the datasheet, the share 0.47); on the H200 parosim is 17% too slow (0.447 against
+     * 0.38), the gap decision 44 names, bounded here at 20% so that it cannot grow unseen. */
+    static const struct {
+        const char *gpu, *name;
+        double datasheet;
+    } gpus[] = {{"h100", "H100-SXM5-80GB", 3.35e12}, {"h200", "H200", 4.8e12}};
+    static const double loss_bound[] = {0.05, 0.20};
+    for (guint g = 0; g < G_N_ELEMENTS(gpus); g++) {
+        ParoGpuTraits traits = paro_gpu_traits_from_name(gpus[g].name);
+        double shipped =
+            traits.flat_pass_share > 0 ? traits.flat_pass_share : PARO_FLAT_PASS_BW_SHARE;
+        Moved fsdp = passes_log(gpus[g].gpu, "fsdp1_fp32", 2e8);
+        Moved bf16 = passes_log(gpus[g].gpu, "add_cast_fp32", 2e8);
+        double measured = (fsdp.bytes + bf16.bytes) / (fsdp.seconds + bf16.seconds);
+        ck_assert_msg(fabs(measured / gpus[g].datasheet - shipped) <= 0.005,
+                      "%s: measured %.4f of the datasheet, parosim ships %.3f", gpus[g].gpu,
+                      measured / gpus[g].datasheet, shipped);
+        Moved loss = passes_log(gpus[g].gpu, "cross_entropy_fp32", 0);
+        double Bps = paro_compute_elementwise_Bps(gpus[g].datasheet, traits.elementwise_share);
+        double error = loss.bytes / Bps / loss.seconds - 1.0;
+        ck_assert_msg(fabs(error) <= loss_bound[g], "%s: the loss is %+.1f%% off", gpus[g].gpu,
+                      100 * error);
+    }
+}
+END_TEST
+
+static Suite *membound_suite(void)
+{
+    Suite *s = suite_create("membound");
+    TCase *tc = tcase_create("membound");
+    tcase_add_test(tc, loss_kernels_by_hand);
+    tcase_add_test(tc, flat_pass_shares_against_measured);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+PARO_CHECK_MAIN(membound_suite)
