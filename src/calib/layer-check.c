@@ -92,6 +92,8 @@ ParoComputeSetup paro_compute_setup_of_gpu(const ParoTopology *t)
         .fp8_matmul_efficiency = g->fp8_matmul_efficiency,
         .elementwise_Bps = paro_compute_elementwise_Bps(t->gpu.hbm_Bps, g->elementwise_share),
         .flat_pass_Bps = paro_compute_flat_pass_Bps(t->gpu.hbm_Bps, g->flat_pass_share),
+        .power_knee = g->power_knee,
+        .power_slope = g->power_slope,
         .hbm_Bps = t->gpu.hbm_Bps,
     };
 }

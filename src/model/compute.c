@@ -18,7 +18,10 @@
  *               writes (elementwise_bytes), at the share of HBM bandwidth such kernels reach;
  *               eager attention adds its softmax and dropout kernels' bytes over the scores
  *               (score_bytes: Megatron's fused softmax or PyTorch's separate kernels);
- *   loss        the cross-entropy's fp32 passes over the logits (last layer), at HBM bandwidth;
+ *   loss        the cross-entropy over the logits (last layer): unfused fp32 passes at the
+ *               elementwise kernels' rate, or a fused kernel's at the flat passes' rate;
+ *   power       on a GPU with a power cap, a layer whose GEMMs take most of its time runs
+ *               them slower (the clocks drop: decision 45);
  *   recompute   full: the layer's forward again, except the output head (Megatron does not
  *               recompute it); selective: the eager attention core and its elementwise
  *               bytes again (nothing with FlashAttention, which recomputes inside its
@@ -302,6 +305,17 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
             lc->weight_share = 1;
             forward = 2.0 * T * paro_model_base_params(m) / t / paro_compute_matmul_rate(c);
             backward = (1.0 + c->trainable_share) * forward;
+        }
+        if (m->has_shape && c->flat_flops == 0 && c->power_slope > 0) {
+            /* The power cap (decision 45): the layer's GEMM duty at their rate decides how
+             * far the clocks drop under them. */
+            double gemm = forward + backward + head_f + head_b - loss;
+            double duty = gemm / (gemm + core_f + core_b + elementwise_f + elementwise_b + loss);
+            double stretch = 1.0 + c->power_slope * MAX(0.0, duty - c->power_knee);
+            forward *= stretch;
+            backward *= stretch;
+            head_f = (head_f - loss / 2.0) * stretch + loss / 2.0;
+            head_b = (head_b - loss / 2.0) * stretch + loss / 2.0;
         }
         double again =
             c->recompute == PARO_RECOMPUTE_FULL ? forward + core_f + elementwise_f

@@ -27,10 +27,11 @@ typedef struct {
      * datasheet HBM bandwidth, not a calibration's measured one: the shares were fitted
      * against the datasheet); 0: hbm_Bps at the H100's share */
     double elementwise_Bps;
-    double flat_pass_Bps;   /* passes over a unit's flat gradient (paro_compute_flat_pass_Bps of
-                             * the datasheet HBM bandwidth); 0: hbm_Bps at the H100's share */
-    gint64 batch, seq;      /* micro-batch */
-    double trainable_share; /* Psi'/Psi */
+    double flat_pass_Bps; /* passes over a unit's flat gradient (paro_compute_flat_pass_Bps of
+                           * the datasheet HBM bandwidth); 0: hbm_Bps at the H100's share */
+    double power_knee, power_slope; /* the GPU's power cap on GEMM-heavy layers (traits) */
+    gint64 batch, seq;              /* micro-batch */
+    double trainable_share;         /* Psi'/Psi */
     ParoRecompute recompute;
     ParoAttention attention;
     gboolean fused_softmax; /* eager attention: Megatron's one softmax kernel, or PyTorch's five */

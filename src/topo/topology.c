@@ -57,16 +57,17 @@ ParoGpuTraits paro_gpu_traits_from_name(const char *name)
      * (validation/data/h{100,200}/2026-11-26_passes.txt): 0.750 on the H100 (compute.h),
      * 0.661 on the H200. */
 #define HOPPER_FLASH1 0.175
+#define HOPPER_POWER 0.50, 0.24
     static const struct {
         const char *part;
         ParoGpuTraits traits;
     } known[] = {
-        {"GH200", {132, 821.0 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1}},
+        {"GH200", {132, 821.0 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1, 0, HOPPER_POWER}},
         {"H100 PCIe", {114, 0, 0.27}},
         {"H100-PCIE", {114, 0, 0.27}},
-        {"H100", {132, 792.1 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1}},
-        {"H200", {132, 792.1 / 989.0, 0.27, 0.38, 0.55, 0.70, HOPPER_FLASH1, 0.661}},
-        {"H800", {132, 792.1 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1}},
+        {"H100", {132, 792.1 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1, 0, HOPPER_POWER}},
+        {"H200", {132, 792.1 / 989.0, 0.27, 0.38, 0.55, 0.70, HOPPER_FLASH1, 0.661, HOPPER_POWER}},
+        {"H800", {132, 792.1 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1, 0, HOPPER_POWER}},
         {"A100", {108, 267.9 / 312.0, 0.60}},
         {"A800", {108, 267.9 / 312.0, 0.60}},
         {"V100", {80, 0, 0}},

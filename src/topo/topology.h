@@ -39,6 +39,9 @@ typedef struct {
     double fp8_matmul_efficiency;   /* best fp8 GEMM rate / fp8 peak; 0: not measured */
     double flash1_attention_efficiency; /* FlashAttention-1's generation; 0: half of FA-2's */
     double flat_pass_share; /* passes over a unit's flat gradient: rate / hbm_Bps; 0: the H100's */
+    /* The power cap: a layer whose GEMMs take more than power_knee of its time at the
+     * GEMMs' rate runs them 1 + power_slope x (duty - power_knee) times as long; 0: none */
+    double power_knee, power_slope;
 } ParoGpuTraits;
 
 /** paro_gpu_traits_from_name: the published figures of a known GPU (A100, H100...). */

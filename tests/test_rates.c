@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The memory-bound kernels outside a layer's own: the loss over the logits and the
- * frameworks' passes over a unit's flat gradient (decision 44), by hand and against the
- * logs of validation/harness/passes.py. */
+/* The rates a training step runs at beyond what the kernel sweeps measure: the loss over the
+ * logits and the frameworks' passes over a unit's flat gradient (decision 44), by hand and
+ * against the logs of validation/harness/passes.py; the power cap on GEMM-heavy layers
+ * (decision 45). */
 #include <glib.h>
 #include <math.h>
 #include <stdio.h>
@@ -134,14 +135,63 @@ START_TEST(flat_pass_shares_against_measured)
 }
 END_TEST
 
-static Suite *membound_suite(void)
+START_TEST(power_cap_stretches_gemm_heavy_layers)
 {
-    Suite *s = suite_create("membound");
-    TCase *tc = tcase_create("membound");
+    /* System: the GPT above at b = 4, s = 2048 and at b = 1, s = 32768 on an H100-like GPU,
+     * first without a power cap, then with knee 0.50 and slope 0.24 (the Hopper traits).
+     * Expectation, by the cap's definition (decision 45) applied to the uncapped layer: its
+     * GEMM share of forward plus backward, duty = gemm / (gemm + attention + memory), sets
+     * the stretch 1 + 0.24 x max(0, duty - 0.50) of its GEMM time; the attention core and
+     * the memory-bound kernels keep theirs. At 2048 tokens a sequence this GPT's GEMMs are
+     * more than half the layer (stretched); at 32k tokens the attention dominates (duty
+     * below the knee: nothing changes). The traits of an H100 and an H200 carry the cap, an
+     * A100's none. */
+    ParoModel m = gpt_three_layers();
+    static const gint64 shapes[][2] = {{4, 2048}, {1, 32768}};
+    for (guint i = 0; i < G_N_ELEMENTS(shapes); i++) {
+        ParoComputeSetup c = {.peak_flops = 989e12,
+                              .matmul_efficiency = 0.8,
+                              .sms = 132,
+                              .attention_efficiency = 0.27,
+                              .hbm_Bps = 3.35e12,
+                              .batch = shapes[i][0],
+                              .seq = shapes[i][1],
+                              .trainable_share = 1,
+                              .recompute = PARO_RECOMPUTE_NONE,
+                              .attention = PARO_ATTENTION_FLASH,
+                              .tp = 1};
+        g_autoptr(GArray) free_run = paro_compute_layers(&m, &c);
+        c.power_knee = 0.50;
+        c.power_slope = 0.24;
+        g_autoptr(GArray) capped = paro_compute_layers(&m, &c);
+        const ParoLayerCost *a = &g_array_index(free_run, ParoLayerCost, 1);
+        const ParoLayerCost *b = &g_array_index(capped, ParoLayerCost, 1);
+        double duty = a->gemm_s / (a->gemm_s + a->attention_s + a->memory_s);
+        double stretch = 1.0 + 0.24 * MAX(0.0, duty - 0.50);
+        ck_assert_msg(i == 0 ? duty > 0.5 : duty < 0.5, "duty %.3f", duty);
+        /* Tolerance: 1e-12 relative, products of a few doubles. */
+        ck_assert_double_eq_tol(b->gemm_s, a->gemm_s * stretch, a->gemm_s * 1e-12);
+        ck_assert_double_eq_tol(b->forward_s + b->backward_s,
+                                a->forward_s + a->backward_s + (stretch - 1.0) * a->gemm_s,
+                                a->gemm_s * 1e-12);
+        ck_assert_double_eq(b->attention_s, a->attention_s);
+        ck_assert_double_eq(b->memory_s, a->memory_s);
+    }
+    ck_assert_double_eq(paro_gpu_traits_from_name("H100-SXM5-80GB").power_knee, 0.50);
+    ck_assert_double_eq(paro_gpu_traits_from_name("H200").power_slope, 0.24);
+    ck_assert_double_eq(paro_gpu_traits_from_name("A100-SXM4-80GB").power_slope, 0);
+}
+END_TEST
+
+static Suite *rates_suite(void)
+{
+    Suite *s = suite_create("rates");
+    TCase *tc = tcase_create("rates");
     tcase_add_test(tc, loss_kernels_by_hand);
     tcase_add_test(tc, flat_pass_shares_against_measured);
+    tcase_add_test(tc, power_cap_stretches_gemm_heavy_layers);
     suite_add_tcase(s, tc);
     return s;
 }
 
-PARO_CHECK_MAIN(membound_suite)
+PARO_CHECK_MAIN(rates_suite)
