@@ -45,11 +45,11 @@ static const ParoField gpu_fields[] = {
     {"gemm_power_knee", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
      G_STRUCT_OFFSET(ParoTopology, gpu.traits.power_knee), 0, NULL, NULL,
      "the power cap: the share of a layer's time in GEMMs above which they slow down "
-     "(default: from the name; Hopper 0.56, else none)"},
+     "(default: from the name; Hopper 0.50, else none)"},
     {"gemm_power_slope", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTopology, gpu.traits.power_slope), 0, NULL, NULL,
      "the power cap: a layer's GEMMs take 1 + slope x (their share - knee) as long "
-     "(default: from the name; Hopper 0.30, else none)"},
+     "(default: from the name; Hopper 0.24, else none)"},
     {"cudnn_attention_efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
      G_STRUCT_OFFSET(ParoTopology, gpu.traits.cudnn_attention_efficiency), 0, NULL, NULL,
      "cuDNN's fused attention rate / peak (training.attention: cudnn; default: from the name, "
@@ -213,10 +213,10 @@ ParoTopology *paro_topology_from_node(const ParoNode *root, GError **error)
         traits->elementwise_share = named.elementwise_share;
     if (traits->flat_pass_share == 0)
         traits->flat_pass_share = named.flat_pass_share;
-    if (traits->power_knee == 0 && traits->power_slope == 0) {
+    if (traits->power_knee == 0)
         traits->power_knee = named.power_knee;
+    if (traits->power_slope == 0)
         traits->power_slope = named.power_slope;
-    }
     if (traits->cudnn_attention_efficiency == 0)
         traits->cudnn_attention_efficiency = named.cudnn_attention_efficiency;
     if (traits->fp8_matmul_efficiency == 0)
