@@ -30,6 +30,24 @@ static ParoModel gpt_three_layers(void)
                        .mlp_bias = TRUE};
 }
 
+/* An H100-like GPU (989 TFLOP/s x 0.8 over 132 SMs, FlashAttention at 0.27, 3.35 TB/s) with
+ * no elementwise, flat-pass or power figures of its own, one TP rank, micro-batch @batch of
+ * @seq tokens, FlashAttention, no recomputation. */
+static ParoComputeSetup h100_like(gint64 batch, gint64 seq)
+{
+    return (ParoComputeSetup){.peak_flops = 989e12,
+                              .matmul_efficiency = 0.8,
+                              .sms = 132,
+                              .attention_efficiency = 0.27,
+                              .hbm_Bps = 3.35e12,
+                              .batch = batch,
+                              .seq = seq,
+                              .trainable_share = 1,
+                              .recompute = PARO_RECOMPUTE_NONE,
+                              .attention = PARO_ATTENTION_FLASH,
+                              .tp = 1};
+}
+
 START_TEST(loss_kernels_by_hand)
 {
     /* System: the GPT above, b = 4, s = 2048, one TP rank, on an H100-like GPU of 3.35 TB/s
@@ -41,17 +59,7 @@ START_TEST(loss_kernels_by_hand)
      * memory-bound time drops by T V (28 / 1.5745e12 - 8 / 2.5125e12) = 5.9799 ms. Layers
      * before it do not change. */
     ParoModel m = gpt_three_layers();
-    ParoComputeSetup c = {.peak_flops = 989e12,
-                          .matmul_efficiency = 0.8,
-                          .sms = 132,
-                          .attention_efficiency = 0.27,
-                          .hbm_Bps = 3.35e12,
-                          .batch = 4,
-                          .seq = 2048,
-                          .trainable_share = 1,
-                          .recompute = PARO_RECOMPUTE_NONE,
-                          .attention = PARO_ATTENTION_FLASH,
-                          .tp = 1};
+    ParoComputeSetup c = h100_like(4, 2048);
     g_autoptr(GArray) unfused = paro_compute_layers(&m, &c);
     c.fused_loss = TRUE;
     g_autoptr(GArray) fused = paro_compute_layers(&m, &c);
@@ -149,17 +157,7 @@ START_TEST(power_cap_stretches_gemm_heavy_layers)
     ParoModel m = gpt_three_layers();
     static const gint64 shapes[][2] = {{4, 2048}, {1, 32768}};
     for (guint i = 0; i < G_N_ELEMENTS(shapes); i++) {
-        ParoComputeSetup c = {.peak_flops = 989e12,
-                              .matmul_efficiency = 0.8,
-                              .sms = 132,
-                              .attention_efficiency = 0.27,
-                              .hbm_Bps = 3.35e12,
-                              .batch = shapes[i][0],
-                              .seq = shapes[i][1],
-                              .trainable_share = 1,
-                              .recompute = PARO_RECOMPUTE_NONE,
-                              .attention = PARO_ATTENTION_FLASH,
-                              .tp = 1};
+        ParoComputeSetup c = h100_like(shapes[i][0], shapes[i][1]);
         g_autoptr(GArray) free_run = paro_compute_layers(&m, &c);
         c.power_knee = 0.50;
         c.power_slope = 0.24;
