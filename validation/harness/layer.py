@@ -307,9 +307,10 @@ def nvml_handle():
         return None, None
 
 
-def sustain(args, device, out):
-    """One large layer's forward plus backward back to back for args.sustain seconds."""
-    sh = Shape("gpt", 8192, 64, 128, 32768, 1, 4096, 1, "flash", 0.0)
+def sustain(args, device, out, hidden=8192, seq=4096, batch=1):
+    """A GPT layer pair's forward plus backward back to back for args.sustain seconds
+    (heads of 128, MLP of 4h): by default one large layer, the most power-hungry case."""
+    sh = Shape("gpt", hidden, hidden // 128, 128, 4 * hidden, 1, seq, batch, "flash", 0.0)
     gen = torch.Generator(device=device).manual_seed(7)
     layers = [make_layer(sh, device, torch.bfloat16, gen) for _ in range(2)]
     x = torch.randn(sh.batch, sh.seq, sh.hidden, device=device, dtype=torch.bfloat16,
@@ -352,7 +353,8 @@ def sustain(args, device, out):
             sm = nv.nvmlDeviceGetClockInfo(handle, nv.NVML_CLOCK_SM)
             power = nv.nvmlDeviceGetPowerUsage(handle) / 1000.0
             temp = nv.nvmlDeviceGetTemperature(handle, nv.NVML_TEMPERATURE_GPU)
-        row = {"t_s": time.perf_counter() - t_begin, "steps": steps, "step_ms": ms,
+        row = {"shape": sh.name(), "t_s": time.perf_counter() - t_begin, "steps": steps,
+               "step_ms": ms,
                "gemm_tflops": flops_per_step / (ms * 1e-3) / 1e12, "sm_mhz": sm,
                "power_w": power, "temp_c": temp}
         rows.append(row)
@@ -377,6 +379,11 @@ def main():
     ap.add_argument("--sustain", type=float, default=0.0,
                     help="seconds of the sustained run (0: none)")
     ap.add_argument("--window", type=float, default=2.0, help="sustained run's window (s)")
+    ap.add_argument("--sustain-shape", action="append", default=[], metavar="H,S,B",
+                    help="run the sustained run on GPT layers of hidden H, S tokens, batch B "
+                         "instead (repeatable; heads of 128, MLP of 4h)")
+    ap.add_argument("--sustain-only", action="store_true",
+                    help="skip the timed tables: only the sustained runs")
     ap.add_argument("-J", "--json", help="also write the results as JSON to this file")
     args = ap.parse_args()
     if not torch.cuda.is_available():
@@ -408,7 +415,8 @@ def main():
             f"{'span(us)':>9} {'kernels':>7} {'gemmTF':>6}\n")
     out.write(cols)
     results, failures = [], 0
-    shapes = heldout_shapes() if args.heldout else standard_shapes(args.quick)
+    shapes = ([] if args.sustain_only else
+              heldout_shapes() if args.heldout else standard_shapes(args.quick))
     if args.attention != "flash":  # the fused rows only: eager and the backend rows stay
         shapes = [Shape(sh.arch, sh.hidden, sh.heads, sh.head_dim, sh.ffn, sh.tp, sh.seq,
                         sh.batch, args.attention, sh.dropout)
@@ -430,7 +438,11 @@ def main():
                   f"{r['gemm_tflops']:6.0f}\n")
         out.flush()
         torch.cuda.empty_cache()
-    sustained = sustain(args, device, out) if args.sustain > 0 else []
+    sustained = []
+    if args.sustain > 0:
+        for spec in args.sustain_shape or ["8192,4096,1"]:
+            h, s, b = (int(x) for x in spec.split(","))
+            sustained += sustain(args, device, out, h, s, b)
     out.write(f"# Configurations: {len(results)}  failed: {failures}\n")
     if args.json:
         with open(args.json, "w") as f:
