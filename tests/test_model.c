@@ -7,6 +7,7 @@
 
 #include "calib/calib-log.h"
 #include "check-main.h"
+#include "compute-fixtures.h"
 #include "model/compute.h"
 #include "topo/topology.h"
 #include "yaml/loaders.h"
@@ -417,40 +418,6 @@ START_TEST(compute_causal_flash_attention_halves_the_core)
 }
 END_TEST
 
-/* A GPT layer (LayerNorm, biases, a GeLU MLP of 4h) of @hidden with heads of 128. */
-static ParoModel gpt_layers(gint64 hidden)
-{
-    return (ParoModel){.has_shape = TRUE,
-                       .hidden = hidden,
-                       .layers = 3,
-                       .heads = hidden / 128,
-                       .kv_heads = hidden / 128,
-                       .head_dim = 128,
-                       .ffn = 4 * hidden,
-                       .vocab = 50000,
-                       .mlp = PARO_MLP_PLAIN,
-                       .norm = PARO_NORM_LAYERNORM,
-                       .attn_bias = TRUE,
-                       .mlp_bias = TRUE};
-}
-
-/* An H100-like GPU (989 TFLOP/s x 0.8 over 132 SMs, FlashAttention at 0.27) of @hbm_Bps,
- * one TP rank, micro-batch @batch of @seq tokens, FlashAttention, no recomputation. */
-static ParoComputeSetup h100_like(double hbm_Bps, gint64 batch, gint64 seq)
-{
-    return (ParoComputeSetup){.peak_flops = 989e12,
-                              .matmul_efficiency = 0.8,
-                              .sms = 132,
-                              .attention_efficiency = 0.27,
-                              .hbm_Bps = hbm_Bps,
-                              .batch = batch,
-                              .seq = seq,
-                              .trainable_share = 1,
-                              .recompute = PARO_RECOMPUTE_NONE,
-                              .attention = PARO_ATTENTION_FLASH,
-                              .tp = 1};
-}
-
 START_TEST(gemm_model_fp8_against_measured_h100)
 {
     /* System: the GEMM model for fp8 operands with the H100's traits (989 TFLOP/s 16-bit
@@ -485,10 +452,10 @@ START_TEST(compute_fp8_linears_by_hand)
      *   2 (2048 + 2048 + 2048 + 8192) + 2 (6144 + 2048 + 8192 + 2048) = 65,536 bytes a
      *   token, T = 2048 tokens more at the elementwise rate (0.47 x 3.35 TB/s);
      *   attention is untouched. */
-    ParoComputeSetup c = h100_like(3.35e12, 1, 2048);
+    ParoComputeSetup c = paro_test_h100_like(3.35e12, 1, 2048);
     c.flat_flops = 400e12;
     c.fp8_matmul_efficiency = 0.70;
-    ParoModel gpt = gpt_layers(2048);
+    ParoModel gpt = paro_test_gpt_layers(2048);
     g_autoptr(GArray) bf16 = paro_compute_layers(&gpt, &c);
     c.fp8 = TRUE;
     g_autoptr(GArray) fp8 = paro_compute_layers(&gpt, &c);
@@ -530,8 +497,8 @@ START_TEST(compute_fused_attention_rates)
         {PARO_ATTENTION_CUDNN, 0.55, 1.0, 0.27 / 0.55},
         {PARO_ATTENTION_FLASH1, 0.18, 2.0, 0.27 / 0.18},
     };
-    ParoModel gpt = gpt_layers(4096);
-    ParoComputeSetup base = h100_like(3.35e12, 1, 4096);
+    ParoModel gpt = paro_test_gpt_layers(4096);
+    ParoComputeSetup base = paro_test_h100_like(3.35e12, 1, 4096);
     g_autoptr(GArray) flash = paro_compute_layers(&gpt, &base);
     double fa = g_array_index(flash, ParoLayerCost, 1).attention_s;
     for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -564,7 +531,7 @@ START_TEST(compute_mixture_of_experts_products)
      * projections, 2 T * 394,297,344 forward, twice that backward (full training): the
      * layer's products 3 * 2 * 4096 * 394,297,344 / R. */
     g_autoptr(ParoModel) m = load_model("models/hf/mixtral-8x7b-config.json");
-    ParoComputeSetup c = h100_like(3.35e12, 1, 4096);
+    ParoComputeSetup c = paro_test_h100_like(3.35e12, 1, 4096);
     c.flat_flops = 400e12;
     g_autoptr(GArray) layers = paro_compute_layers(m, &c);
     double weights = 41943040.0 + 2.0 * 176160768.0 + 32768.0;
@@ -591,8 +558,8 @@ START_TEST(compute_eager_attention_kernels)
      *   share of 3.35 TB/s);
      *   dropout: attention dropout adds 5 + 5 bytes a score (read, write, one-byte mask;
      *   backward: gradient, mask, write), hidden dropout 2 x (5 h + 5 h) a token. */
-    ParoComputeSetup c = h100_like(3.35e12, 2, 2048);
-    ParoModel gpt = gpt_layers(2048);
+    ParoComputeSetup c = paro_test_h100_like(3.35e12, 2, 2048);
+    ParoModel gpt = paro_test_gpt_layers(2048);
     double bw = 3.35e12 * PARO_ELEMENTWISE_BW_SHARE, E = 134217728.0, T = 4096, h = 2048;
     g_autoptr(GArray) flash = paro_compute_layers(&gpt, &c);
     c.attention = PARO_ATTENTION_EAGER;
@@ -635,8 +602,8 @@ START_TEST(compute_elementwise_bytes_by_kernel)
      *   up gradients concatenated (8f): 48h + 26f. In all 72h + 36f.
      * At the measured share of bandwidth (PARO_ELEMENTWISE_BW_SHARE) the layer's memory
      * time is T x bytes / (1e12 x share). */
-    ParoComputeSetup c = h100_like(1e12, 1, 2048);
-    ParoModel gpt = gpt_layers(4096);
+    ParoComputeSetup c = paro_test_h100_like(1e12, 1, 2048);
+    ParoModel gpt = paro_test_gpt_layers(4096);
     g_autofree char *path = paro_test_path("models/llama-7b.yaml");
     g_autoptr(ParoModel) llama = paro_model_load(path, NULL);
     ck_assert_int_eq(llama->ffn, 11008);

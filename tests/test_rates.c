@@ -9,57 +9,23 @@
 #include <string.h>
 
 #include "check-main.h"
+#include "compute-fixtures.h"
 #include "model/compute.h"
 #include "topo/topology.h"
 
-/* A GPT of three layers (LayerNorm, biases, a GeLU MLP of 4h), hidden 2048 in 16 heads of
- * 128, a vocabulary of 50,000. */
-static ParoModel gpt_three_layers(void)
-{
-    return (ParoModel){.has_shape = TRUE,
-                       .hidden = 2048,
-                       .layers = 3,
-                       .heads = 16,
-                       .kv_heads = 16,
-                       .head_dim = 128,
-                       .ffn = 8192,
-                       .vocab = 50000,
-                       .mlp = PARO_MLP_PLAIN,
-                       .norm = PARO_NORM_LAYERNORM,
-                       .attn_bias = TRUE,
-                       .mlp_bias = TRUE};
-}
-
-/* An H100-like GPU (989 TFLOP/s x 0.8 over 132 SMs, FlashAttention at 0.27, 3.35 TB/s) with
- * no elementwise, flat-pass or power figures of its own, one TP rank, micro-batch @batch of
- * @seq tokens, FlashAttention, no recomputation. */
-static ParoComputeSetup h100_like(gint64 batch, gint64 seq)
-{
-    return (ParoComputeSetup){.peak_flops = 989e12,
-                              .matmul_efficiency = 0.8,
-                              .sms = 132,
-                              .attention_efficiency = 0.27,
-                              .hbm_Bps = 3.35e12,
-                              .batch = batch,
-                              .seq = seq,
-                              .trainable_share = 1,
-                              .recompute = PARO_RECOMPUTE_NONE,
-                              .attention = PARO_ATTENTION_FLASH,
-                              .tp = 1};
-}
-
 START_TEST(loss_kernels_by_hand)
 {
-    /* System: the GPT above, b = 4, s = 2048, one TP rank, on an H100-like GPU of 3.35 TB/s
-     * whose elementwise and flat-pass rates are not set (the H100's shares apply).
+    /* System: a three-layer GPT of hidden 2048 (16 heads of 128, vocabulary 50,000),
+     * b = 4, s = 2048, one TP rank, on an H100-like GPU of 3.35 TB/s whose elementwise and
+     * flat-pass rates are not set (the H100's shares apply).
      * Expectation, derived by hand: only the last layer carries the loss; unfused, it moves
      * 28 bytes a logit at the elementwise kernels' 0.47 x 3.35 TB/s; fused (Apex's xentropy:
      * two 16-bit reads forward, one read and one write backward) 8 bytes a logit at the
      * flat passes' 0.750 x 3.35 TB/s. T V = 4 x 2048 x 50,000 logits, so the last layer's
      * memory-bound time drops by T V (28 / 1.5745e12 - 8 / 2.5125e12) = 5.9799 ms. Layers
      * before it do not change. */
-    ParoModel m = gpt_three_layers();
-    ParoComputeSetup c = h100_like(4, 2048);
+    ParoModel m = paro_test_gpt_layers(2048);
+    ParoComputeSetup c = paro_test_h100_like(3.35e12, 4, 2048);
     g_autoptr(GArray) unfused = paro_compute_layers(&m, &c);
     c.fused_loss = TRUE;
     g_autoptr(GArray) fused = paro_compute_layers(&m, &c);
@@ -145,7 +111,7 @@ END_TEST
 
 START_TEST(power_cap_stretches_gemm_heavy_layers)
 {
-    /* System: the GPT above at b = 4, s = 2048 and at b = 1, s = 32768 on an H100-like GPU,
+    /* System: the same GPT at b = 4, s = 2048 and at b = 1, s = 32768 on an H100-like GPU,
      * first without a power cap, then with knee 0.50 and slope 0.24 (the Hopper traits).
      * Expectation, by the cap's definition (decision 45) applied to the uncapped layer: its
      * GEMM share of forward plus backward, duty = gemm / (gemm + attention + memory), sets
@@ -154,10 +120,10 @@ START_TEST(power_cap_stretches_gemm_heavy_layers)
      * more than half the layer (stretched); at 32k tokens the attention dominates (duty
      * below the knee: nothing changes). The traits of an H100 and an H200 carry the cap, an
      * A100's none. */
-    ParoModel m = gpt_three_layers();
+    ParoModel m = paro_test_gpt_layers(2048);
     static const gint64 shapes[][2] = {{4, 2048}, {1, 32768}};
     for (guint i = 0; i < G_N_ELEMENTS(shapes); i++) {
-        ParoComputeSetup c = h100_like(shapes[i][0], shapes[i][1]);
+        ParoComputeSetup c = paro_test_h100_like(3.35e12, shapes[i][0], shapes[i][1]);
         g_autoptr(GArray) free_run = paro_compute_layers(&m, &c);
         c.power_knee = 0.50;
         c.power_slope = 0.24;
