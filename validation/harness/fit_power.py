@@ -37,12 +37,12 @@ OTHERS = [("dgx-h100x8", "h100/2026-11-25_layer-heldout.txt"),
 SHIPPED = (0.50, 0.24)  # src/topo/topology.c HOPPER_POWER
 
 
-def layers(parosim, root, topology, log, knee=None):
-    """(duty, gemm error, step error) of each counted layer; knee=None: parosim's own."""
+def layers(parosim, root, topology, log, cap_off=False):
+    """(duty, gemm error, step error) of each counted layer, with parosim's own cap or none."""
     topo = os.path.join(root, "topologies", topology + ".yaml")
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
         text = open(topo).read()
-        if knee is not None:  # the cap off: a duty never exceeds 1
+        if cap_off:  # a knee of 1: a duty never exceeds it
             text = re.sub(r"(\n  hbm_bandwidth: [^\n]*)", r"\1\n  gemm_power_knee: 1", text)
         f.write(text)
     try:
@@ -118,7 +118,7 @@ def main():
         sys.exit(__doc__)
     parosim, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     check = "--check" in sys.argv[3:]
-    off = layers(parosim, root, *FIT, knee=1.0)
+    off = layers(parosim, root, *FIT, cap_off=True)
     knee, slope = fit(off)
     errs = gemm_errors(off, knee, slope)
     if not check:
@@ -132,7 +132,7 @@ def main():
         print(f"{'ok' if ok else 'not ok'} 1 - the fit gives knee {knee:.2f}, slope {slope:.2f}; "
               f"parosim ships {SHIPPED[0]:.2f}, {SHIPPED[1]:.2f}")
     for topology, log in OTHERS:
-        before = layers(parosim, root, topology, log, knee=1.0)
+        before = layers(parosim, root, topology, log, cap_off=True)
         g0 = statistics.median(abs(e) for _, e, _ in before)
         s0 = statistics.median(abs(e) for _, _, e in before)
         g1, s1 = medians(parosim, root, topology, log)
