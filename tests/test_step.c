@@ -309,6 +309,39 @@ START_TEST(step_gradient_passes_lengthen_backward)
 }
 END_TEST
 
+START_TEST(step_unfused_optimizer_by_hand)
+{
+    /* System: the default scenario (LLaMA-7B, 6,738,415,616 parameters; 32 A100-SXM4-80GB,
+     * 2,039 GB/s datasheet HBM) under FSDP's profile, ZeRO-3, overlap off, so every task runs
+     * in series and the step changes by exactly the optimizer's change. Each GPU updates
+     * 6,738,415,616 / 32 = 210,575,488 parameters.
+     * Expectation, by hand (decision 46): PyTorch's AdamW moves 80 bytes a parameter
+     * (Composer's DecoupledAdamW: mul and add of m 8 + 12, mul and addcmul of v 8 + 12, sqrt,
+     * divide, add eps 3 x 8, addcdiv 16) at the flat passes' rate, 0.75 x 2,039 GB/s:
+     * 80 x 210,575,488 / 1.52925e12 = 11.01593 ms; fused Adam 2 x 12 + 2 + 2 = 28 bytes at
+     * the datasheet rate: 28 x 210,575,488 / 2.039e12 = 2.89172 ms. The step grows by
+     * 8.12421 ms (8.124214 ms to seven digits), and FSDP's profile is unfused by default. */
+    const char *unfused[] = {"framework=fsdp", "training.overlap=false", NULL};
+    const char *fused[] = {"framework=fsdp", "training.overlap=false",
+                           "framework.fused_optimizer=true", NULL};
+    double step[2];
+    for (guint v = 0; v < 2; v++) {
+        g_autoptr(ParoScenario) s = paro_test_default_scenario(v == 0 ? unfused : fused);
+        g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+        g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+        ParoStepResult r;
+        g_autoptr(GError) error = NULL;
+        ck_assert_msg(paro_step_simulate(d, paro_strategy_lookup("zero-3"), cache,
+                                         &(ParoStepOptions){FALSE, TRUE}, &r, &error),
+                      "%s", error ? error->message : "");
+        step[v] = paro_time_to_s(r.step);
+        paro_step_result_clear(&r);
+    }
+    double grew = step[0] - step[1];
+    ck_assert_msg(fabs(grew - 8.124214e-3) <= 1e-9, "grew %.12g s, want 8.124214 ms", grew);
+}
+END_TEST
+
 static Suite *step_suite(void)
 {
     Suite *s = suite_create("step");
@@ -322,6 +355,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, step_trace_is_consistent);
     tcase_add_test(tc, step_deepspeed_stage2_reduces_in_series);
     tcase_add_test(tc, step_gradient_passes_lengthen_backward);
+    tcase_add_test(tc, step_unfused_optimizer_by_hand);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -125,9 +125,17 @@ double paro_scenario_gathered_bytes(const ParoScenarioDerived *d, double params)
            params;
 }
 
+/* Mixed-precision Adam's K: the fp32 master weights and two moments. */
+#define ADAM_STATE_BYTES 12.0
+
 double paro_scenario_optimizer_s(const ParoScenarioDerived *d, double owned)
 {
     const ParoStateSizes *z = &d->sizes;
+    if (!paro_framework_fused_optimizer(&d->scenario->framework))
+        /* PyTorch's kernels, one pass each, at the rate measured for such passes over flat
+         * tensors; an optimizer of other state sizes scales with its states */
+        return PARO_UNFUSED_ADAMW_BYTES * (z->optim_bytes / ADAM_STATE_BYTES) * owned /
+               paro_compute_setup_flat_pass_Bps(&d->compute);
     return (2.0 * z->optim_bytes + z->grad_bytes + z->param_bytes) * owned / d->compute.hbm_Bps;
 }
 

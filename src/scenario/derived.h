@@ -47,9 +47,10 @@ ParoStateSizes paro_scenario_state_sizes(const ParoScenario *s);
 double paro_scenario_comm_buffers(const ParoScenario *s, const ParoStrategy *strategy);
 
 /** paro_scenario_optimizer_s: the optimizer step's time on the @owned trainable parameters
- * a GPU updates: mixed-precision Adam reads the fp32 master, both moments and the gradient
- * and writes master, moments and the 16-bit parameter, (2K + b_g + b_p) bytes each, at the
- * HBM bandwidth. */
+ * a GPU updates: fused mixed-precision Adam reads the fp32 master, both moments and the
+ * gradient and writes master, moments and the 16-bit parameter, (2K + b_g + b_p) bytes each,
+ * at the HBM bandwidth; unfused (paro_framework_fused_optimizer false: PyTorch's AdamW),
+ * PARO_UNFUSED_ADAMW_BYTES x K/12 bytes each at the flat passes' rate (decision 46). */
 double paro_scenario_optimizer_s(const ParoScenarioDerived *d, double owned);
 
 /** paro_scenario_layer_activations: a layer's activations on one rank of @tp (sequence

@@ -76,6 +76,10 @@ static const ParoField framework_fields[] = {
      paro_setting_names, NULL,
      "the loss over the logits is one fused kernel forward and one backward in 16 bits "
      "(flash-attn's CrossEntropyLoss, llm-foundry's default; default false: unfused fp32)"},
+    {"fused_optimizer", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, fused_optimizer), 0,
+     paro_setting_names, NULL,
+     "the optimizer step is one fused kernel (default: the profile's; deepspeed, megatron, "
+     "ideal: true; fsdp: false, PyTorch's AdamW as eight elementwise passes)"},
     {"version", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoFramework, version), 0, NULL,
      parse_version,
      "the framework's version where its behaviour changed (deepspeed before 0.12.4: a "
@@ -140,6 +144,11 @@ gboolean paro_framework_fused_softmax(const ParoFramework *f)
 gboolean paro_framework_fused_loss(const ParoFramework *f)
 {
     return decide(f->fused_loss, FALSE);
+}
+
+gboolean paro_framework_fused_optimizer(const ParoFramework *f)
+{
+    return decide(f->fused_optimizer, f->kind != PARO_FRAMEWORK_FSDP);
 }
 
 /* FSDP1 (_runtime_utils.py): autograd assembles a unit's flat gradient from its views' (a

@@ -49,18 +49,20 @@ typedef struct {
     int tp_overlap;        /* ParoSetting: TP collectives overlap the products they feed */
     int grad_passes;       /* ParoSetting: the gradient handling's passes over each micro-batch */
     int fused_loss;        /* ParoSetting: the loss is one fused kernel a pass (Apex's xentropy) */
+    int fused_optimizer;   /* ParoSetting: the optimizer step is one fused kernel (FusedAdam) */
     gint64 version; /* MAJOR * 1e6 + MINOR * 1e3 + PATCH; 0: the version the profile documents */
 } ParoFramework;
 
 #define PARO_FRAMEWORK_INIT                                                                        \
     {                                                                                              \
         PARO_FRAMEWORK_IDEAL, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, 0, PARO_SETTING_DEFAULT, \
-            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT \
+            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT,                      \
+            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT                                             \
     }
 
 /** paro_framework_parse: `framework: NAME` or a mapping {name, reduce_on_compute,
  * bucket_allreduce, reduce_precision, fused_softmax, blocking_p2p, tp_overlap, grad_passes,
- * fused_loss, version} into
+ * fused_loss, fused_optimizer, version} into
  * @out. */
 gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error);
 
@@ -93,6 +95,17 @@ gboolean paro_framework_fused_softmax(const ParoFramework *f);
  * logits' 16 bits (Apex's xentropy, which flash-attn's CrossEntropyLoss wraps) instead of
  * unfused fp32 passes; no profile does by default (llm-foundry's MPT does: decision 44). */
 gboolean paro_framework_fused_loss(const ParoFramework *f);
+
+/* The optimizer step: one fused kernel a step over every state (Apex's and DeepSpeed's
+ * FusedAdam, which Megatron-LM and DeepSpeed run), or AdamW as PyTorch's elementwise
+ * kernels, eight passes of PARO_UNFUSED_ADAMW_BYTES a parameter (fsdp: torch.optim.AdamW's
+ * foreach default, Composer's DecoupledAdamW loop; decision 46). */
+gboolean paro_framework_fused_optimizer(const ParoFramework *f);
+/* Bytes an unfused AdamW step moves per parameter with fp32 weights, gradients and moments:
+ * lerp or mul+add of m (12 or 20), mul and addcmul of v (8 + 12), sqrt, divide and add eps
+ * into a temporary (3 x 8), addcdiv into the weights (16), the decay's mul (8, or none
+ * without decay): 80 either way (decision 46). */
+#define PARO_UNFUSED_ADAMW_BYTES 80.0
 
 /* Pipeline sends: Megatron-LM's p2p calls wait for their requests before the schedule goes
  * on (overlap_p2p_comm off), and DeepSpeed's pipeline engine runs its send and receive
