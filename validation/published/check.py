@@ -95,12 +95,14 @@ def framework(r):
     DeepSpeed before use_multi_rank_bucket_allreduce (0.6 to 0.10, the PaRO fork included)
     reduced a stage-1/2 bucket with one dist.reduce per owning rank, not an all-reduce;
     Composer's FSDP `mixed_precision: DEFAULT` (every llm-foundry row) reduces gradients
-    in fp32; llm-foundry's MPT computes its loss with flash-attn's fused CrossEntropyLoss
+    in fp32, and so does torchtitan's FSDP2 (`MixedPrecisionPolicy(param_dtype=bfloat16,
+    reduce_dtype=float32)`, hard-coded in parallelize_llama.py at 1ea476e9, 2024-04);
+    llm-foundry's MPT computes its loss with flash-attn's fused CrossEntropyLoss
     (`loss_fn` defaults to fused_crossentropy in modeling_mpt.py, 2023-2024; setup.py's
     xentropy-cuda-lib), no benchmark yaml sets another."""
     fw = r["framework"]
     if "FSDP" in fw:
-        fp32 = "fsdp_mixed_precision=DEFAULT" in r["notes"]
+        fp32 = "fsdp_mixed_precision=DEFAULT" in r["notes"] or "torchtitan" in fw
         fused = "llm-foundry" in fw
         return ("framework:\n  name: fsdp\n" + ("  reduce_precision: fp32\n" if fp32 else "") +
                 ("  fused_loss: true\n" if fused else ""))
