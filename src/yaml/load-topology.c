@@ -45,11 +45,11 @@ static const ParoField gpu_fields[] = {
     {"gemm_power_knee", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
      G_STRUCT_OFFSET(ParoTopology, gpu.traits.power_knee), 0, NULL, NULL,
      "the power cap: the share of a layer's time in GEMMs above which they slow down "
-     "(default: from the name; Hopper 0.50, else none)"},
+     "(default: from the name; Hopper and A100 0.50, else none)"},
     {"gemm_power_slope", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTopology, gpu.traits.power_slope), 0, NULL, NULL,
      "the power cap: a layer's GEMMs take 1 + slope x (their share - knee) as long "
-     "(default: from the name; Hopper 0.24, else none)"},
+     "(default: from the name; Hopper and A100 0.24, else none)"},
     {"cudnn_attention_efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
      G_STRUCT_OFFSET(ParoTopology, gpu.traits.cudnn_attention_efficiency), 0, NULL, NULL,
      "cuDNN's fused attention rate / peak (training.attention: cudnn; default: from the name, "
