@@ -78,7 +78,7 @@ topology.gpu.elementwise_efficiency topology.gpu.cudnn_attention_efficiency
 topology.gpu.fp8_matmul_efficiency topology.gpu.flash1_attention_efficiency
 topology.gpu.flat_pass_efficiency topology.gpu.gemm_power_knee topology.gpu.gemm_power_slope
 topology.nccl.chunks parallelism.group parallelism.tp parallelism.pp parallelism.dp
-training.micro_batch training.sequence training.accumulation training.optimizer_bytes
+training.micro_batch training.sequence training.accumulation training.optimizer_bytes training.recompute_every
 training.efficiency training.prefetch training.trainable.fraction training.trainable.count
 training.pipeline.virtual collectives.chunks compression.gradients.ratio"
 bytes="topology.gpu.memory training.memory_overhead training.bucket

@@ -67,11 +67,14 @@ START_TEST(tp_layer_time_is_two_ring_allreduces)
     double S = 4.0 * 2048 * 6144 * 2, t = 2;
     double one = 2 * (t - 1) * cm.intra_lat_s + 2 * (t - 1) / t * S / cm.intra_Bps;
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
-    ParoStepComm fwd, bwd;
-    ck_assert(paro_step_tp_layer(s, &s->compression, cache, FALSE, &fwd, NULL));
-    ck_assert(paro_step_tp_layer(s, &s->compression, cache, TRUE, &bwd, NULL));
+    ParoStepComm fwd, bwd, kept;
+    ck_assert(paro_step_tp_layer(s, &s->compression, cache, FALSE, FALSE, &fwd, NULL));
+    ck_assert(paro_step_tp_layer(s, &s->compression, cache, TRUE, TRUE, &bwd, NULL));
+    ck_assert(paro_step_tp_layer(s, &s->compression, cache, TRUE, FALSE, &kept, NULL));
     ck_assert_double_eq_tol(paro_time_to_s(fwd.time), 2 * one, 2 * one * 1e-9);
     ck_assert_double_eq_tol(paro_time_to_s(bwd.time), 4 * one, 4 * one * 1e-9);
+    /* a layer that full recomputation skips (recompute_every) runs the backward's two only */
+    ck_assert_double_eq_tol(paro_time_to_s(kept.time), 2 * one, 2 * one * 1e-9);
     ck_assert(fwd.codec_s == 0 && bwd.codec_s == 0 && bwd.saved_bytes == 0);
     /* Traffic: each AllReduce sends 2(t-1)/t*S = S per GPU at t = 2, so one micro-batch
      * moves 44 layers / pp 4 = 11 layers x (2 + 4) x S on a stage's GPU. */

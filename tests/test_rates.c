@@ -150,6 +150,34 @@ START_TEST(power_cap_stretches_gemm_heavy_layers)
 }
 END_TEST
 
+START_TEST(recompute_every_picks_layers)
+{
+    /* System: the 3-layer GPT at b = 2, s = 2048 on an H100-like GPU (no power cap), full
+     * recomputation with recompute_every = 2. Expectation, by torchtitan's rule (its
+     * checkpoint wrapper counts blocks from 1 and wraps those whose count is a multiple of
+     * k): only the second layer (index 1) runs its forward again, so its backward is the
+     * full run's and the first and third layers' are the run without recomputation; the
+     * forwards never change. */
+    ParoModel m = paro_test_gpt_layers(2048);
+    ParoComputeSetup c = paro_test_h100_like(3.35e12, 2, 2048);
+    g_autoptr(GArray) none = paro_compute_layers(&m, &c);
+    c.recompute = PARO_RECOMPUTE_FULL;
+    g_autoptr(GArray) full = paro_compute_layers(&m, &c);
+    c.recompute_every = 2;
+    g_autoptr(GArray) every = paro_compute_layers(&m, &c);
+    for (guint l = 0; l < 3; l++) {
+        const ParoLayerCost *n = &g_array_index(none, ParoLayerCost, l);
+        const ParoLayerCost *f = &g_array_index(full, ParoLayerCost, l);
+        const ParoLayerCost *e = &g_array_index(every, ParoLayerCost, l);
+        ck_assert(f->recomputed && !n->recomputed);
+        ck_assert(e->recomputed == (l == 1));
+        ck_assert_double_eq(e->backward_s, l == 1 ? f->backward_s : n->backward_s);
+        ck_assert_double_eq(e->forward_s, n->forward_s);
+        ck_assert_double_gt(f->backward_s, n->backward_s);
+    }
+}
+END_TEST
+
 static Suite *rates_suite(void)
 {
     Suite *s = suite_create("rates");
@@ -157,6 +185,7 @@ static Suite *rates_suite(void)
     tcase_add_test(tc, loss_kernels_by_hand);
     tcase_add_test(tc, flat_pass_shares_against_measured);
     tcase_add_test(tc, power_cap_stretches_gemm_heavy_layers);
+    tcase_add_test(tc, recompute_every_picks_layers);
     suite_add_tcase(s, tc);
     return s;
 }

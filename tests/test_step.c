@@ -342,6 +342,60 @@ START_TEST(step_unfused_optimizer_by_hand)
 }
 END_TEST
 
+START_TEST(step_recompute_every_second_layer_memory)
+{
+    /* System: the small GPT of step_memory_model_states_and_activations (4 layers, s = 512,
+     * b = 2, h = 1024, a = 16, dropout, fused softmax), DDP, full recomputation of every
+     * second layer only (training.recompute_every = 2: torchtitan's selective layer
+     * checkpointing wraps blocks 2 and 4, counted from 1).
+     * Expectation (Korthikanti et al. 2022, eq. 1 and section 4.1): a layer that is not
+     * recomputed keeps s*b*h*(34 + 5*a*s/h) = 77,594,624 bytes, a recomputed one only its
+     * input, 2*s*b*h = 2,097,152; at the end of the forward 2 x 77,594,624 + 2 x 2,097,152 =
+     * 159,383,552 bytes. The backward of block 4 comes first and recomputes it: its other
+     * 75,497,472 bytes come back, so the peak is 234,881,024 bytes, which the guideline's
+     * closed form gives too. */
+    const char *sets[] = {"model.architecture.hidden=1024",
+                          "model.architecture.heads=16",
+                          "model.architecture.ffn=4096",
+                          "model.architecture.layers=4",
+                          "model.architecture.mlp=plain",
+                          "model.architecture.attention_dropout=0.1",
+                          "model.architecture.hidden_dropout=0.1",
+                          "framework.fused_softmax=true",
+                          "training.micro_batch=2",
+                          "training.recompute=full",
+                          "training.recompute_every=2",
+                          NULL};
+    g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
+    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+    ParoStepResult r;
+    const ParoStrategy *ddp = paro_strategy_lookup("ddp");
+    ck_assert(
+        paro_step_simulate(g->derived, ddp, cache, &(ParoStepOptions){FALSE, TRUE}, &r, NULL));
+    ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_ACTIVATIONS], 234881024.0, 1);
+    ck_assert_double_eq_tol(paro_test_guideline_of(g, ddp)->mem_activations, 234881024.0, 1);
+    paro_step_result_clear(&r);
+}
+END_TEST
+
+START_TEST(step_recompute_every_needs_full)
+{
+    /* System: recompute_every without full recomputation. Expectation: a located error
+     * naming the key (the scenario loader's constraint check). */
+    const char *sets[] = {"training.recompute=selective", "training.recompute_every=2", NULL};
+    g_autofree char *path = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoScenario) s = paro_scenario_load(path, sets, &error);
+    ck_assert(s == NULL);
+    ck_assert_msg(strstr(error->message, "recompute_every 2") != NULL &&
+                      strstr(error->message, "needs recompute: full, not selective") != NULL &&
+                      strstr(error->message, "--set[2]:1:") != NULL,
+                  "%s", error->message);
+}
+END_TEST
+
 static Suite *step_suite(void)
 {
     Suite *s = suite_create("step");
@@ -356,6 +410,8 @@ static Suite *step_suite(void)
     tcase_add_test(tc, step_deepspeed_stage2_reduces_in_series);
     tcase_add_test(tc, step_gradient_passes_lengthen_backward);
     tcase_add_test(tc, step_unfused_optimizer_by_hand);
+    tcase_add_test(tc, step_recompute_every_second_layer_memory);
+    tcase_add_test(tc, step_recompute_every_needs_full);
     suite_add_tcase(s, tc);
     return s;
 }

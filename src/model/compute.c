@@ -317,8 +317,11 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
             head_f = (head_f - loss / 2.0) * stretch + loss / 2.0;
             head_b = (head_b - loss / 2.0) * stretch + loss / 2.0;
         }
+        /* torchtitan's selective layer checkpointing wraps every k-th block, counted from 1 */
+        lc->recomputed = c->recompute == PARO_RECOMPUTE_FULL &&
+                         (c->recompute_every <= 1 || (l + 1) % c->recompute_every == 0);
         double again =
-            c->recompute == PARO_RECOMPUTE_FULL ? forward + core_f + elementwise_f
+            lc->recomputed ? forward + core_f + elementwise_f
             : c->recompute == PARO_RECOMPUTE_SELECTIVE && c->attention == PARO_ATTENTION_EAGER
                 ? core_f + scores_f
                 : 0;

@@ -33,6 +33,7 @@ typedef struct {
     gint64 batch, seq;              /* micro-batch */
     double trainable_share;         /* Psi'/Psi */
     ParoRecompute recompute;
+    gint64 recompute_every; /* full: only layers k, 2k, ... (from 1) recompute; 0 or 1: all */
     ParoAttention attention;
     gboolean fused_softmax; /* eager attention: Megatron's one softmax kernel, or PyTorch's five */
     gboolean fused_loss;    /* the loss: one fused 16-bit kernel a pass, or unfused fp32 passes */
@@ -45,6 +46,7 @@ typedef struct {
     double forward_s;      /* on one TP rank */
     double gemm_forward_s; /* the forward's products (the head's too): gemm_s's share */
     double backward_s;     /* including the recomputed forward */
+    gboolean recomputed;   /* full recomputation runs this layer's forward again */
     /* The same forward plus backward, without recomputation, by kind of kernel: the
      * products (the head's too), the attention core, the memory-bound rest (elementwise
      * kernels and the loss). What `parosim validate --layers` holds against a profiled

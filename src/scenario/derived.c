@@ -55,6 +55,7 @@ ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)
     setup.seq = s->training.sequence;
     setup.trainable_share = trainable / params;
     setup.recompute = s->training.recompute;
+    setup.recompute_every = s->training.recompute_every;
     setup.attention = s->training.attention;
     setup.fp8 = s->training.fp8;
     setup.fused_softmax = paro_framework_fused_softmax(&s->framework);
@@ -125,6 +126,14 @@ double paro_scenario_gathered_bytes(const ParoScenarioDerived *d, double params)
            params;
 }
 
+double paro_scenario_recomputed_layers(const ParoScenario *s)
+{
+    if (s->training.recompute != PARO_RECOMPUTE_FULL)
+        return 0;
+    gint64 L = s->model->has_shape ? s->model->layers : 1;
+    return (double)(L / MAX(1, s->training.recompute_every));
+}
+
 /* Mixed-precision Adam's K: the fp32 master weights and two moments. */
 #define ADAM_STATE_BYTES 12.0
 
@@ -146,9 +155,17 @@ ParoScenarioDerived *paro_scenario_derive(const ParoScenario *s)
     d->sizes = paro_scenario_state_sizes(s);
     d->comm = paro_scenario_comm_model(s);
     d->compute = paro_scenario_compute_setup(s);
+    double share = d->sizes.trainable / d->sizes.params;
+    gint64 mb = s->training.micro_batch, seq = s->training.sequence;
     d->flops_per_micro_step =
-        paro_model_step_flops(s->model, s->training.micro_batch, s->training.sequence,
-                              d->sizes.trainable / d->sizes.params, s->training.recompute);
+        paro_model_step_flops(s->model, mb, seq, share, s->training.recompute);
+    if (s->training.recompute == PARO_RECOMPUTE_FULL && s->training.recompute_every > 1) {
+        /* the recomputed forward of the layers recompute_every picks only */
+        double none = paro_model_step_flops(s->model, mb, seq, share, PARO_RECOMPUTE_NONE);
+        d->flops_per_micro_step = none + (d->flops_per_micro_step - none) *
+                                             paro_scenario_recomputed_layers(s) /
+                                             (double)MAX(1, s->model->layers);
+    }
     d->layers = paro_compute_layers(s->model, &d->compute);
     for (guint l = 0; l < d->layers->len; l++) {
         const ParoLayerCost *lc = &g_array_index(d->layers, ParoLayerCost, l);

@@ -46,6 +46,11 @@ ParoStateSizes paro_scenario_state_sizes(const ParoScenario *s);
  */
 double paro_scenario_comm_buffers(const ParoScenario *s, const ParoStrategy *strategy);
 
+/** paro_scenario_recomputed_layers: the layers full recomputation runs forward again:
+ * every layer, or with training.recompute_every = k the k-th, 2k-th, ... (floor(L / k));
+ * 0 without full recomputation. */
+double paro_scenario_recomputed_layers(const ParoScenario *s);
+
 /** paro_scenario_optimizer_s: the optimizer step's time on the @owned trainable parameters
  * a GPU updates: fused mixed-precision Adam reads the fp32 master, both moments and the
  * gradient and writes master, moments and the 16-bit parameter, (2K + b_g + b_p) bytes each,

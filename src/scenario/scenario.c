@@ -194,6 +194,12 @@ static const ParoField training_fields[] = {
      parse_trainable, "fraction, count or lora"},
     {"recompute", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, recompute), 0,
      paro_recompute_names, NULL, "activation recomputation: none, selective or full"},
+    {"recompute_every", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTraining, recompute_every), 0, NULL, NULL,
+     "with recompute: full, only every k-th layer is recomputed (layers k, 2k, ... counted "
+     "from 1; the others keep all their activations): torchtitan's selective layer "
+     "checkpointing, selective_ac_option k (default 1: every layer)",
+     &paro_limit_layers},
     {"efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_NONNEG | PARO_FIELD_UNIT_RANGE,
      G_STRUCT_OFFSET(ParoTraining, efficiency), 0, NULL, NULL,
      "one flat share of peak FLOP/s for every GEMM (default 0: none, the GPU's shape-aware "
@@ -616,6 +622,14 @@ static gboolean check_scenario(ParoScenario *s, const ParoNode *root, GError **e
                         s->topology->gpu.name, paro_gpu_arch_names[arch]);
         return FALSE;
     }
+    if (s->training.recompute_every > 1 && s->training.recompute != PARO_RECOMPUTE_FULL) {
+        paro_node_error(error, paro_node_lookup(training, "recompute_every"),
+                        PARO_CONFIG_ERROR_CONSTRAINT,
+                        "recompute_every %" G_GINT64_FORMAT " picks the layers that full "
+                        "recomputation checkpoints: it needs recompute: full, not %s",
+                        s->training.recompute_every, paro_recompute_names[s->training.recompute]);
+        return FALSE;
+    }
     if (s->training.fp8_params && !s->training.fp8) {
         paro_node_error(error, fp8 ? fp8 : paro_node_lookup(training, "fp8_params"),
                         PARO_CONFIG_ERROR_CONSTRAINT,
@@ -699,6 +713,7 @@ ParoScenario *paro_scenario_from_node(ParoNode *root_in, const char *path,
         .optimizer_bytes = 12,
         .trainable = (ParoTrainable)PARO_TRAINABLE_INIT,
         .recompute = PARO_RECOMPUTE_NONE,
+        .recompute_every = 1,
         .efficiency = 0,
         .attention = PARO_ATTENTION_FLASH,
         .memory_overhead = 0,

@@ -29,6 +29,7 @@ typedef struct {
     double optimizer_bytes;  /* K: optimizer-state bytes per trainable parameter */
     ParoTrainable trainable;
     ParoRecompute recompute;
+    gint64 recompute_every;  /* full recomputation of every k-th layer only (torchtitan) */
     double efficiency;       /* flat share of peak FLOP/s; 0: the GPU's shape-aware model */
     ParoAttention attention; /* flash (default), eager, flash1 or cudnn */
     gboolean fp8;            /* linear layers' products in fp8 (Transformer Engine) */

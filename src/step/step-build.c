@@ -161,9 +161,7 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     b->gather_f = find_phase(b->calls, PARO_PHASE_FORWARD);
     b->gather_b = find_phase(b->calls, PARO_PHASE_BACKWARD);
     b->reduce = find_phase(b->calls, PARO_PHASE_GRADIENT);
-    double whole;
-    paro_scenario_layer_activations(sc, sc->tp, &b->act_kept, &whole);
-    b->act_transient = whole - b->act_kept;
+    paro_scenario_layer_activations(sc, sc->tp, &b->act_kept, &b->act_whole);
     b->stages = g_new0(ParoStepStage, b->P);
     for (gint64 d = 0; d < b->P; d++) {
         ParoStepStage *st = &b->stages[d];
@@ -181,8 +179,10 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     b->p2p = paro_step_p2p(sc, b->compression);
     b->p2p_stream =
         paro_framework_blocking_p2p(&sc->framework) ? PARO_STREAM_COMPUTE : PARO_STREAM_P2P;
-    return paro_step_tp_layer(sc, b->compression, b->cache, FALSE, &b->tp_fwd, b->error) &&
-           paro_step_tp_layer(sc, b->compression, b->cache, TRUE, &b->tp_bwd, b->error);
+    gboolean full = sc->training.recompute == PARO_RECOMPUTE_FULL;
+    return paro_step_tp_layer(sc, b->compression, b->cache, FALSE, FALSE, &b->tp_fwd, b->error) &&
+           paro_step_tp_layer(sc, b->compression, b->cache, TRUE, full, &b->tp_bwd, b->error) &&
+           paro_step_tp_layer(sc, b->compression, b->cache, TRUE, FALSE, &b->tp_bwd_kept, b->error);
 }
 
 void paro_step_build_clear(ParoStepBuild *b)
@@ -281,7 +281,6 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
     gboolean first_pass = !b->layered || micro == 0, last_pass = !b->layered || micro == b->M - 1;
     const ParoCollCall *gather = forward ? b->gather_f : b->gather_b;
     ParoTaskId *kept = forward ? b->gathers_f : b->gathers_b;
-    const ParoStepComm *tp_cost = forward ? &b->tp_fwd : &b->tp_bwd;
     ParoTaskId last = PARO_TASK_NONE;
     double bucket = 0, compute_s = 0, comm_s = 0;
     g_array_set_size(b->scratch, 0);
@@ -290,6 +289,10 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
         gint64 l = pass_layer(forward, lo, pm, i);
         const ParoLayerCost *lc = &g_array_index(b->d->layers, ParoLayerCost, l);
         double gathered = paro_scenario_gathered_bytes(b->d, z->params * lc->weight_share);
+        /* a layer full recomputation skips (recompute_every) keeps all its activations */
+        gboolean skipped = sc->training.recompute == PARO_RECOMPUTE_FULL && !lc->recomputed;
+        double act_kept = skipped ? b->act_whole : b->act_kept;
+        const ParoStepComm *tp_cost = forward ? &b->tp_fwd : skipped ? &b->tp_bwd_kept : &b->tp_bwd;
         /* The gathers of the layers up to p ahead are issued before this layer's compute,
          * so before its reduce-scatter on the same stream: FSDP's BACKWARD_PRE and
          * DeepSpeed's stage-3 prefetch do so (docs/frameworks.md). Issued after it, the
@@ -319,7 +322,7 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
         compute_s += seconds;
         paro_task_graph_depend(graph, c, g);
         if (forward) {
-            paro_task_graph_on_end(graph, c, PARO_MEM_ACTIVATIONS, b->act_kept);
+            paro_task_graph_on_end(graph, c, PARO_MEM_ACTIVATIONS, act_kept);
         } else {
             /* Back-pressure: a backward that opens a new bucket needs one of the
              * BUCKETS_IN_FLIGHT bucket buffers, freed when an older reduce-scatter ends. */
@@ -327,9 +330,8 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
                 paro_task_graph_depend(graph, c,
                                        g_array_index(st->reductions, ParoTaskId,
                                                      st->reductions->len - BUCKETS_IN_FLIGHT));
-            paro_task_graph_on_start(graph, c, PARO_MEM_ACTIVATIONS, b->act_transient);
-            paro_task_graph_on_end(graph, c, PARO_MEM_ACTIVATIONS,
-                                   -(b->act_kept + b->act_transient));
+            paro_task_graph_on_start(graph, c, PARO_MEM_ACTIVATIONS, b->act_whole - act_kept);
+            paro_task_graph_on_end(graph, c, PARO_MEM_ACTIVATIONS, -b->act_whole);
         }
         if (gather && last_pass)
             paro_task_graph_on_end(graph, c, PARO_MEM_GATHERED, -gathered);

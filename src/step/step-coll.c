@@ -128,8 +128,8 @@ gboolean paro_step_dp_coll(const ParoScenario *s, const ParoCompression *compres
 }
 
 gboolean paro_step_tp_layer(const ParoScenario *s, const ParoCompression *compression,
-                            ParoCollCache *cache, gboolean backward, ParoStepComm *out,
-                            GError **error)
+                            ParoCollCache *cache, gboolean backward, gboolean recomputed,
+                            ParoStepComm *out, GError **error)
 {
     *out = (ParoStepComm){0};
     if (s->tp == 1)
@@ -142,7 +142,7 @@ gboolean paro_step_tp_layer(const ParoScenario *s, const ParoCompression *compre
     int n_ops = 1;
     if (s->sequence_parallel)
         ops[0] = PARO_COLL_ALLGATHER, ops[1] = PARO_COLL_REDUCESCATTER, n_ops = 2;
-    double count = backward && s->training.recompute == PARO_RECOMPUTE_FULL ? 4 : 2;
+    double count = backward && recomputed ? 4 : 2;
     double time_s = 0, bytes = 0;
     for (int i = 0; i < n_ops; i++) {
         ParoCompressCost cc =
@@ -165,8 +165,7 @@ ParoTime paro_step_tp_exposed(const ParoScenario *s, const ParoLayerCost *lc, gb
 {
     double products =
         forward ? lc->gemm_forward_s
-                : lc->gemm_s - lc->gemm_forward_s +
-                      (s->training.recompute == PARO_RECOMPUTE_FULL ? lc->gemm_forward_s : 0);
+                : lc->gemm_s - lc->gemm_forward_s + (lc->recomputed ? lc->gemm_forward_s : 0);
     double t = paro_time_to_s(time);
     return paro_time_from_s(MAX(t / (double)s->tp, t - products));
 }

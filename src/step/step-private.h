@@ -52,13 +52,13 @@ gboolean paro_step_dp_coll(const ParoScenario *s, const ParoCompression *compres
 /**
  * paro_step_tp_layer:
  * One layer's TP collectives for one micro-batch, forward or @backward: 2 AllReduces of
- * S = b*s*h*bytes over tp GPUs of a node, 4 in backward with full recomputation
+ * S = b*s*h*bytes over tp GPUs of a node, 4 in the backward of a @recomputed layer
  * (AllGather + ReduceScatter pairs with sequence parallelism, the same bytes), each the
  * closed-form ring on the node's fabric (step-coll.c says why); zero when tp = 1.
  */
 gboolean paro_step_tp_layer(const ParoScenario *s, const ParoCompression *compression,
-                            ParoCollCache *cache, gboolean backward, ParoStepComm *out,
-                            GError **error);
+                            ParoCollCache *cache, gboolean backward, gboolean recomputed,
+                            ParoStepComm *out, GError **error);
 
 /**
  * paro_step_p2p:
@@ -114,8 +114,10 @@ typedef struct {
     GArray *calls;    /* ParoCollCall of the strategy on z */
     const ParoCollCall *gather_f, *gather_b, *reduce;
     ParoStepComm tp_fwd, tp_bwd, p2p; /* one layer's TP collectives; one pipeline send */
+    ParoStepComm tp_bwd_kept;         /* the backward's of a layer not recomputed */
     guint p2p_stream;                 /* the sender's stream for it (the framework decides) */
-    double act_kept, act_transient;   /* a layer's activations (with tp: Korthikanti) */
+    double act_kept, act_whole;       /* a layer's activations (with tp: Korthikanti): kept
+                                       * under the recomputation, and all of them */
     double grad_pass_s;               /* the framework's gradient passes, s a trainable param */
     ParoStepStage *stages;
     ParoTaskId *gathers_f, *gathers_b; /* per layer, the layered pass's gathers */

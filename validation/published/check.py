@@ -204,6 +204,10 @@ def scenario(r, root):
     recompute = r["recompute"] if known(r["recompute"]) else "none"
     if not known(r["recompute"]):
         assumed.append("recompute")
+    # torchtitan's selective layer checkpointing: full recomputation of every k-th block
+    every = re.search(r"recompute_every=(\d+)", r["notes"])
+    if every and "assumed" in r["notes"][every.end():every.end() + 400]:
+        assumed.append("recompute_every")
     p_drop = dropout(r)
     if p_drop > 0:
         assumed.append("dropout")
@@ -259,7 +263,7 @@ parallelism:
   precision: {precision}
   optimizer_bytes: 12
   recompute: {recompute}
-  {'efficiency: 0.5' if legacy else 'attention: ' + attention}
+{f"  recompute_every: {every.group(1)}{chr(10)}" if every else ""}  {'efficiency: 0.5' if legacy else 'attention: ' + attention}
   memory_overhead: 2 GiB
 {fp8}{trainable}{pipeline}{'' if legacy else framework(r)}"""
     return text, sets, STRATEGY[sharding], assumed, None
