@@ -688,6 +688,49 @@ START_TEST(model_huge_heads_do_not_overflow)
 }
 END_TEST
 
+START_TEST(model_op_recompute_by_hand)
+{
+    /* System: a Llama 3 8B layer (h 4096, 32 heads of 128, 8 KV heads, f 14336, gated MLP,
+     * 32 layers), b = 1, s = 8192, FlashAttention, under torchtitan's per-op selective
+     * checkpointing (decision 49: outputs of mm and SDPA kept, except every second mm).
+     * Expectation, by hand from its forward's products in order wq, wk, wv, wo, w1, w3, w2:
+     * kept per token, in bytes, the layer's input 2h = 8192, q 2q = 8192, v 2kv = 2048,
+     * SDPA's output 2q = 8192 and fp32 log-sum-exp 4a = 128, w1's output 2f = 28672, w2's
+     * 2h = 8192: 63,616 bytes, 521,142,272 a layer. On 2 TP ranks without sequence
+     * parallelism the input and w2's output (before its all-reduce) stay whole, the rest
+     * halves: 8192 + 23,616 + 8192 = 40,000 bytes a token, 327,680,000 a layer. FLOPs: wk,
+     * wo and w3 run again, 2 x 8192 x 32 x (4096 x 1024 + 4096 x 4096 + 4096 x 14336) =
+     * 2 x 8192 x 32 x 79,691,776 = 41,781,441,855,488 more than without recomputation. */
+    ParoModel m = {.has_shape = TRUE,
+                   .hidden = 4096,
+                   .layers = 32,
+                   .heads = 32,
+                   .kv_heads = 8,
+                   .head_dim = 128,
+                   .ffn = 14336,
+                   .vocab = 128256,
+                   .mlp = PARO_MLP_GATED,
+                   .norm = PARO_NORM_RMSNORM};
+    ck_assert_double_eq(
+        paro_model_activation_bytes(&m, 1, 8192, PARO_RECOMPUTE_OP, PARO_ATTENTION_FLASH, TRUE),
+        521142272.0);
+    ck_assert_double_eq(paro_model_activation_bytes_tp(&m, 1, 8192, PARO_RECOMPUTE_OP,
+                                                       PARO_ATTENTION_FLASH, TRUE, 2, FALSE),
+                        327680000.0);
+    double more = paro_model_step_flops(&m, 1, 8192, 1.0, PARO_RECOMPUTE_OP) -
+                  paro_model_step_flops(&m, 1, 8192, 1.0, PARO_RECOMPUTE_NONE);
+    /* Tolerance: 1e-12 relative, a difference of two sums of doubles. */
+    ck_assert_double_eq_tol(more, 41781441855488.0, 41781441855488.0 * 1e-12);
+    /* kept between full recomputation's input and everything */
+    double none =
+        paro_model_activation_bytes(&m, 1, 8192, PARO_RECOMPUTE_NONE, PARO_ATTENTION_FLASH, TRUE);
+    ck_assert_double_gt(none, 521142272.0);
+    ck_assert_double_lt(
+        paro_model_activation_bytes(&m, 1, 8192, PARO_RECOMPUTE_FULL, PARO_ATTENTION_FLASH, TRUE),
+        521142272.0);
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
     Suite *s = suite_create("model");
@@ -696,6 +739,7 @@ static Suite *model_suite(void)
     tcase_add_test(tc, model_exact_counts);
     tcase_add_test(tc, model_lora_count);
     tcase_add_test(tc, model_activations_korthikanti);
+    tcase_add_test(tc, model_op_recompute_by_hand);
     tcase_add_test(tc, model_activations_without_dropout_and_unfused);
     tcase_add_test(tc, model_flops_six_n_t);
     tcase_add_test(tc, model_flops_megatron_formula);

@@ -178,6 +178,37 @@ START_TEST(recompute_every_picks_layers)
 }
 END_TEST
 
+START_TEST(op_recompute_redoes_every_second_product)
+{
+    /* System: the 3-layer GPT (h 2048, 16 heads of 128, f = 4h, plain MLP) at b = 2,
+     * s = 2048 on an H100-like GPU, FlashAttention, per-op selective recomputation.
+     * Expectation (decision 49, torchtitan's policy): the backward of the middle layer
+     * grows by the forward of wk (kv = h in this GPT), wo and the MLP's down product,
+     * each a GEMM of the model's, plus the forward's elementwise kernels, and no
+     * attention core (SDPA's output is kept): more than the three GEMMs, less than full
+     * recomputation's forward again; the forward is unchanged. */
+    ParoModel m = paro_test_gpt_layers(2048);
+    ParoComputeSetup c = paro_test_h100_like(3.35e12, 2, 2048);
+    g_autoptr(GArray) none = paro_compute_layers(&m, &c);
+    c.recompute = PARO_RECOMPUTE_OP;
+    g_autoptr(GArray) op = paro_compute_layers(&m, &c);
+    c.recompute = PARO_RECOMPUTE_FULL;
+    g_autoptr(GArray) full = paro_compute_layers(&m, &c);
+    const ParoLayerCost *n = &g_array_index(none, ParoLayerCost, 1);
+    const ParoLayerCost *o = &g_array_index(op, ParoLayerCost, 1);
+    const ParoLayerCost *f = &g_array_index(full, ParoLayerCost, 1);
+    double T = 2.0 * 2048, h = 2048;
+    double products = paro_compute_gemm_s(&c, T, h, h) + paro_compute_gemm_s(&c, T, h, h) +
+                      paro_compute_gemm_s(&c, T, 4 * h, h);
+    double more = o->backward_s - n->backward_s;
+    ck_assert_msg(more > products && more < f->backward_s - n->backward_s,
+                  "op %.6g s more, products %.6g s, full %.6g s more", more, products,
+                  f->backward_s - n->backward_s);
+    ck_assert_double_eq(o->forward_s, n->forward_s);
+    ck_assert(o->recomputed);
+}
+END_TEST
+
 static Suite *rates_suite(void)
 {
     Suite *s = suite_create("rates");
@@ -186,6 +217,7 @@ static Suite *rates_suite(void)
     tcase_add_test(tc, flat_pass_shares_against_measured);
     tcase_add_test(tc, power_cap_stretches_gemm_heavy_layers);
     tcase_add_test(tc, recompute_every_picks_layers);
+    tcase_add_test(tc, op_recompute_redoes_every_second_product);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -396,6 +396,23 @@ START_TEST(step_recompute_every_needs_full)
 }
 END_TEST
 
+START_TEST(step_recompute_op_refuses_experts)
+{
+    /* System: per-op recomputation of Mixtral 8x7B (HuggingFace config.json). Expectation:
+     * a located error, since the policy follows a dense block's products (decision 49). */
+    g_autofree char *model = paro_test_path("models/hf/mixtral-8x7b-config.json");
+    g_autofree char *set_model = g_strdup_printf("model=%s", model);
+    const char *sets[] = {set_model, "training.recompute=op", NULL};
+    g_autofree char *path = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoScenario) s = paro_scenario_load(path, sets, &error);
+    ck_assert(s == NULL);
+    ck_assert_msg(strstr(error->message, "--set[2]:1:20:") != NULL &&
+                      strstr(error->message, "has experts") != NULL,
+                  "%s", error->message);
+}
+END_TEST
+
 static Suite *step_suite(void)
 {
     Suite *s = suite_create("step");
@@ -412,6 +429,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, step_unfused_optimizer_by_hand);
     tcase_add_test(tc, step_recompute_every_second_layer_memory);
     tcase_add_test(tc, step_recompute_every_needs_full);
+    tcase_add_test(tc, step_recompute_op_refuses_experts);
     suite_add_tcase(s, tc);
     return s;
 }

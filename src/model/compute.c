@@ -260,7 +260,7 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
     for (gint64 l = 0; l < L; l++) {
         ParoLayerCost *lc = &g_array_index(layers, ParoLayerCost, l);
         double forward = 0, backward = 0, head_f = 0, head_b = 0, core_f = 0, core_b = 0;
-        double loss = 0;
+        double loss = 0, op_f = 0, op_b = 0; /* op_f: the products per-op recomputation redoes */
         if (m->has_shape) {
             double h = (double)m->hidden, v = (double)m->vocab, f = (double)m->ffn;
             double q = (double)m->heads * (double)m->head_dim;
@@ -290,6 +290,11 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
                 product(c, fp8, T, up / t, h, &forward, &backward);
                 product(c, fp8, T, h, f / t, &forward, &backward);
             }
+            if (c->recompute == PARO_RECOMPUTE_OP) { /* wk, wo, the MLP's sixth (decision 49) */
+                product(c, fp8, T, kv / t, h, &op_f, &op_b);
+                product(c, fp8, T, h, q / t, &op_f, &op_b);
+                product(c, fp8, T, f / t, h, &op_f, &op_b);
+            }
             if (l == L - 1) {
                 product(c, FALSE, T, v / t, h, &head_f, &head_b);
                 loss = T * v / t *
@@ -314,14 +319,19 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
             double stretch = 1.0 + c->power_slope * MAX(0.0, duty - c->power_knee);
             forward *= stretch;
             backward *= stretch;
+            op_f *= stretch;
             head_f = (head_f - loss / 2.0) * stretch + loss / 2.0;
             head_b = (head_b - loss / 2.0) * stretch + loss / 2.0;
         }
         /* torchtitan's selective layer checkpointing wraps every k-th block, counted from 1 */
-        lc->recomputed = c->recompute == PARO_RECOMPUTE_FULL &&
-                         (c->recompute_every <= 1 || (l + 1) % c->recompute_every == 0);
+        lc->recomputed = (c->recompute == PARO_RECOMPUTE_FULL &&
+                          (c->recompute_every <= 1 || (l + 1) % c->recompute_every == 0)) ||
+                         c->recompute == PARO_RECOMPUTE_OP;
+        gboolean eager = c->attention == PARO_ATTENTION_EAGER;
         double again =
-            lc->recomputed ? forward + core_f + elementwise_f
+            c->recompute == PARO_RECOMPUTE_OP
+                ? op_f + elementwise_f + (eager ? core_f : 0) /* eager: no SDPA output kept */
+            : lc->recomputed ? forward + core_f + elementwise_f
             : c->recompute == PARO_RECOMPUTE_SELECTIVE && c->attention == PARO_ATTENTION_EAGER
                 ? core_f + scores_f
                 : 0;

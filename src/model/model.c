@@ -52,7 +52,7 @@
  *   per expert; in place of the dense MLP's input (2 h) and inner tensors. */
 #include "model/model.h"
 
-const char *const paro_recompute_names[] = {"none", "selective", "full", NULL};
+const char *const paro_recompute_names[] = {"none", "selective", "full", "op", NULL};
 const char *const paro_attention_names[] = {"flash", "eager", "flash1", "cudnn", NULL};
 
 void paro_model_free(ParoModel *model)
@@ -211,6 +211,15 @@ double paro_model_forward_flops(const ParoModel *m, gint64 batch, gint64 seq)
     return matmul + attention;
 }
 
+double paro_model_op_recomputed_weights(const ParoModel *m)
+{
+    /* torchtitan's order: wq, wk, wv, wo, then w1, w3, w2 (gated) or up, down; the even
+     * ones run again: wk, wo and the MLP's sixth product, f x h either way */
+    double h = (double)m->hidden, q = (double)(m->heads * m->head_dim);
+    double kv = (double)(m->kv_heads * m->head_dim);
+    return h * kv + q * h + h * (double)m->ffn;
+}
+
 double paro_model_step_flops(const ParoModel *m, gint64 batch, gint64 seq, double trainable_share,
                              ParoRecompute recompute)
 {
@@ -224,7 +233,10 @@ double paro_model_step_flops(const ParoModel *m, gint64 batch, gint64 seq, doubl
         m->has_shape ? 2.0 * (double)batch * (double)seq * (double)m->vocab * (double)m->hidden : 0;
     double again = recompute == PARO_RECOMPUTE_FULL        ? forward - head
                    : recompute == PARO_RECOMPUTE_SELECTIVE ? attention
-                                                           : 0;
+                   : recompute == PARO_RECOMPUTE_OP && m->has_shape
+                       ? 2.0 * (double)batch * (double)seq * (double)m->layers *
+                             paro_model_op_recomputed_weights(m)
+                       : 0;
     return forward + backward + again;
 }
 
@@ -233,6 +245,22 @@ static double kept_per_score(const ParoModel *m, gboolean fused_softmax)
 {
     double dropout = m->attention_dropout > 0 ? (fused_softmax ? 3.0 : 1.0) : 0;
     return (fused_softmax ? 2.0 : 6.0) + dropout;
+}
+
+/* Per token, the bytes per-op selective recomputation keeps of a layer (decision 49): its
+ * 16-bit input (@replicated on TP ranks without sequence parallelism), the outputs of the
+ * products it keeps and of the fused attention, q, v, the attention's output with its fp32
+ * log-sum-exp per head, the MLP's first product (@split over TP ranks), and for a gated
+ * MLP the down product's output, whole on every rank before its reduction (@whole). */
+static void op_kept(const ParoModel *m, ParoAttention attention, double *replicated, double *split,
+                    double *whole)
+{
+    double h = (double)m->hidden, q = (double)(m->heads * m->head_dim);
+    double kv = (double)(m->kv_heads * m->head_dim), a = (double)m->heads;
+    *replicated = 2.0 * h;
+    *split = 2.0 * q + 2.0 * kv + 2.0 * (double)m->ffn +
+             (attention != PARO_ATTENTION_EAGER ? 2.0 * q + 4.0 * a : 0);
+    *whole = m->mlp == PARO_MLP_GATED ? 2.0 * h : 0;
 }
 
 double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
@@ -245,6 +273,11 @@ double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
     double a = (double)m->heads;
     if (recompute == PARO_RECOMPUTE_FULL)
         return 2.0 * s * b * h;
+    if (recompute == PARO_RECOMPUTE_OP) {
+        double replicated, split, whole;
+        op_kept(m, attention, &replicated, &split, &whole);
+        return s * b * (replicated + split + whole);
+    }
     double mlp_factor = m->mlp == PARO_MLP_GATED ? 8.0 : 4.0;
     double masks = m->hidden_dropout > 0 ? 2.0 * s * b * h : 0;
     /* attention 2 h + 4 q + 4 kv (10 h without grouped queries), norms 4 h (s*b each),
@@ -276,7 +309,8 @@ double paro_model_fp8_activation_saving(const ParoModel *m, gint64 batch, gint64
                                         ParoRecompute recompute, gint64 tp,
                                         gboolean sequence_parallel)
 {
-    if (!m->has_shape || recompute == PARO_RECOMPUTE_FULL)
+    /* full and per-op recomputation keep no product's input to save on */
+    if (!m->has_shape || recompute == PARO_RECOMPUTE_FULL || recompute == PARO_RECOMPUTE_OP)
         return 0;
     double sb = (double)seq * (double)batch, h = (double)m->hidden, t = (double)tp;
     double k = paro_model_routes(m), inputs = m->experts > 0 ? k : 1.0;
@@ -290,7 +324,7 @@ double paro_model_frozen_input_saving(const ParoModel *m, gint64 batch, gint64 s
                                       guint targets, gboolean fp8, gint64 tp,
                                       gboolean sequence_parallel)
 {
-    if (!m->has_shape || recompute == PARO_RECOMPUTE_FULL)
+    if (!m->has_shape || recompute == PARO_RECOMPUTE_FULL || recompute == PARO_RECOMPUTE_OP)
         return 0;
     double sb = (double)seq * (double)batch, h = (double)m->hidden, t = (double)tp;
     double k = paro_model_routes(m), inputs = m->experts > 0 ? k : 1.0;
@@ -315,6 +349,11 @@ double paro_model_activation_bytes_tp(const ParoModel *m, gint64 batch, gint64 s
     if (!m->has_shape)
         return 0;
     double s = (double)seq, b = (double)batch, h = (double)m->hidden, t = (double)tp;
+    if (recompute == PARO_RECOMPUTE_OP) {
+        double replicated, split, unsplit;
+        op_kept(m, attention, &replicated, &split, &unsplit);
+        return s * b * (per_tp_rank(replicated, split, t, sequence_parallel) + unsplit);
+    }
     double whole = paro_model_activation_bytes(m, batch, seq, recompute, attention, fused_softmax);
     if (sequence_parallel)
         return whole / t;

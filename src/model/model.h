@@ -11,7 +11,16 @@ G_BEGIN_DECLS
 
 typedef enum { PARO_MLP_GATED, PARO_MLP_PLAIN } ParoMlpKind;
 typedef enum { PARO_NORM_RMSNORM, PARO_NORM_LAYERNORM } ParoNormKind;
-typedef enum { PARO_RECOMPUTE_NONE, PARO_RECOMPUTE_SELECTIVE, PARO_RECOMPUTE_FULL } ParoRecompute;
+/* Activation recomputation: none; Korthikanti et al.'s selective (the attention core); full
+ * (every layer's forward again from its input); op, torchtitan's per-op selective
+ * checkpointing (the products' and the fused attention's outputs kept, except every second
+ * product, which runs again with every elementwise kernel: decision 49). */
+typedef enum {
+    PARO_RECOMPUTE_NONE,
+    PARO_RECOMPUTE_SELECTIVE,
+    PARO_RECOMPUTE_FULL,
+    PARO_RECOMPUTE_OP,
+} ParoRecompute;
 /* How attention runs: fused (FlashAttention: the s x s scores never reach memory) or eager
  * (scores, softmax and dropout as separate kernels, their outputs kept for the backward).
  * FLASH is FlashAttention-2's generation of kernels (the GPU's attention_efficiency);
@@ -114,6 +123,10 @@ double paro_model_lora_params(const ParoModel *model, gint64 rank, guint targets
 double paro_model_params(const ParoModel *model, const ParoTrainable *trainable,
                          double *out_trainable);
 
+/** paro_model_op_recomputed_weights: the weights of the products per-op selective
+ * recomputation runs again in one layer (wk, wo, and the MLP's sixth product: decision 49). */
+double paro_model_op_recomputed_weights(const ParoModel *model);
+
 /**
  * paro_model_step_flops:
  * FLOPs of one micro-batch of @batch sequences of @seq tokens, forward plus backward
@@ -180,7 +193,7 @@ double paro_model_activation_bytes_tp(const ParoModel *model, gint64 batch, gint
                                       gboolean fused_softmax, gint64 tp,
                                       gboolean sequence_parallel);
 
-extern const char *const paro_recompute_names[]; /* "none", "selective", "full", NULL */
+extern const char *const paro_recompute_names[]; /* "none", "selective", "full", "op", NULL */
 extern const char *const paro_attention_names[]; /* "flash", "eager", "flash1", NULL */
 
 G_END_DECLS

@@ -193,7 +193,10 @@ static const ParoField training_fields[] = {
     {"trainable", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoTraining, trainable), 0, NULL,
      parse_trainable, "fraction, count or lora"},
     {"recompute", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, recompute), 0,
-     paro_recompute_names, NULL, "activation recomputation: none, selective or full"},
+     paro_recompute_names, NULL,
+     "activation recomputation: none, selective (the attention core), full (each layer "
+     "from its input) or op (torchtitan's per-op selective checkpointing: every second "
+     "product and the elementwise kernels run again)"},
     {"recompute_every", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTraining, recompute_every), 0, NULL, NULL,
      "with recompute: full, only every k-th layer is recomputed (layers k, 2k, ... counted "
@@ -620,6 +623,15 @@ static gboolean check_scenario(ParoScenario *s, const ParoNode *root, GError **e
                         "fp8 products need fp8 tensor cores (Hopper, sm90, or later); GPU '%s' "
                         "is %s",
                         s->topology->gpu.name, paro_gpu_arch_names[arch]);
+        return FALSE;
+    }
+    if (s->training.recompute == PARO_RECOMPUTE_OP &&
+        (!s->model->has_shape || s->model->experts > 0)) {
+        paro_node_error(
+            error, paro_node_lookup(training, "recompute"), PARO_CONFIG_ERROR_CONSTRAINT,
+            "recompute: op follows the products of a dense transformer block, but "
+            "model '%s' %s",
+            s->model->name, s->model->has_shape ? "has experts" : "gives only a parameter count");
         return FALSE;
     }
     if (s->training.recompute_every > 1 && s->training.recompute != PARO_RECOMPUTE_FULL) {

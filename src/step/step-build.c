@@ -179,7 +179,9 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     b->p2p = paro_step_p2p(sc, b->compression);
     b->p2p_stream =
         paro_framework_blocking_p2p(&sc->framework) ? PARO_STREAM_COMPUTE : PARO_STREAM_P2P;
-    gboolean full = sc->training.recompute == PARO_RECOMPUTE_FULL;
+    /* full and per-op recomputation run the forward's TP collectives again */
+    gboolean full = sc->training.recompute == PARO_RECOMPUTE_FULL ||
+                    sc->training.recompute == PARO_RECOMPUTE_OP;
     return paro_step_tp_layer(sc, b->compression, b->cache, FALSE, FALSE, &b->tp_fwd, b->error) &&
            paro_step_tp_layer(sc, b->compression, b->cache, TRUE, full, &b->tp_bwd, b->error) &&
            paro_step_tp_layer(sc, b->compression, b->cache, TRUE, FALSE, &b->tp_bwd_kept, b->error);
