@@ -331,10 +331,9 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
         double again =
             c->recompute == PARO_RECOMPUTE_OP
                 ? op_f + elementwise_f + (eager ? core_f : 0) /* eager: no SDPA output kept */
-            : lc->recomputed ? forward + core_f + elementwise_f
-            : c->recompute == PARO_RECOMPUTE_SELECTIVE && c->attention == PARO_ATTENTION_EAGER
-                ? core_f + scores_f
-                : 0;
+            : lc->recomputed                                    ? forward + core_f + elementwise_f
+            : c->recompute == PARO_RECOMPUTE_SELECTIVE && eager ? core_f + scores_f
+                                                                : 0;
         lc->gemm_s = forward + backward + head_f + head_b - loss;
         lc->gemm_forward_s = forward + head_f - loss / 2.0;
         lc->attention_s = core_f + core_b;

@@ -46,7 +46,8 @@ typedef struct {
     double forward_s;      /* on one TP rank */
     double gemm_forward_s; /* the forward's products (the head's too): gemm_s's share */
     double backward_s;     /* including the recomputed forward */
-    gboolean recomputed;   /* full recomputation runs this layer's forward again */
+    gboolean recomputed;   /* its forward runs again before its backward, whole (full) or
+                            * in part (op), with the forward's TP collectives */
     /* The same forward plus backward, without recomputation, by kind of kernel: the
      * products (the head's too), the attention core, the memory-bound rest (elementwise
      * kernels and the loss). What `parosim validate --layers` holds against a profiled
