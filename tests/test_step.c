@@ -81,6 +81,19 @@ START_TEST(step_with_overlap_within_bounds)
 }
 END_TEST
 
+/* A small GPT-style model as Korthikanti et al. count it (h = 1024, a = 16, f = 4h, plain
+ * MLP, 4 layers, dropout, Megatron's fused softmax), micro-batch 2 of 512 tokens. */
+static const char *const small_gpt[] = {"model.architecture.hidden=1024",
+                                        "model.architecture.heads=16",
+                                        "model.architecture.ffn=4096",
+                                        "model.architecture.layers=4",
+                                        "model.architecture.mlp=plain",
+                                        "model.architecture.attention_dropout=0.1",
+                                        "model.architecture.hidden_dropout=0.1",
+                                        "framework.fused_softmax=true",
+                                        "training.micro_batch=2",
+                                        NULL};
+
 START_TEST(step_memory_model_states_and_activations)
 {
     /* System: a small GPT-style model (h = 1024, a = 16, f = 4h, plain MLP, 4 layers, with
@@ -90,17 +103,7 @@ START_TEST(step_memory_model_states_and_activations)
      * (16 bytes per parameter) + overhead + all layers' activations at the end of the
      * forward: 4 * s*b*h*(34 + 5*a*s/h) = 4 * 512*2*1024*(34 + 40) = 310,378,496 bytes
      * (Korthikanti et al. 2022, eq. 1). */
-    const char *sets[] = {"model.architecture.hidden=1024",
-                          "model.architecture.heads=16",
-                          "model.architecture.ffn=4096",
-                          "model.architecture.layers=4",
-                          "model.architecture.mlp=plain",
-                          "model.architecture.attention_dropout=0.1",
-                          "model.architecture.hidden_dropout=0.1",
-                          "framework.fused_softmax=true",
-                          "training.micro_batch=2",
-                          NULL};
-    g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
+    g_autoptr(ParoScenario) s = paro_test_default_scenario(small_gpt);
     g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
@@ -354,18 +357,13 @@ START_TEST(step_recompute_every_second_layer_memory)
      * 159,383,552 bytes. The backward of block 4 comes first and recomputes it: its other
      * 75,497,472 bytes come back, so the peak is 234,881,024 bytes, which the guideline's
      * closed form gives too. */
-    const char *sets[] = {"model.architecture.hidden=1024",
-                          "model.architecture.heads=16",
-                          "model.architecture.ffn=4096",
-                          "model.architecture.layers=4",
-                          "model.architecture.mlp=plain",
-                          "model.architecture.attention_dropout=0.1",
-                          "model.architecture.hidden_dropout=0.1",
-                          "framework.fused_softmax=true",
-                          "training.micro_batch=2",
-                          "training.recompute=full",
-                          "training.recompute_every=2",
-                          NULL};
+    const char *sets[G_N_ELEMENTS(small_gpt) + 2];
+    guint n = 0;
+    for (; small_gpt[n] != NULL; n++)
+        sets[n] = small_gpt[n];
+    sets[n++] = "training.recompute=full";
+    sets[n++] = "training.recompute_every=2";
+    sets[n] = NULL;
     g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
     g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);

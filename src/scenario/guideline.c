@@ -82,13 +82,11 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
      * them (the simulation's ledger peaks there too) */
     double kept, whole;
     paro_scenario_layer_activations(s, 1, &kept, &whole);
-    if (s->training.recompute == PARO_RECOMPUTE_FULL) { /* layers it skips keep everything */
-        double again = paro_scenario_recomputed_layers(s);
-        r->mem_activations =
-            again * kept + ((double)model->layers - again) * whole + (again > 0 ? whole - kept : 0);
-    } else {
-        r->mem_activations = (double)model->layers * kept + (whole - kept);
-    }
+    /* layers full recomputation skips (recompute_every) keep everything */
+    double L = (double)model->layers, again = s->training.recompute == PARO_RECOMPUTE_FULL
+                                                  ? paro_scenario_recomputed_layers(s)
+                                                  : L;
+    r->mem_activations = again * kept + (L - again) * whole + (again > 0 ? whole - kept : 0);
     double layer = paro_model_layer_params(model);
     r->mem_buffers =
         (paro_strategy_gathers(st) ? 2.0 * paro_scenario_gathered_bytes(d, layer) : 0) +
