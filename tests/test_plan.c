@@ -232,6 +232,14 @@ static gint64 simulate_layout(const char *const *layout, gint64 A, ParoCollCache
     return from;
 }
 
+static gboolean layered(const char *const layout[])
+{
+    for (guint i = 0; i < 9 && layout[i] != NULL; i++)
+        if (g_str_equal(layout[i], "training.pipeline.accumulation=layered"))
+            return TRUE;
+    return FALSE;
+}
+
 START_TEST(extrapolated_pipelines_equal_full_simulation)
 {
     /* The planner's shortcut for pipelines and layered accumulation (plan.c): with P
@@ -244,7 +252,10 @@ START_TEST(extrapolated_pipelines_equal_full_simulation)
      * pipeline (P = 1, B = 4), tp 1 and 2, for strategies that gather, reduce-scatter, or
      * neither: within 1e-9 relative. The pipelines are periodic from B = 3P; layered
      * accumulation without pipeline only once the compute of a module's micro-batches hides
-     * its fixed collectives, which takes larger A (the estimate and the check). */
+     * its fixed collectives, which takes larger A (the estimate and the check). Layered
+     * accumulation's peak is the highest of several lines in A (GPipe-like, its last module
+     * keeps every micro-batch's loss memory, decision 50: case 3's peak leaves its first
+     * line at A = 11), so as the planner, a fourth point at 4B must lie on the line. */
     static const struct {
         const char *layout[9];
         gint64 P;
@@ -316,6 +327,16 @@ START_TEST(extrapolated_pipelines_equal_full_simulation)
                              1e-9 * step[2][i] &&
                          fabs((peak[2][i] - peak[1][i]) - (peak[1][i] - peak[0][i])) <=
                              1e-9 * peak[2][i];
+            if (linear && layered(cases[c].layout)) { /* the planner's fourth point, 4B */
+                double far[N], far_peak[N], ahead = (double)(3 * B) / (double)P;
+                simulate_layout(cases[c].layout, 4 * B, cache, strategies, N, far, far_peak);
+                for (guint i = 0; i < N; i++)
+                    linear = linear &&
+                             fabs(far[i] - (step[1][i] + ahead * (step[1][i] - step[0][i]))) <=
+                                 1e-9 * far[i] &&
+                             fabs(far_peak[i] - (peak[1][i] + ahead * (peak[1][i] - peak[0][i]))) <=
+                                 1e-9 * far_peak[i];
+            }
             if (!linear)
                 ck_assert_msg(!cases[c].periodic_at_3p,
                               "case %u not periodic at B = %" G_GINT64_FORMAT, c, B);

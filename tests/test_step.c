@@ -102,7 +102,11 @@ START_TEST(step_memory_model_states_and_activations)
      * Expectation: DDP gathers nothing and buckets nothing, so the peak is model states
      * (16 bytes per parameter) + overhead + all layers' activations at the end of the
      * forward: 4 * s*b*h*(34 + 5*a*s/h) = 4 * 512*2*1024*(34 + 40) = 310,378,496 bytes
-     * (Korthikanti et al. 2022, eq. 1). */
+     * (Korthikanti et al. 2022, eq. 1), and the loss's backward over the s*b*V = 512*2*32000
+     * = 32,768,000 logits (LLaMA's vocabulary): PyTorch's cross_entropy on fp32 logits holds
+     * log_softmax's saved fp32 output, nll_loss's dense fp32 gradient and log_softmax's
+     * fp32 input gradient at once, 12 bytes a logit (aten's derivatives.yaml: _log_softmax
+     * saves its result; decision 50): 393,216,000 bytes, 703,594,496 in all. */
     g_autoptr(ParoScenario) s = paro_test_default_scenario(small_gpt);
     g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
     g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
@@ -116,11 +120,12 @@ START_TEST(step_memory_model_states_and_activations)
                     r.at_peak.bytes[PARO_MEM_OPTIMIZER];
     ck_assert_double_eq_tol(states, cf->mem_model_states, 1);
     ck_assert_double_eq_tol(states, 16.0 * g->derived->sizes.params, 1);
-    ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_ACTIVATIONS], 310378496.0, 1);
+    ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_ACTIVATIONS], 703594496.0, 1);
+    ck_assert_double_eq_tol(cf->mem_activations, 703594496.0, 1);
     /* Fixed: 2 GiB overhead, 32 MiB cuBLAS workspace, NCCL buffers of the global
      * communicator (2 x 1 channel x 4 MiB). */
     double fixed = 2.0 * 1073741824.0 + 32.0 * 1048576.0 + 2.0 * 4.0 * 1048576.0;
-    ck_assert_double_eq_tol(r.peak_bytes, states + fixed + 310378496.0, 1);
+    ck_assert_double_eq_tol(r.peak_bytes, states + fixed + 703594496.0, 1);
 }
 END_TEST
 
@@ -345,6 +350,49 @@ START_TEST(step_unfused_optimizer_by_hand)
 }
 END_TEST
 
+START_TEST(step_loss_memory_by_framework)
+{
+    /* System: the small GPT of step_memory_model_states_and_activations (all layers'
+     * activations 310,378,496 bytes at the end of the forward, s*b*V = 32,768,000 logits),
+     * DDP, each framework's loss.
+     * Expectation, bytes a logit at the loss's peak read from each loss's code (decision 50):
+     * PyTorch's cross_entropy on fp32 logits (ideal, fsdp), backward: saved log-probs,
+     * nll_loss's gradient, log_softmax's input gradient, 12; Megatron's vocab-parallel
+     * cross-entropy (megatron, deepspeed; tensor_parallel/cross_entropy.py: an fp32 copy
+     * beside the 16-bit logits, softmax and gradient computed in it in place), 2 + 4 = 6;
+     * flash-attn's fused CrossEntropyLoss (fused_loss), the 16-bit logits and their 16-bit
+     * gradient, 4. The simulated peak and the guideline's closed form agree. */
+    static const struct {
+        const char *framework, *fused;
+        double per_logit;
+    } cases[] = {{"framework.name=ideal", "framework.fused_loss=default", 12},
+                 {"framework.name=megatron", "framework.fused_loss=default", 6},
+                 {"framework.name=deepspeed", "framework.fused_loss=default", 6},
+                 {"framework.name=fsdp", "framework.fused_loss=true", 4}};
+    for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+        const char *sets[G_N_ELEMENTS(small_gpt) + 2];
+        guint n = 0;
+        for (; small_gpt[n] != NULL; n++)
+            sets[n] = small_gpt[n];
+        sets[n++] = cases[c].framework;
+        sets[n++] = cases[c].fused;
+        sets[n] = NULL;
+        g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
+        g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+        g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
+        g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+        ParoStepResult r;
+        const ParoStrategy *ddp = paro_strategy_lookup("ddp");
+        ck_assert(
+            paro_step_simulate(g->derived, ddp, cache, &(ParoStepOptions){FALSE, TRUE}, &r, NULL));
+        double want = 310378496.0 + cases[c].per_logit * 32768000.0;
+        ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_ACTIVATIONS], want, 1);
+        ck_assert_double_eq_tol(paro_test_guideline_of(g, ddp)->mem_activations, want, 1);
+        paro_step_result_clear(&r);
+    }
+}
+END_TEST
+
 START_TEST(step_recompute_every_second_layer_memory)
 {
     /* System: the small GPT of step_memory_model_states_and_activations (4 layers, s = 512,
@@ -356,11 +404,13 @@ START_TEST(step_recompute_every_second_layer_memory)
      * input, 2*s*b*h = 2,097,152; at the end of the forward 2 x 77,594,624 + 2 x 2,097,152 =
      * 159,383,552 bytes. The backward of block 4 comes first and recomputes it: its other
      * 75,497,472 bytes come back, so the peak is 234,881,024 bytes, which the guideline's
-     * closed form gives too. */
-    const char *sets[G_N_ELEMENTS(small_gpt) + 2];
+     * closed form gives too. A vocabulary of 1,000 keeps the loss's memory below that
+     * (12 bytes a logit, 12,288,000 bytes: step_loss_memory_by_framework). */
+    const char *sets[G_N_ELEMENTS(small_gpt) + 3];
     guint n = 0;
     for (; small_gpt[n] != NULL; n++)
         sets[n] = small_gpt[n];
+    sets[n++] = "model.architecture.vocab=1000";
     sets[n++] = "training.recompute=full";
     sets[n++] = "training.recompute_every=2";
     sets[n] = NULL;
@@ -426,6 +476,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, step_gradient_passes_lengthen_backward);
     tcase_add_test(tc, step_unfused_optimizer_by_hand);
     tcase_add_test(tc, step_recompute_every_second_layer_memory);
+    tcase_add_test(tc, step_loss_memory_by_framework);
     tcase_add_test(tc, step_recompute_every_needs_full);
     tcase_add_test(tc, step_recompute_op_refuses_experts);
     suite_add_tcase(s, tc);

@@ -134,6 +134,14 @@ static gboolean is_linear(double y0, double y1, double y2)
     return paro_extrapolate_is_linear(y0, y1, y2, 1e-9);
 }
 
+/* @y lies on the line through @before and @at, @periods periods past @at (1e-9 relative,
+ * as is_linear). */
+static gboolean on_line(double at, double before, double periods, double y)
+{
+    double want = at + periods * (at - before);
+    return fabs(y - want) <= 1e-9 * fabs(want);
+}
+
 /* Two more points, base + 2P and base + 3P, after the three of a step that was not yet
  * periodic: each strategy's step and peak extrapolated to @accumulation linearly where its
  * five points are on a line, geometrically (paro_extrapolate_geometric) where they
@@ -188,12 +196,13 @@ static gboolean run_config(const char *path, const ParoPlanRequest *rq, const Pa
      * later period differ: the extrapolation is then within 1%, not 1e-9 (test_plan.c).
      * A second doubt: layered accumulation's peak is piecewise linear in A (which phase
      * holds the peak changes with A), so three points on one piece can agree and a later,
-     * steeper piece be missed. The default scenario's cases in test_plan.c stay on one
-     * piece; on the calibrated PaRO cluster (250 Gb/s a node, decision 30) the peak of
-     * fsdp-hybrid-zero2 in its layered case (tp 2, virtual 32) is 0.17% above the
-     * extrapolation at A = 19 (slope 1.040 GB per 2 micro-batches from 12 to 16, 1.067
-     * from 16 on). Found 2026-11-26, not mended: it needs the ledger's peak per phase as
-     * a function of A, not three samples of the maximum.
+     * steeper piece be missed. Since the loss's memory (decision 50) a layered step's last
+     * module keeps every micro-batch's logits, a steep piece that overtakes early (the
+     * default scenario's layered case: from A = 11), so a fourth point at 4 x base must lie
+     * on the line too; a piece that overtakes beyond it is still missed (on the calibrated
+     * PaRO cluster, fsdp-hybrid-zero2's layered case at tp 2, virtual 32, was 0.17% above
+     * the extrapolation at A = 19 before the loss's memory). Exact would need the ledger's
+     * peak per phase as a function of A, not samples of the maximum.
      * With the SMs collectives take from compute (training.sm_contention, the default) a
      * pipeline's slopes converge geometrically (each period's change 7/9 of the last in
      * the default scenario's 1F1B) and agree to 1e-9 only some 50 periods on: two more
@@ -234,6 +243,25 @@ static gboolean run_config(const char *path, const ParoPlanRequest *rq, const Pa
         for (guint i = 0; i < n_strategies && linear; i++)
             linear = is_linear(before[i].step_s, at[i].step_s, after[i].step_s) &&
                      is_linear(before[i].peak_bytes, at[i].peak_bytes, after[i].peak_bytes);
+        if (linear && lay->layered) {
+            /* Layered accumulation's peak is the highest of several lines in A: a fourth
+             * point at 4 x base must lie on the same line, else the base doubles (or, with
+             * A that close, the step is simulated whole). */
+            gint64 far = 4 * base;
+            if (accumulation <= far + period) {
+                extrapolate = FALSE;
+                break;
+            }
+            g_autofree Simulated *far_at = g_new0(Simulated, n_strategies);
+            if (!simulate_all(path, rq, lay, group, micro_batch, far, algorithm, cache, far_at, &n,
+                              &sequence, &memory, error))
+                return FALSE;
+            double ahead = (double)(far - base) / (double)period;
+            for (guint i = 0; i < n_strategies && linear; i++)
+                linear =
+                    on_line(at[i].step_s, before[i].step_s, ahead, far_at[i].step_s) &&
+                    on_line(at[i].peak_bytes, before[i].peak_bytes, ahead, far_at[i].peak_bytes);
+        }
         if (linear)
             break;
         /* Not periodic yet: with SM contention a pipeline's slopes approach their limit

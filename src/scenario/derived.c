@@ -102,6 +102,17 @@ void paro_scenario_layer_activations(const ParoScenario *s, gint64 tp, double *k
     }
 }
 
+ParoLossMemory paro_scenario_loss_memory(const ParoScenario *s, gint64 tp)
+{
+    const ParoModel *m = s->model;
+    ParoLossMemory per_logit = paro_framework_loss_memory(&s->framework);
+    double logits = m->has_shape ? (double)s->training.micro_batch * (double)s->training.sequence *
+                                       (double)m->vocab / (double)tp
+                                 : 0;
+    return (ParoLossMemory){per_logit.forward_peak * logits, per_logit.kept * logits,
+                            per_logit.backward_peak * logits};
+}
+
 /* Bytes of fp8 copies per weight: the fp8 weight and its transpose. */
 #define FP8_COPY_BYTES 2.0
 

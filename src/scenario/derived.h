@@ -63,6 +63,11 @@ double paro_scenario_optimizer_s(const ParoScenarioDerived *d, double owned);
  * (@kept) and without any (@whole), with the framework's softmax and fp8's savings. */
 void paro_scenario_layer_activations(const ParoScenario *s, gint64 tp, double *kept, double *whole);
 
+/** paro_scenario_loss_memory: the loss's memory on the last layer's rank of @tp for one
+ * micro-batch: paro_framework_loss_memory's bytes a logit times its T x V/t logits (the
+ * output head gathers a sequence-parallel input whole); zeros for a model without shape. */
+ParoLossMemory paro_scenario_loss_memory(const ParoScenario *s, gint64 tp);
+
 /** paro_scenario_fp8_weight_bytes: Transformer Engine's fp8 copies of the linear layers'
  * weights (each weight and its transpose, one byte each), kept across a step's micro-batches,
  * for a GPU whose parameter state takes @param_state_bytes: resident where the strategy keeps

@@ -146,6 +146,15 @@ gboolean paro_framework_fused_loss(const ParoFramework *f)
     return decide(f->fused_loss, FALSE);
 }
 
+ParoLossMemory paro_framework_loss_memory(const ParoFramework *f)
+{
+    if (paro_framework_fused_loss(f))
+        return (ParoLossMemory){2.0, 2.0, 4.0};
+    if (f->kind == PARO_FRAMEWORK_MEGATRON || f->kind == PARO_FRAMEWORK_DEEPSPEED)
+        return (ParoLossMemory){6.0, 4.0, 6.0};
+    return (ParoLossMemory){10.0, 4.0, 12.0};
+}
+
 gboolean paro_framework_fused_optimizer(const ParoFramework *f)
 {
     return decide(f->fused_optimizer, f->kind != PARO_FRAMEWORK_FSDP);

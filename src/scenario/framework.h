@@ -96,6 +96,22 @@ gboolean paro_framework_fused_softmax(const ParoFramework *f);
  * unfused fp32 passes; no profile does by default (llm-foundry's MPT does: decision 44). */
 gboolean paro_framework_fused_loss(const ParoFramework *f);
 
+/* Bytes a logit takes while the loss runs, for the memory ledger (decision 50): the
+ * forward's peak, what the forward keeps for the backward, and the backward's peak (each
+ * counting the logits themselves). */
+typedef struct {
+    double forward_peak, kept, backward_peak;
+} ParoLossMemory;
+/** paro_framework_loss_memory: the profile's loss, per logit.
+ * Fused (Apex's xentropy under flash-attn's CrossEntropyLoss): the 16-bit logits saved, a
+ * 16-bit gradient written beside them (2, 2, 4). Megatron's vocab-parallel cross-entropy
+ * (megatron, deepspeed: Megatron-DeepSpeed's): an fp32 copy beside the 16-bit logits, the
+ * softmax computed in it in place and kept, the gradient written into it, then cast to 16
+ * bits (6, 4, 6). PyTorch's cross_entropy on fp32 logits (fsdp, ideal): the 16-bit logits,
+ * their fp32 copy and log_softmax's fp32 output; the output kept; backward, nll_loss's dense
+ * fp32 gradient and log_softmax's input gradient beside it (10, 4, 12). */
+ParoLossMemory paro_framework_loss_memory(const ParoFramework *f);
+
 /* The optimizer step: one fused kernel a step over every state (Apex's and DeepSpeed's
  * FusedAdam, which Megatron-LM and DeepSpeed run), or AdamW as PyTorch's elementwise
  * kernels, eight passes of PARO_UNFUSED_ADAMW_BYTES a parameter (fsdp: torch.optim.AdamW's

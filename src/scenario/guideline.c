@@ -14,11 +14,12 @@
  * linear in S and the two agree exactly, pipelined they differ by the pipeline fill of each extra
  * call (a few 1e-5 of a step).
  *
- * Memory: model states (strategy.c) + activations of one micro-batch over all layers +
- * transient buffers + NCCL's buffers + cuBLAS's workspace + the scenario's fixed overhead. Buffers,
- * an estimate the training- step simulation refines: a strategy that gathers parameters holds two
- * gathered layers (the one in use and the prefetched one); one that reduces gradients holds one
- * layer's full gradient before its reduce-scatter.
+ * Memory: model states (strategy.c) + activations of one micro-batch over all layers and
+ * the loss's logits at its peak (decision 50) + transient buffers + NCCL's buffers + cuBLAS's
+ * workspace + the scenario's fixed overhead. Buffers, an estimate the training- step simulation
+ * refines: a strategy that gathers parameters holds two gathered layers (the one in use and the
+ * prefetched one); one that reduces gradients holds one layer's full gradient before its
+ * reduce-scatter.
  *
  * Dominance: another triple needs no more memory, no more step time and no more serial
  * time, and strictly less of one of them. The serial time breaks the ties that full
@@ -78,15 +79,19 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     r->mem_optimizer = mem.optimizer;
     r->mem_model_states = mem.params + mem.grads + mem.optimizer;
     const ParoModel *model = s->model;
-    /* every layer's kept activations, and one layer's more while its backward recomputes
-     * them (the simulation's ledger peaks there too) */
+    /* every layer's kept activations, and at the peak the most of: the loss's forward,
+     * the loss's backward, or one layer's more while its backward recomputes them (the
+     * simulation's ledger peaks there too; decision 50) */
     double kept, whole;
     paro_scenario_layer_activations(s, 1, &kept, &whole);
+    ParoLossMemory loss = paro_scenario_loss_memory(s, 1);
     /* layers full recomputation skips (recompute_every) keep everything */
     double L = (double)model->layers, again = s->training.recompute == PARO_RECOMPUTE_FULL
                                                   ? paro_scenario_recomputed_layers(s)
                                                   : L;
-    r->mem_activations = again * kept + (L - again) * whole + (again > 0 ? whole - kept : 0);
+    r->mem_activations =
+        again * kept + (L - again) * whole +
+        MAX(MAX(loss.forward_peak, loss.backward_peak), again > 0 ? whole - kept : 0);
     double layer = paro_model_layer_params(model);
     r->mem_buffers =
         (paro_strategy_gathers(st) ? 2.0 * paro_scenario_gathered_bytes(d, layer) : 0) +

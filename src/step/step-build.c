@@ -40,6 +40,8 @@
 
 #include "pipe/pipe.h"
 
+static const ParoLossMemory no_loss = {0, 0, 0};
+
 /* Gradient buckets that may wait for their reduce-scatter at once (DeepSpeed and FSDP keep
  * a small fixed number of reduce buffers; without a bound a slow network would let
  * gradients of whole micro-steps pile up in memory). */
@@ -162,6 +164,7 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     b->gather_b = find_phase(b->calls, PARO_PHASE_BACKWARD);
     b->reduce = find_phase(b->calls, PARO_PHASE_GRADIENT);
     paro_scenario_layer_activations(sc, sc->tp, &b->act_kept, &b->act_whole);
+    b->loss = paro_scenario_loss_memory(sc, sc->tp);
     b->stages = g_new0(ParoStepStage, b->P);
     for (gint64 d = 0; d < b->P; d++) {
         ParoStepStage *st = &b->stages[d];
@@ -323,7 +326,15 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
                                 PARO_STREAM_COMPUTE, m, (gint)l, paro_time_from_s(seconds));
         compute_s += seconds;
         paro_task_graph_depend(graph, c, g);
-        if (forward) {
+        /* The last layer runs the output head and the loss: its logits' memory peaks in
+         * the loss's forward, part stays to the backward, and the loss's backward peaks
+         * before the layer's recomputation does (decision 50). Counted from the task's
+         * start, as a backward's recomputed activations are, so the ledger holds the peak. */
+        const ParoLossMemory *loss = l == (gint64)b->d->layers->len - 1 ? &b->loss : &no_loss;
+        if (forward && loss->forward_peak > 0) {
+            paro_task_graph_on_start(graph, c, PARO_MEM_ACTIVATIONS, act_kept + loss->forward_peak);
+            paro_task_graph_on_end(graph, c, PARO_MEM_ACTIVATIONS, loss->kept - loss->forward_peak);
+        } else if (forward) {
             paro_task_graph_on_end(graph, c, PARO_MEM_ACTIVATIONS, act_kept);
         } else {
             /* Back-pressure: a backward that opens a new bucket needs one of the
@@ -332,8 +343,9 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
                 paro_task_graph_depend(graph, c,
                                        g_array_index(st->reductions, ParoTaskId,
                                                      st->reductions->len - BUCKETS_IN_FLIGHT));
-            paro_task_graph_on_start(graph, c, PARO_MEM_ACTIVATIONS, b->act_whole - act_kept);
-            paro_task_graph_on_end(graph, c, PARO_MEM_ACTIVATIONS, -b->act_whole);
+            double peak = MAX(b->act_whole, act_kept + loss->backward_peak);
+            paro_task_graph_on_start(graph, c, PARO_MEM_ACTIVATIONS, peak - act_kept - loss->kept);
+            paro_task_graph_on_end(graph, c, PARO_MEM_ACTIVATIONS, -peak);
         }
         if (gather && last_pass)
             paro_task_graph_on_end(graph, c, PARO_MEM_GATHERED, -gathered);

@@ -118,6 +118,7 @@ typedef struct {
     guint p2p_stream;                 /* the sender's stream for it (the framework decides) */
     double act_kept, act_whole;       /* a layer's activations (with tp: Korthikanti): kept
                                        * under the recomputation, and all of them */
+    ParoLossMemory loss;              /* the loss's bytes on the last layer (decision 50) */
     double grad_pass_s;               /* the framework's gradient passes, s a trainable param */
     ParoStepStage *stages;
     ParoTaskId *gathers_f, *gathers_b; /* per layer, the layered pass's gathers */
