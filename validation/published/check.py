@@ -14,6 +14,10 @@ docs/compute.md.
   check.py PAROSIM ROOT --record FILE   also write the predictions (recorded.tsv)
   check.py PAROSIM ROOT --check FILE    exit 1 if a prediction differs from FILE (TAP)
 
+memory.tsv holds published peak memory per GPU of some runs (results.tsv's or pending's);
+each is predicted with its own overrides and printed after the throughput summary, and
+recorded and checked as `memory:ID`.
+
 Rules where a source is silent (each counted in the `assumed` column):
   micro-batch unknown -> 1; NICs unknown -> the machine class's (DGX A100: 8 x 200 Gb/s,
   DGX H100: 8 x 400 Gb/s); dp sharding unknown -> none (Megatron's DDP); interleaving
@@ -351,6 +355,39 @@ def run_one(parosim, root, tmp, r, extra_sets=()):
             "predicted": pred, "fits": fits, "assumed": assumed}
 
 
+def memory_rows(root):
+    """(memory.tsv row, the run it measured) pairs: the run's row from results.tsv or from
+    pending/ (a row whose throughput parosim does not predict can still give its memory)."""
+    here = os.path.join(root, "validation", "published")
+    runs = {}
+    for name in ("results.tsv", os.path.join("pending", "torchtitan.tsv")):
+        with open(os.path.join(here, name)) as f:
+            runs.update({r["id"]: r for r in csv.DictReader(f, delimiter="\t")})
+    with open(os.path.join(here, "memory.tsv")) as f:
+        return [(m, runs[m["run"]]) for m in csv.DictReader(f, delimiter="\t")]
+
+
+def run_memory(parosim, root, tmp, m, r):
+    """Peak memory per GPU (GiB) parosim predicts for run @r with memory row @m's overrides:
+    the machine class whose topology it takes (`machine_gb`) and `--set`s (`sets`)."""
+    r = dict(r, gpu_mem_gb=m["machine_gb"], id="memory-" + m["id"])
+    text, sets, strategy, assumed, why = scenario(r, root)
+    if text is None:
+        return {"id": "memory:" + m["id"], "skip": why}
+    path = os.path.join(tmp, r["id"] + ".yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    cmd = [parosim, "run", path, "-f", "json", "--strategies", strategy]
+    for x in list(sets) + [x for x in m["sets"].split(";") if x]:
+        cmd += ["--set", x]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return {"id": "memory:" + m["id"], "skip": "parosim: " + p.stderr.strip()[:120]}
+    st = json.loads(p.stdout)["strategies"][0]
+    return {"id": "memory:" + m["id"], "measured": float(m["measured_gib"]),
+            "predicted": st["memory"]["peak"] / 2**30}
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -364,14 +401,15 @@ def main():
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         leave_one_out(parosim, root, tmp, rows, pool)
         results = list(pool.map(lambda r: run_one(parosim, root, tmp, r), rows))
+        memory = list(pool.map(lambda mr: run_memory(parosim, root, tmp, *mr), memory_rows(root)))
     done = [x for x in results if "skip" not in x]
-    for x in done:
+    for x in done + [x for x in memory if "skip" not in x]:
         x["error"] = x["predicted"] / x["measured"] - 1
     if mode == "--check":
         with open(target) as f:
             recorded = {r["id"]: r for r in csv.DictReader(f, delimiter="\t")}
         n = bad = 0
-        for x in results:
+        for x in results + memory:
             n += 1
             was = recorded.get(x["id"])
             now = "skip" if "skip" in x else f"{x['predicted']:.6g}"
@@ -405,10 +443,18 @@ def main():
               f"{statistics.median(errs):+11.1%}")
     skipped = [x for x in results if "skip" in x]
     print(f"# {len(done)} rows compared, {len(skipped)} skipped")
+    print()
+    print(f"{'peak memory per GPU (memory.tsv)':62} {'measured':>10} {'parosim':>10} {'error':>8}")
+    for x in memory:
+        if "skip" in x:
+            print(f"{x['id']:62} skipped: {x['skip']}")
+        else:
+            print(f"{x['id']:62} {x['measured']:6.1f} GiB {x['predicted']:6.1f} GiB "
+                  f"{x['error']:+8.1%}")
     if mode == "--record":
         with open(target, "w") as f:
             f.write("id\tpredicted\terror\n")
-            for x in results:
+            for x in results + memory:
                 if "skip" in x:
                     f.write(f"{x['id']}\tskip\t-\n")
                 else:
