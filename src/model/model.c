@@ -342,6 +342,17 @@ double paro_model_frozen_input_saving(const ParoModel *m, gint64 batch, gint64 s
     return per_tp_rank(replicated, split, t, sequence_parallel);
 }
 
+double paro_model_fused_swiglu_saving(const ParoModel *m, gint64 batch, gint64 seq,
+                                      ParoRecompute recompute, gint64 tp,
+                                      gboolean sequence_parallel)
+{
+    if (!m->has_shape || m->mlp != PARO_MLP_GATED || recompute == PARO_RECOMPUTE_FULL ||
+        recompute == PARO_RECOMPUTE_OP)
+        return 0;
+    double split = 2.0 * paro_model_routes(m) * (double)m->ffn * (double)seq * (double)batch;
+    return per_tp_rank(0, split, (double)tp, sequence_parallel);
+}
+
 double paro_model_activation_bytes_tp(const ParoModel *m, gint64 batch, gint64 seq,
                                       ParoRecompute recompute, ParoAttention attention,
                                       gboolean fused_softmax, gint64 tp, gboolean sequence_parallel)

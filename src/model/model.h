@@ -182,6 +182,15 @@ double paro_model_frozen_input_saving(const ParoModel *model, gint64 batch, gint
                                       guint lora_targets, gboolean fp8, gint64 tp,
                                       gboolean sequence_parallel);
 
+/** paro_model_fused_swiglu_saving: what a fused SwiGLU saves of a gated MLP's activations
+ * on one rank of @tp (decision 51): the SiLU's 16-bit output, 2 bytes for each of the f
+ * inner elements a token (of each of its k experts), which PyTorch's separate kernels keep
+ * for the product's backward and Megatron-Core's fused kernel recomputes from its input; 0
+ * for a plain MLP, a model without shape, or full or per-op recomputation. */
+double paro_model_fused_swiglu_saving(const ParoModel *model, gint64 batch, gint64 seq,
+                                      ParoRecompute recompute, gint64 tp,
+                                      gboolean sequence_parallel);
+
 /** paro_model_activation_bytes_tp: the same with tensor parallelism of degree @tp
  * (Korthikanti et al. 2022, eq. 2 and 4): without sequence parallelism the layer norms',
  * the column-parallel products' inputs and the dropout masks (10*s*b*h with dropout, 8

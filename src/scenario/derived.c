@@ -91,6 +91,10 @@ void paro_scenario_layer_activations(const ParoScenario *s, gint64 tp, double *k
         *kept -= paro_model_fp8_activation_saving(m, mb, seq, recompute, tp, sp);
         *whole -= paro_model_fp8_activation_saving(m, mb, seq, PARO_RECOMPUTE_NONE, tp, sp);
     }
+    if (paro_framework_fused_swiglu(&s->framework)) { /* decision 51 */
+        *kept -= paro_model_fused_swiglu_saving(m, mb, seq, recompute, tp, sp);
+        *whole -= paro_model_fused_swiglu_saving(m, mb, seq, PARO_RECOMPUTE_NONE, tp, sp);
+    }
     const ParoTrainable *tr = &s->training.trainable;
     if (tr->kind == PARO_TRAINABLE_LORA) { /* frozen linears keep no inputs (decision 41) */
         ParoAttention att = s->training.attention;

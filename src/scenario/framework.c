@@ -80,6 +80,11 @@ static const ParoField framework_fields[] = {
      paro_setting_names, NULL,
      "the optimizer step is one fused kernel (default: the profile's; deepspeed, megatron, "
      "ideal: true; fsdp: false, PyTorch's AdamW as eight elementwise passes)"},
+    {"fused_swiglu", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, fused_swiglu), 0,
+     paro_setting_names, NULL,
+     "a gated MLP's SiLU and product are one fused kernel keeping only its input (default: "
+     "the profile's; megatron: true, Megatron-Core's bias_swiglu_impl; else false, PyTorch's "
+     "kernels also keep the SiLU's output)"},
     {"version", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoFramework, version), 0, NULL,
      parse_version,
      "the framework's version where its behaviour changed (deepspeed before 0.12.4: a "
@@ -144,6 +149,11 @@ gboolean paro_framework_fused_softmax(const ParoFramework *f)
 gboolean paro_framework_fused_loss(const ParoFramework *f)
 {
     return decide(f->fused_loss, FALSE);
+}
+
+gboolean paro_framework_fused_swiglu(const ParoFramework *f)
+{
+    return decide(f->fused_swiglu, f->kind == PARO_FRAMEWORK_MEGATRON);
 }
 
 ParoLossMemory paro_framework_loss_memory(const ParoFramework *f)

@@ -50,6 +50,7 @@ typedef struct {
     int grad_passes;       /* ParoSetting: the gradient handling's passes over each micro-batch */
     int fused_loss;        /* ParoSetting: the loss is one fused kernel a pass (Apex's xentropy) */
     int fused_optimizer;   /* ParoSetting: the optimizer step is one fused kernel (FusedAdam) */
+    int fused_swiglu;      /* ParoSetting: a gated MLP's SwiGLU is one kernel keeping its input */
     gint64 version; /* MAJOR * 1e6 + MINOR * 1e3 + PATCH; 0: the version the profile documents */
 } ParoFramework;
 
@@ -57,7 +58,7 @@ typedef struct {
     {                                                                                              \
         PARO_FRAMEWORK_IDEAL, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, 0, PARO_SETTING_DEFAULT, \
             PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT,                      \
-            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT                                             \
+            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT                       \
     }
 
 /** paro_framework_parse: `framework: NAME` or a mapping {name, reduce_on_compute,
@@ -95,6 +96,12 @@ gboolean paro_framework_fused_softmax(const ParoFramework *f);
  * logits' 16 bits (Apex's xentropy, which flash-attn's CrossEntropyLoss wraps) instead of
  * unfused fp32 passes; no profile does by default (llm-foundry's MPT does: decision 44). */
 gboolean paro_framework_fused_loss(const ParoFramework *f);
+
+/* A gated MLP's SiLU and product run as one fused kernel that keeps only its input, the
+ * first product's output (Megatron-Core's bias_swiglu_impl, on by default: megatron), or as
+ * PyTorch's separate kernels, which keep the SiLU's output too (every other profile;
+ * decision 51). */
+gboolean paro_framework_fused_swiglu(const ParoFramework *f);
 
 /* Bytes a logit takes while the loss runs, for the memory ledger (decision 50): the
  * forward's peak, what the forward keeps for the backward, and the backward's peak (each

@@ -379,7 +379,7 @@ static const ParoField scenario_fields[] = {
      paro_framework_parse,
      "which framework's schedule: ideal (default), deepspeed, fsdp, megatron, or a mapping "
      "{name, reduce_on_compute, bucket_allreduce, reduce_precision, fused_softmax, "
-     "blocking_p2p, tp_overlap, grad_passes, fused_loss, fused_optimizer, version}"},
+     "blocking_p2p, tp_overlap, grad_passes, fused_loss, fused_optimizer, fused_swiglu, version}"},
 };
 
 /* training.bucket and training.prefetch the scenario does not write take the framework
