@@ -599,7 +599,10 @@ START_TEST(compute_elementwise_bytes_by_kernel)
      *   LLaMA forward: RMSNorm x2 8h, residuals 12h, copy 4h, SiLU (4f) and its product
      *   with the up projection (6f): 24h + 10f; backward: norms 20h, residuals 12h, copies
      *   4h + 12h, no biases, the product's two gradients (12f), SiLU's (6f), the gate and
-     *   up gradients concatenated (8f): 48h + 26f. In all 72h + 36f.
+     *   up gradients concatenated (8f): 48h + 26f. In all 72h + 36f. With Megatron-Core's
+     *   fused SwiGLU (decision 51; fused_bias_swiglu.py) the activation is one kernel each
+     *   way: forward reads w1's and w3's outputs and writes the product (6f), backward
+     *   reads them and the product's gradient and writes both gradients (10f): 72h + 16f.
      * At the measured share of bandwidth (PARO_ELEMENTWISE_BW_SHARE) the layer's memory
      * time is T x bytes / (1e12 x share). */
     ParoComputeSetup c = paro_test_h100_like(1e12, 1, 2048);
@@ -616,6 +619,15 @@ START_TEST(compute_elementwise_bytes_by_kernel)
                             expect_gpt * 1e-12);
     ck_assert_double_eq_tol(g_array_index(b, ParoLayerCost, 1).memory_s, expect_llama,
                             expect_llama * 1e-12);
+    c.fused_swiglu = TRUE;
+    g_autoptr(GArray) fused = paro_compute_layers(llama, &c);
+    double expect_fused = T * (72.0 * 4096 + 16.0 * 11008) / bw;
+    ck_assert_double_eq_tol(g_array_index(fused, ParoLayerCost, 1).memory_s, expect_fused,
+                            expect_fused * 1e-12);
+    /* a plain MLP has no SwiGLU to fuse */
+    g_autoptr(GArray) plain = paro_compute_layers(&gpt, &c);
+    ck_assert_double_eq_tol(g_array_index(plain, ParoLayerCost, 1).memory_s, expect_gpt,
+                            expect_gpt * 1e-12);
 }
 END_TEST
 

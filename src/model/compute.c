@@ -123,9 +123,15 @@ static void elementwise_bytes(const ParoModel *m, const ParoComputeSetup *c, dou
         cast_f = PARO_FP8_CAST_BYTES * (h + q + k * (h + f));
         cast_b = PARO_FP8_CAST_BYTES * ((q + 2.0 * kv) + h + k * (up + h));
     }
-    *forward = 20.0 * whole + 4.0 * q + k * (gated ? 10.0 : 4.0) * f + dropout + routes_f + cast_f;
+    /* A gated MLP's activation: PyTorch's SiLU (4f) and product (6f) forward, 26f backward;
+     * Megatron-Core's fused SwiGLU reads w1's and w3's outputs and writes the product (6f),
+     * backward reads them and the product's gradient and writes both gradients (10f):
+     * fused_bias_swiglu.py (decision 51). */
+    double swiglu_f = c->fused_swiglu ? 6.0 : 10.0, swiglu_b = c->fused_swiglu ? 10.0 : 26.0;
+    *forward =
+        20.0 * whole + 4.0 * q + k * (gated ? swiglu_f : 4.0) * f + dropout + routes_f + cast_f;
     *backward = 32.0 * whole + 4.0 * q + 4.0 * (q + 2.0 * kv) + bias +
-                k * (gated ? 26.0 : 6.0) * f + dropout + routes_b + cast_b;
+                k * (gated ? swiglu_b : 6.0) * f + dropout + routes_b + cast_b;
 }
 
 /* Eager attention's kernels over the s x s scores, bytes moved per score (16-bit scores,

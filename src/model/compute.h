@@ -37,6 +37,7 @@ typedef struct {
     ParoAttention attention;
     gboolean fused_softmax; /* eager attention: Megatron's one softmax kernel, or PyTorch's five */
     gboolean fused_loss;    /* the loss: one fused 16-bit kernel a pass, or unfused fp32 passes */
+    gboolean fused_swiglu;  /* a gated MLP's SiLU and product: one kernel, or PyTorch's two */
     gint64 tp;              /* tensor-parallel degree: the GEMMs' N or K is cut by it */
     gboolean sequence_parallel; /* norms and dropouts cut by tp too */
 } ParoComputeSetup;

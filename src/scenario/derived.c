@@ -60,6 +60,7 @@ ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)
     setup.fp8 = s->training.fp8;
     setup.fused_softmax = paro_framework_fused_softmax(&s->framework);
     setup.fused_loss = paro_framework_fused_loss(&s->framework);
+    setup.fused_swiglu = paro_framework_fused_swiglu(&s->framework);
     setup.tp = s->tp;
     setup.sequence_parallel = s->sequence_parallel;
     return setup;
