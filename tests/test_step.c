@@ -350,6 +350,33 @@ START_TEST(step_unfused_optimizer_by_hand)
 }
 END_TEST
 
+/* The small GPT with @extra settings (NULL-terminated) under DDP: its activations at the
+ * simulated peak, and the guideline's closed form in @closed_form. */
+static double small_gpt_ddp_activations(const char *const extra[], double *closed_form)
+{
+    const char *sets[G_N_ELEMENTS(small_gpt) + 4];
+    guint n = 0;
+    for (; small_gpt[n] != NULL; n++)
+        sets[n] = small_gpt[n];
+    for (guint i = 0; extra[i] != NULL; i++) {
+        g_assert(n + 1 < G_N_ELEMENTS(sets));
+        sets[n++] = extra[i];
+    }
+    sets[n] = NULL;
+    g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
+    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+    ParoStepResult r;
+    const ParoStrategy *ddp = paro_strategy_lookup("ddp");
+    ck_assert(
+        paro_step_simulate(g->derived, ddp, cache, &(ParoStepOptions){FALSE, TRUE}, &r, NULL));
+    double at_peak = r.at_peak.bytes[PARO_MEM_ACTIVATIONS];
+    *closed_form = paro_test_guideline_of(g, ddp)->mem_activations;
+    paro_step_result_clear(&r);
+    return at_peak;
+}
+
 START_TEST(step_loss_memory_by_framework)
 {
     /* System: the small GPT of step_memory_model_states_and_activations (all layers'
@@ -370,25 +397,10 @@ START_TEST(step_loss_memory_by_framework)
                  {"framework.name=deepspeed", "framework.fused_loss=default", 6},
                  {"framework.name=fsdp", "framework.fused_loss=true", 4}};
     for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
-        const char *sets[G_N_ELEMENTS(small_gpt) + 2];
-        guint n = 0;
-        for (; small_gpt[n] != NULL; n++)
-            sets[n] = small_gpt[n];
-        sets[n++] = cases[c].framework;
-        sets[n++] = cases[c].fused;
-        sets[n] = NULL;
-        g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
-        g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
-        g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
-        g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
-        ParoStepResult r;
-        const ParoStrategy *ddp = paro_strategy_lookup("ddp");
-        ck_assert(
-            paro_step_simulate(g->derived, ddp, cache, &(ParoStepOptions){FALSE, TRUE}, &r, NULL));
-        double want = 310378496.0 + cases[c].per_logit * 32768000.0;
-        ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_ACTIVATIONS], want, 1);
-        ck_assert_double_eq_tol(paro_test_guideline_of(g, ddp)->mem_activations, want, 1);
-        paro_step_result_clear(&r);
+        const char *const extra[] = {cases[c].framework, cases[c].fused, NULL};
+        double closed_form, want = 310378496.0 + cases[c].per_logit * 32768000.0;
+        ck_assert_double_eq_tol(small_gpt_ddp_activations(extra, &closed_form), want, 1);
+        ck_assert_double_eq_tol(closed_form, want, 1);
     }
 }
 END_TEST
@@ -406,25 +418,11 @@ START_TEST(step_recompute_every_second_layer_memory)
      * 75,497,472 bytes come back, so the peak is 234,881,024 bytes, which the guideline's
      * closed form gives too. A vocabulary of 1,000 keeps the loss's memory below that
      * (12 bytes a logit, 12,288,000 bytes: step_loss_memory_by_framework). */
-    const char *sets[G_N_ELEMENTS(small_gpt) + 3];
-    guint n = 0;
-    for (; small_gpt[n] != NULL; n++)
-        sets[n] = small_gpt[n];
-    sets[n++] = "model.architecture.vocab=1000";
-    sets[n++] = "training.recompute=full";
-    sets[n++] = "training.recompute_every=2";
-    sets[n] = NULL;
-    g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
-    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
-    ParoStepResult r;
-    const ParoStrategy *ddp = paro_strategy_lookup("ddp");
-    ck_assert(
-        paro_step_simulate(g->derived, ddp, cache, &(ParoStepOptions){FALSE, TRUE}, &r, NULL));
-    ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_ACTIVATIONS], 234881024.0, 1);
-    ck_assert_double_eq_tol(paro_test_guideline_of(g, ddp)->mem_activations, 234881024.0, 1);
-    paro_step_result_clear(&r);
+    const char *const extra[] = {"model.architecture.vocab=1000", "training.recompute=full",
+                                 "training.recompute_every=2", NULL};
+    double closed_form;
+    ck_assert_double_eq_tol(small_gpt_ddp_activations(extra, &closed_form), 234881024.0, 1);
+    ck_assert_double_eq_tol(closed_form, 234881024.0, 1);
 }
 END_TEST
 

@@ -60,7 +60,8 @@ double paro_scenario_optimizer_s(const ParoScenarioDerived *d, double owned);
 
 /** paro_scenario_layer_activations: a layer's activations on one rank of @tp (sequence
  * parallel as the scenario says) kept for its backward under the scenario's recomputation
- * (@kept) and without any (@whole), with the framework's softmax and fp8's savings. */
+ * (@kept) and without any (@whole), with the framework's softmax and SwiGLU and fp8's
+ * savings. */
 void paro_scenario_layer_activations(const ParoScenario *s, gint64 tp, double *kept, double *whole);
 
 /** paro_scenario_loss_memory: the loss's memory on the last layer's rank of @tp for one
