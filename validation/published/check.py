@@ -16,7 +16,8 @@ docs/compute.md.
 
 memory.tsv holds published peak memory per GPU of some runs (results.tsv's or pending's);
 each is predicted with its own overrides and printed after the throughput summary, and
-recorded and checked as `memory:ID`.
+recorded and checked as `memory:ID`; the rows parosim puts out of memory (each ran, so
+none should be) as `fits:out-of-memory`.
 
 Rules where a source is silent (each counted in the `assumed` column):
   micro-batch unknown -> 1; NICs unknown -> the machine class's (DGX A100: 8 x 200 Gb/s,
@@ -405,6 +406,10 @@ def main():
     done = [x for x in results if "skip" not in x]
     for x in done + [x for x in memory if "skip" not in x]:
         x["error"] = x["predicted"] / x["measured"] - 1
+    # Every run of the corpus ran, so each should fit in parosim's memory too: the ones that
+    # do not are recorded (and checked) as one more row, `fits:out-of-memory`.
+    oom = [x["id"] for x in done if not x["fits"]]
+    memory.append({"id": "fits:out-of-memory", "predicted": ",".join(oom) or "none"})
     if mode == "--check":
         with open(target) as f:
             recorded = {r["id"]: r for r in csv.DictReader(f, delimiter="\t")}
@@ -412,7 +417,8 @@ def main():
         for x in results + memory:
             n += 1
             was = recorded.get(x["id"])
-            now = "skip" if "skip" in x else f"{x['predicted']:.6g}"
+            now = ("skip" if "skip" in x else x["predicted"] if isinstance(x["predicted"], str)
+                   else f"{x['predicted']:.6g}")
             if was is None or was["predicted"] != now:
                 bad += 1
                 print(f"not ok {n} - {x['id']}: predicted {now}, recorded "
@@ -448,6 +454,8 @@ def main():
     for x in memory:
         if "skip" in x:
             print(f"{x['id']:62} skipped: {x['skip']}")
+        elif x["id"] == "fits:out-of-memory":
+            print(f"# runs that ran but exceed their GPU's memory in parosim: {x['predicted']}")
         else:
             print(f"{x['id']:62} {x['measured']:6.1f} GiB {x['predicted']:6.1f} GiB "
                   f"{x['error']:+8.1%}")
@@ -457,6 +465,8 @@ def main():
             for x in results + memory:
                 if "skip" in x:
                     f.write(f"{x['id']}\tskip\t-\n")
+                elif isinstance(x["predicted"], str):
+                    f.write(f"{x['id']}\t{x['predicted']}\t-\n")
                 else:
                     f.write(f"{x['id']}\t{x['predicted']:.6g}\t{x['error']:+.4f}\n")
     return 0
