@@ -210,6 +210,20 @@ START_TEST(step_trace_is_consistent)
 }
 END_TEST
 
+/* The step of @strategy on the default scenario with @sets (NULL-terminated, or NULL),
+ * simulated into @r, with its trace if @keep_trace; the caller clears @r. */
+static void simulate_default(const char *const sets[], const char *strategy, gboolean keep_trace,
+                             ParoStepResult *r)
+{
+    g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
+    g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(paro_step_simulate(d, paro_strategy_lookup(strategy), cache,
+                                     &(ParoStepOptions){keep_trace, TRUE}, r, &error),
+                  "%s", error ? error->message : "");
+}
+
 START_TEST(step_deepspeed_stage2_reduces_in_series)
 {
     /* DeepSpeed's profile for ZeRO-2 (docs/frameworks.md: overlap_comm defaults to false
@@ -222,14 +236,8 @@ START_TEST(step_deepspeed_stage2_reduces_in_series)
     const char *const *variants[] = {ds_sets, NULL};
     double step[2];
     for (guint v = 0; v < 2; v++) {
-        g_autoptr(ParoScenario) s = paro_test_default_scenario(variants[v]);
-        g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
-        g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
         ParoStepResult r;
-        g_autoptr(GError) error = NULL;
-        ck_assert_msg(paro_step_simulate(d, paro_strategy_lookup("zero-2"), cache,
-                                         &(ParoStepOptions){TRUE, TRUE}, &r, &error),
-                      "%s", error ? error->message : "");
+        simulate_default(variants[v], "zero-2", TRUE, &r);
         step[v] = paro_time_to_s(r.step);
         ParoTime sum = 0;
         guint reductions = 0;
@@ -334,14 +342,8 @@ START_TEST(step_unfused_optimizer_by_hand)
                            "framework.fused_optimizer=true", NULL};
     double step[2];
     for (guint v = 0; v < 2; v++) {
-        g_autoptr(ParoScenario) s = paro_test_default_scenario(v == 0 ? unfused : fused);
-        g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
-        g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
         ParoStepResult r;
-        g_autoptr(GError) error = NULL;
-        ck_assert_msg(paro_step_simulate(d, paro_strategy_lookup("zero-3"), cache,
-                                         &(ParoStepOptions){FALSE, TRUE}, &r, &error),
-                      "%s", error ? error->message : "");
+        simulate_default(v == 0 ? unfused : fused, "zero-3", FALSE, &r);
         step[v] = paro_time_to_s(r.step);
         paro_step_result_clear(&r);
     }

@@ -317,26 +317,34 @@ def leave_one_out(parosim, root, tmp, rows, pool):
         r["node_gbps"] = ties[len(ties) // 2]
 
 
+def run_parosim(parosim, tmp, r, text, strategies, sets):
+    """`parosim run` of scenario @text (row @r's) on @strategies with `--set`s @sets: its
+    JSON output, or (None, why) when parosim refuses it."""
+    path = os.path.join(tmp, r["id"] + ".yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    cmd = [parosim, "run", path, "-f", "json", "--strategies", ",".join(strategies)]
+    for s in sets:
+        cmd += ["--set", s]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, "parosim: " + p.stderr.strip().splitlines()[0][:120]
+    return json.loads(p.stdout), None
+
+
 def run_one(parosim, root, tmp, r, extra_sets=()):
     """Predict row @r; @extra_sets are more `--set` overrides (a calibration's grid)."""
     text, sets, strategy, assumed, why = scenario(r, root)
     if text is None:
         return {"id": r["id"], "skip": why}
-    path = os.path.join(tmp, r["id"] + ".yaml")
-    with open(path, "w") as f:
-        f.write(text)
     strategies = [strategy]
     if r["metric"] == "speedup":
         over = dict(kv.split("=") for kv in r["notes"].split() if "=" in kv).get("over", "")
         over = over.rstrip(";,")
         strategies.append(STRATEGY.get(over, over))
-    cmd = [parosim, "run", path, "-f", "json", "--strategies", ",".join(strategies)]
-    for s in list(sets) + list(extra_sets):
-        cmd += ["--set", s]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        return {"id": r["id"], "skip": "parosim: " + p.stderr.strip().splitlines()[0][:120]}
-    out = json.loads(p.stdout)
+    out, why = run_parosim(parosim, tmp, r, text, strategies, list(sets) + list(extra_sets))
+    if out is None:
+        return {"id": r["id"], "skip": why}
     steps = {}
     for st in out["strategies"]:
         for name in [st["name"]] + st["aliases"]:
@@ -375,16 +383,11 @@ def run_memory(parosim, root, tmp, m, r):
     text, sets, strategy, assumed, why = scenario(r, root)
     if text is None:
         return {"id": "memory:" + m["id"], "skip": why}
-    path = os.path.join(tmp, r["id"] + ".yaml")
-    with open(path, "w") as f:
-        f.write(text)
-    cmd = [parosim, "run", path, "-f", "json", "--strategies", strategy]
-    for x in list(sets) + [x for x in m["sets"].split(";") if x]:
-        cmd += ["--set", x]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        return {"id": "memory:" + m["id"], "skip": "parosim: " + p.stderr.strip()[:120]}
-    st = json.loads(p.stdout)["strategies"][0]
+    out, why = run_parosim(parosim, tmp, r, text, [strategy],
+                           list(sets) + [x for x in m["sets"].split(";") if x])
+    if out is None:
+        return {"id": "memory:" + m["id"], "skip": why}
+    st = out["strategies"][0]
     return {"id": "memory:" + m["id"], "measured": float(m["measured_gib"]),
             "predicted": st["memory"]["peak"] / 2**30}
 
