@@ -120,6 +120,7 @@ for key in $bandwidth; do row "$key" B/s "$work/base.yaml"; done
 for key in $time; do row "$key" s "$work/base.yaml"; done
 for key in $flops; do row "$key" FLOP/s "$work/base.yaml"; done
 row training.trainable.lora.rank "" $lora
+row training.trainable.lora.dropout "" $lora
 moe=tests/data/good/scenario-moe.yaml
 for key in model.architecture.experts model.architecture.experts_per_token; do
     row "$key" "" $moe
@@ -127,7 +128,7 @@ done
 
 # Every numeric field of the schema tables is in the matrix (by its last key).
 all="$count $bytes $bandwidth $time $flops training.trainable.lora.rank
-model.architecture.experts model.architecture.experts_per_token"
+training.trainable.lora.dropout model.architecture.experts model.architecture.experts_per_token"
 missing=""
 for field in $(grep -hoE '\{"[a-z_]+", PARO_FIELD_(INT|DOUBLE|RATIO|QUANTITY)' \
     src/yaml/load-model.c src/yaml/load-topology.c src/scenario/scenario.c \

@@ -776,6 +776,117 @@ START_TEST(model_fused_swiglu_keeps_its_input_only)
 }
 END_TEST
 
+/* Llama-2-70B's layer shape, as the MLPerf LoRA runs fine-tune it. */
+static ParoModel llama2_70b_layer(void)
+{
+    return (ParoModel){.has_shape = TRUE,
+                       .hidden = 8192,
+                       .layers = 80,
+                       .heads = 64,
+                       .kv_heads = 8,
+                       .head_dim = 128,
+                       .ffn = 28672,
+                       .vocab = 32000,
+                       .mlp = PARO_MLP_GATED,
+                       .norm = PARO_NORM_RMSNORM};
+}
+
+START_TEST(compute_lora_adapter_bytes)
+{
+    /* System: Llama-2-70B (h = q = 8192, kv = 1024), LoRA on q, k, v, o with dropout 0.1,
+     * one rank of TP 4 with sequence parallelism, NeMo's packed QKV adapter (MLPerf's
+     * llama2_70b_lora on one node of H100s).
+     * Expectation, counted kernel by kernel (decision 52; per token, bytes): the QKV adapter
+     * reads the gathered input, h = 8192, and writes (q + 2 kv) / 4 = 2560: forward dropout
+     * 5 x 8192, down product 2 x 8192, up product 2 x 2560, scale 4 x 2560, add 6 x 2560 =
+     * 88,064; backward scale 4 x 2560, up's two gradients 4 x 2560, down's input gradient
+     * and weight gradient 4 x 8192, dropout 5 x 8192, the gradient's add 6 x 8192 = 143,360.
+     * The output adapter reads q / 4 = 2048 and writes h / 4 = 2048 (the all-to-all's
+     * layout): 19 x 2048 = 38,912 forward, 23 x 2048 = 47,104 backward. The same counts,
+     * made independently in Python by validation/harness/lora.py, are the bytes of its rows
+     * qkv_t4 and proj_t4 (validation/data/h100/2026-11-26_lora.txt: 721,420,288 and
+     * 1,895,825,408 - 721,420,288 over 8,192 tokens; 318,767,104 and 385,875,968).
+     * HuggingFace PEFT's per-projection adapters on q, k, v of a TP-1 layer without dropout
+     * (h = 8192, outputs 8192, 1024, 1024): each reads h (2 h) and writes its output (12
+     * out) forward, backward 8 out + 10 h: 3 x 2 x 8192 + 12 x 10240 = 172,032 and
+     * 8 x 10240 + 3 x 10 x 8192 = 327,680. Timed at the flat passes' rate, the bytes add to
+     * the layer's memory-bound time. */
+    ParoModel m = llama2_70b_layer();
+    ParoComputeSetup c = paro_test_h100_like(1e12, 1, 8192);
+    c.tp = 4;
+    c.sequence_parallel = TRUE;
+    c.lora_targets = PARO_LORA_Q | PARO_LORA_K | PARO_LORA_V | PARO_LORA_O;
+    c.lora_dropout = 0.1;
+    c.packed_lora = TRUE;
+    double f, b;
+    paro_compute_lora_bytes(&m, &c, &f, &b);
+    ck_assert_double_eq(f, 88064.0 + 38912.0);
+    ck_assert_double_eq(b, 143360.0 + 47104.0);
+    g_autoptr(GArray) with = paro_compute_layers(&m, &c);
+    c.lora_targets = 0;
+    g_autoptr(GArray) without = paro_compute_layers(&m, &c);
+    double added = g_array_index(with, ParoLayerCost, 1).memory_s -
+                   g_array_index(without, ParoLayerCost, 1).memory_s;
+    double expect =
+        8192.0 * (88064.0 + 38912.0 + 143360.0 + 47104.0) / paro_compute_setup_flat_pass_Bps(&c);
+    /* Tolerance: 1e-12 relative, a difference of sums of a few doubles. */
+    ck_assert_double_eq_tol(added, expect, expect * 1e-12);
+    paro_compute_lora_bytes(&m, &c, &f, &b);
+    ck_assert_double_eq(f + b, 0.0);
+    c.tp = 1;
+    c.sequence_parallel = FALSE;
+    c.lora_targets = PARO_LORA_Q | PARO_LORA_K | PARO_LORA_V;
+    c.lora_dropout = 0;
+    c.packed_lora = FALSE;
+    paro_compute_lora_bytes(&m, &c, &f, &b);
+    ck_assert_double_eq(f, 172032.0);
+    ck_assert_double_eq(b, 327680.0);
+}
+END_TEST
+
+START_TEST(model_lora_adapters_keep_their_inputs)
+{
+    /* System: Llama-2-70B, one 8192-token sequence, LoRA on q, k, v, o, fp8 linears, TP 2
+     * with sequence parallelism, NeMo's packed adapters, cuDNN's attention (MLPerf's
+     * llama2_70b_lora on one node of H200s).
+     * Expectation, by hand (decision 52): with dropout 0.1 each adapter keeps its dropout's
+     * 16-bit output for its down product's weight gradient and the one-byte mask: 3 bytes an
+     * input element. The QKV adapter's input is the gathered norm output, h = 8192 (24,576
+     * bytes), the output adapter's the attention's output share, q / 2 = 4096 (12,288).
+     * Decision 41 left the QKV product's input kept, in fp8 and cut by sequence parallelism:
+     * 8192 / 2 = 4096 bytes, which nothing keeps now: 24,576 + 12,288 - 4,096 = 32,768 bytes
+     * a token, 268,435,456 a layer. Without dropout the adapters keep their inputs, 16-bit
+     * and whole: 2 h = 16,384 for the QKV input, nothing for the attention's output (the
+     * kernel keeps it), minus the 4,096: 12,288 a token, 100,663,296 a layer. Without
+     * sequence parallelism and fp8, at TP 1: the QKV input was kept already (2 h): 0.
+     * HuggingFace PEFT's q, k, v adapters with dropout, one a projection: 3 x 3 h + the
+     * output adapter's 3 q - 2 h = 81,920 a token. Nothing under full recomputation.
+     * fp8 attention (decision 53) keeps q, k, v and its output in fp8, a byte less each:
+     * (2 x 8192 + 2 x 1024) / 2 = 9,216 bytes a token. */
+    ParoModel m = llama2_70b_layer();
+    guint qkvo = PARO_LORA_Q | PARO_LORA_K | PARO_LORA_V | PARO_LORA_O;
+    ParoAttention cudnn = PARO_ATTENTION_CUDNN;
+    ck_assert_double_eq(paro_model_lora_adapter_memory(&m, 1, 8192, PARO_RECOMPUTE_NONE, cudnn,
+                                                       qkvo, 0.1, TRUE, TRUE, 2, TRUE),
+                        268435456.0);
+    ck_assert_double_eq(paro_model_lora_adapter_memory(&m, 1, 8192, PARO_RECOMPUTE_NONE, cudnn,
+                                                       qkvo, 0, TRUE, TRUE, 2, TRUE),
+                        100663296.0);
+    ck_assert_double_eq(paro_model_lora_adapter_memory(&m, 1, 8192, PARO_RECOMPUTE_NONE, cudnn,
+                                                       qkvo, 0, TRUE, FALSE, 1, FALSE),
+                        0.0);
+    ck_assert_double_eq(paro_model_lora_adapter_memory(&m, 1, 8192, PARO_RECOMPUTE_NONE, cudnn,
+                                                       qkvo, 0.1, FALSE, FALSE, 1, FALSE),
+                        8192.0 * 81920.0);
+    ck_assert_double_eq(paro_model_lora_adapter_memory(&m, 1, 8192, PARO_RECOMPUTE_FULL, cudnn,
+                                                       qkvo, 0.1, TRUE, TRUE, 2, TRUE),
+                        0.0);
+    ck_assert_double_eq(paro_model_fp8_attention_saving(&m, 1, 8192, PARO_RECOMPUTE_NONE, 2),
+                        8192.0 * 9216.0);
+    ck_assert_double_eq(paro_model_fp8_attention_saving(&m, 1, 8192, PARO_RECOMPUTE_FULL, 2), 0.0);
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
     Suite *s = suite_create("model");
@@ -804,6 +915,8 @@ static Suite *model_suite(void)
     tcase_add_test(tc, model_count_only);
     tcase_add_test(tc, model_huge_heads_do_not_overflow);
     tcase_add_test(tc, model_fused_swiglu_keeps_its_input_only);
+    tcase_add_test(tc, compute_lora_adapter_bytes);
+    tcase_add_test(tc, model_lora_adapters_keep_their_inputs);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -18,6 +18,7 @@
  *               writes (elementwise_bytes), at the share of HBM bandwidth such kernels reach;
  *               eager attention adds its softmax and dropout kernels' bytes over the scores
  *               (score_bytes: Megatron's fused softmax or PyTorch's separate kernels);
+ *   adapters    LoRA's own kernels, their bytes at the flat passes' rate (decision 52);
  *   loss        the cross-entropy over the logits (last layer): unfused fp32 passes at the
  *               elementwise kernels' rate, or a fused kernel's at the flat passes' rate;
  *   power       on a GPU with a power cap, a layer whose GEMMs take most of its time runs
@@ -132,6 +133,38 @@ static void elementwise_bytes(const ParoModel *m, const ParoComputeSetup *c, dou
         20.0 * whole + 4.0 * q + k * (gated ? swiglu_f : 4.0) * f + dropout + routes_f + cast_f;
     *backward = 32.0 * whole + 4.0 * q + 4.0 * (q + 2.0 * kv) + bias +
                 k * (gated ? swiglu_b : 6.0) * f + dropout + routes_b + cast_b;
+}
+
+/* A LoRA adapter's own kernels (NeMo's ParallelLinearAdapter, HuggingFace PEFT's lora
+ * layers: the same sequence), bytes over its input (in elements a token) and output (out):
+ *   forward:  the dropout on the input (read, write, a one-byte mask: 5 in), the down
+ *             product reading its input (2 in; r = 8-64 outputs are nothing beside it), the
+ *             up product writing the output (2 out), the scale by alpha / r (4 out), the add
+ *             into the frozen product's output (6 out);
+ *   backward: the scale's gradient (4 out), the up product's input and weight gradients each
+ *             reading the output gradient (2 x 2 out), the down product's input gradient
+ *             written (2 in) and its weight gradient reading the saved input (2 in), the
+ *             dropout's gradient (5 in), the input gradient added into the frozen path's
+ *             (6 in).
+ * Without dropout its two passes go. The products of rank r are bound by these bytes, not
+ * by FLOPs; the kernels are large and vectorized, and run at the flat passes' rate: timed
+ * with PyTorch on an H100 and an H200 at MLPerf's Llama-2-70B shapes, TP 1 to 8, these
+ * bytes at that rate give a median error of -0.7% and +0.0%, all within -17..+14%
+ * (validation/data/h{100,200}/2026-11-26_lora.txt; decision 52). The collectives NeMo
+ * adds (the all-to-all of a row-parallel adapter's output, an all-gather of r columns) are
+ * not modelled. */
+void paro_compute_lora_bytes(const ParoModel *m, const ParoComputeSetup *c, double *forward,
+                             double *backward)
+{
+    *forward = *backward = 0;
+    ParoLoraAdapter a[PARO_LORA_ADAPTERS_MAX];
+    guint n = paro_model_lora_adapters(m, c->lora_targets, c->packed_lora, c->tp,
+                                       c->sequence_parallel, a);
+    double dropout = c->lora_dropout > 0 ? 5.0 : 0;
+    for (guint i = 0; i < n; i++) {
+        *forward += (dropout + 2.0) * a[i].in + 12.0 * a[i].out;
+        *backward += 8.0 * a[i].out + (4.0 + dropout + 6.0) * a[i].in;
+    }
 }
 
 /* Eager attention's kernels over the s x s scores, bytes moved per score (16-bit scores,
@@ -263,6 +296,12 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
     }
     double elementwise_f = T * token_f / elementwise_Bps + scores_f;
     double elementwise_b = T * token_b / elementwise_Bps + scores_b;
+    if (m->has_shape && c->lora_targets != 0) { /* the adapters' kernels (decision 52) */
+        double adapter_f, adapter_b, flat_Bps = paro_compute_setup_flat_pass_Bps(c);
+        paro_compute_lora_bytes(m, c, &adapter_f, &adapter_b);
+        elementwise_f += T * adapter_f / flat_Bps;
+        elementwise_b += T * adapter_b / flat_Bps;
+    }
     for (gint64 l = 0; l < L; l++) {
         ParoLayerCost *lc = &g_array_index(layers, ParoLayerCost, l);
         double forward = 0, backward = 0, head_f = 0, head_b = 0, core_f = 0, core_b = 0;

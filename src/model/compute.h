@@ -38,6 +38,9 @@ typedef struct {
     gboolean fused_softmax; /* eager attention: Megatron's one softmax kernel, or PyTorch's five */
     gboolean fused_loss;    /* the loss: one fused 16-bit kernel a pass, or unfused fp32 passes */
     gboolean fused_swiglu;  /* a gated MLP's SiLU and product: one kernel, or PyTorch's two */
+    guint lora_targets;     /* ParoLoraTarget bits of the layers' LoRA adapters; 0: none */
+    double lora_dropout;    /* dropout on the adapters' inputs */
+    gboolean packed_lora;   /* one adapter over the packed QKV (and gate-up) product: NeMo */
     gint64 tp;              /* tensor-parallel degree: the GEMMs' N or K is cut by it */
     gboolean sequence_parallel; /* norms and dropouts cut by tp too */
 } ParoComputeSetup;
@@ -55,6 +58,11 @@ typedef struct {
      * layer's kernels. */
     double gemm_s, attention_s, memory_s;
 } ParoLayerCost;
+
+/** paro_compute_lora_bytes: the bytes one token moves through a layer's LoRA adapters'
+ * kernels on one TP rank (decision 52), forward and backward: 0 without adapters. */
+void paro_compute_lora_bytes(const ParoModel *model, const ParoComputeSetup *c, double *forward,
+                             double *backward);
 
 /* Fixed cost of one GEMM kernel: the residual of a 1024^3 bf16 GEMM on an H100 over its
  * one wave (8.8 us measured, 5.6 us of tile work; validation/data/h100). */

@@ -342,6 +342,80 @@ double paro_model_frozen_input_saving(const ParoModel *m, gint64 batch, gint64 s
     return per_tp_rank(replicated, split, t, sequence_parallel);
 }
 
+guint paro_model_lora_adapters(const ParoModel *m, guint targets, gboolean packed, gint64 tp,
+                               gboolean sequence_parallel,
+                               ParoLoraAdapter out[PARO_LORA_ADAPTERS_MAX])
+{
+    if (!m->has_shape)
+        return 0;
+    double h = (double)m->hidden, t = (double)tp, f = (double)m->ffn, k = paro_model_routes(m);
+    double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
+    double row_out = sequence_parallel ? h / t : h; /* a row-parallel product's output */
+    guint n = 0;
+    if (packed && (targets & (PARO_LORA_Q | PARO_LORA_K | PARO_LORA_V))) {
+        out[n++] = (ParoLoraAdapter){h, (q + 2.0 * kv) / t, PARO_LORA_INPUT_QKV};
+    } else {
+        if (targets & PARO_LORA_Q)
+            out[n++] = (ParoLoraAdapter){h, q / t, PARO_LORA_INPUT_QKV};
+        if (targets & PARO_LORA_K)
+            out[n++] = (ParoLoraAdapter){h, kv / t, PARO_LORA_INPUT_QKV};
+        if (targets & PARO_LORA_V)
+            out[n++] = (ParoLoraAdapter){h, kv / t, PARO_LORA_INPUT_QKV};
+    }
+    if (targets & PARO_LORA_O)
+        out[n++] = (ParoLoraAdapter){q / t, row_out, PARO_LORA_INPUT_O};
+    if (packed && (targets & (PARO_LORA_GATE | PARO_LORA_UP))) {
+        double up = m->mlp == PARO_MLP_GATED ? 2.0 * f : f;
+        out[n++] = (ParoLoraAdapter){k * h, k * up / t, PARO_LORA_INPUT_MLP};
+    } else {
+        if (targets & PARO_LORA_GATE)
+            out[n++] = (ParoLoraAdapter){k * h, k * f / t, PARO_LORA_INPUT_MLP};
+        if (targets & PARO_LORA_UP)
+            out[n++] = (ParoLoraAdapter){k * h, k * f / t, PARO_LORA_INPUT_MLP};
+    }
+    if (targets & PARO_LORA_DOWN)
+        out[n++] = (ParoLoraAdapter){k * f / t, k * row_out, PARO_LORA_INPUT_DOWN};
+    return n;
+}
+
+double paro_model_lora_adapter_memory(const ParoModel *m, gint64 batch, gint64 seq,
+                                      ParoRecompute recompute, ParoAttention attention,
+                                      guint targets, double dropout, gboolean packed, gboolean fp8,
+                                      gint64 tp, gboolean sequence_parallel)
+{
+    if (!m->has_shape || recompute == PARO_RECOMPUTE_FULL || recompute == PARO_RECOMPUTE_OP)
+        return 0;
+    ParoLoraAdapter a[PARO_LORA_ADAPTERS_MAX];
+    guint n = paro_model_lora_adapters(m, targets, packed, tp, sequence_parallel, a);
+    double need = 0; /* bytes a token the adapters keep */
+    gboolean counted[PARO_LORA_INPUT_DOWN + 1] = {FALSE};
+    for (guint i = 0; i < n; i++) {
+        if (dropout > 0) {
+            need += 3.0 * a[i].in;
+        } else if (!counted[a[i].input]) { /* the adapters of one input share it */
+            counted[a[i].input] = TRUE;
+            gboolean kept_by_attention =
+                a[i].input == PARO_LORA_INPUT_O && attention != PARO_ATTENTION_EAGER;
+            need += kept_by_attention ? 0 : 2.0 * a[i].in;
+        }
+    }
+    /* what decision 41 left kept for the adapted inputs: the frozen products' inputs */
+    double left = paro_model_frozen_input_saving(m, batch, seq, recompute, attention, 0, fp8, tp,
+                                                 sequence_parallel) -
+                  paro_model_frozen_input_saving(m, batch, seq, recompute, attention, targets, fp8,
+                                                 tp, sequence_parallel);
+    return need * (double)seq * (double)batch - left;
+}
+
+double paro_model_fp8_attention_saving(const ParoModel *m, gint64 batch, gint64 seq,
+                                       ParoRecompute recompute, gint64 tp)
+{
+    if (!m->has_shape || recompute == PARO_RECOMPUTE_FULL || recompute == PARO_RECOMPUTE_OP)
+        return 0;
+    double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
+    return (2.0 * q + 2.0 * kv) / (double)tp * (double)seq * (double)batch;
+}
+
 double paro_model_fused_swiglu_saving(const ParoModel *m, gint64 batch, gint64 seq,
                                       ParoRecompute recompute, gint64 tp,
                                       gboolean sequence_parallel)

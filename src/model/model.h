@@ -90,15 +90,16 @@ typedef enum {
 
 typedef struct {
     ParoTrainableKind kind;
-    double fraction;    /* FRACTION: Psi'/Psi in (0, 1] */
-    double count;       /* COUNT: Psi' */
-    gint64 lora_rank;   /* LORA: r */
-    guint lora_targets; /* LORA: ParoLoraTarget bits */
+    double fraction;     /* FRACTION: Psi'/Psi in (0, 1] */
+    double count;        /* COUNT: Psi' */
+    gint64 lora_rank;    /* LORA: r */
+    guint lora_targets;  /* LORA: ParoLoraTarget bits */
+    double lora_dropout; /* LORA: dropout on the adapters' inputs (0: none) */
 } ParoTrainable;
 
 #define PARO_TRAINABLE_INIT                                                                        \
     {                                                                                              \
-        PARO_TRAINABLE_FRACTION, 1.0, 0, 0, 0                                                      \
+        PARO_TRAINABLE_FRACTION, 1.0, 0, 0, 0, 0                                                   \
     }
 
 /** paro_model_layer_params: parameters of one transformer layer (0 without a shape), every
@@ -181,6 +182,54 @@ double paro_model_frozen_input_saving(const ParoModel *model, gint64 batch, gint
                                       ParoRecompute recompute, ParoAttention attention,
                                       guint lora_targets, gboolean fp8, gint64 tp,
                                       gboolean sequence_parallel);
+
+/* Which product's input a LoRA adapter reads. */
+typedef enum {
+    PARO_LORA_INPUT_QKV,  /* the attention's norm output, h */
+    PARO_LORA_INPUT_O,    /* the attention core's output, q / t */
+    PARO_LORA_INPUT_MLP,  /* the MLP's norm output, h (on each of k routes) */
+    PARO_LORA_INPUT_DOWN, /* the MLP's inner activation, f / t */
+} ParoLoraInput;
+
+/* One LoRA adapter of a layer on one TP rank: elements a token of its input and its output. */
+typedef struct {
+    double in, out;
+    ParoLoraInput input;
+} ParoLoraAdapter;
+
+#define PARO_LORA_ADAPTERS_MAX 7
+
+/** paro_model_lora_adapters: the adapters of one layer on one rank of @tp for @targets,
+ * written to @out; returns how many. @packed: one adapter over the packed QKV product and
+ * one over the packed gate-and-up product (NeMo's LoraKQVAdapter and LoraHto4HAdapter), else
+ * one a projection (HuggingFace PEFT). A column-parallel product's adapter reads the whole
+ * input, h (with sequence parallelism, the gathered norm output) and writes its share of the
+ * output; a row-parallel one's reads its share and writes h / t with sequence parallelism
+ * (NeMo's all-to-all), else h. On each of k routes for a mixture of experts' MLP. */
+guint paro_model_lora_adapters(const ParoModel *model, guint targets, gboolean packed, gint64 tp,
+                               gboolean sequence_parallel,
+                               ParoLoraAdapter out[PARO_LORA_ADAPTERS_MAX]);
+
+/** paro_model_lora_adapter_memory: what LoRA adapters keep of a layer's activations on one
+ * rank of @tp beyond what paro_model_frozen_input_saving leaves kept (decision 52): with
+ * @dropout > 0, each adapter keeps its dropout's 16-bit output (for its down product's
+ * weight gradient) and one-byte mask, 3 bytes an input element, and its input is kept by
+ * nothing else; without, the adapters of one input keep that input, 16 bits, whole (h: the
+ * gathered one under sequence parallelism, where the frozen product would have kept its
+ * share), but the attention's output, which the fused attention kernels keep anyway. Nothing
+ * under full or per-op recomputation. */
+double paro_model_lora_adapter_memory(const ParoModel *model, gint64 batch, gint64 seq,
+                                      ParoRecompute recompute, ParoAttention attention,
+                                      guint targets, double dropout, gboolean packed, gboolean fp8,
+                                      gint64 tp, gboolean sequence_parallel);
+
+/** paro_model_fp8_attention_saving: what fp8 attention saves of a layer's activations on one
+ * rank of @tp (decision 53): cuDNN's fp8 kernel keeps its query, key, value and output for
+ * the backward in fp8, one byte of each element where the 16-bit kernel keeps two, and its
+ * 16-bit output, which only the next product reads, is not kept; (2q + 2kv) / t bytes a
+ * token. Nothing under full or per-op recomputation. */
+double paro_model_fp8_attention_saving(const ParoModel *model, gint64 batch, gint64 seq,
+                                       ParoRecompute recompute, gint64 tp);
 
 /** paro_model_fused_swiglu_saving: what a fused SwiGLU saves of a gated MLP's activations
  * on one rank of @tp (decision 51): the SiLU's 16-bit output, 2 bytes for each of the f

@@ -61,6 +61,11 @@ ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)
     setup.fused_softmax = paro_framework_fused_softmax(&s->framework);
     setup.fused_loss = paro_framework_fused_loss(&s->framework);
     setup.fused_swiglu = paro_framework_fused_swiglu(&s->framework);
+    if (s->training.trainable.kind == PARO_TRAINABLE_LORA) {
+        setup.lora_targets = s->training.trainable.lora_targets;
+        setup.lora_dropout = s->training.trainable.lora_dropout;
+        setup.packed_lora = paro_framework_packed_lora(&s->framework);
+    }
     setup.tp = s->tp;
     setup.sequence_parallel = s->sequence_parallel;
     return setup;
@@ -92,6 +97,10 @@ void paro_scenario_layer_activations(const ParoScenario *s, gint64 tp, double *k
         *kept -= paro_model_fp8_activation_saving(m, mb, seq, recompute, tp, sp);
         *whole -= paro_model_fp8_activation_saving(m, mb, seq, PARO_RECOMPUTE_NONE, tp, sp);
     }
+    if (s->training.fp8_attention) { /* decision 53 */
+        *kept -= paro_model_fp8_attention_saving(m, mb, seq, recompute, tp);
+        *whole -= paro_model_fp8_attention_saving(m, mb, seq, PARO_RECOMPUTE_NONE, tp);
+    }
     if (paro_framework_fused_swiglu(&s->framework)) { /* decision 51 */
         *kept -= paro_model_fused_swiglu_saving(m, mb, seq, recompute, tp, sp);
         *whole -= paro_model_fused_swiglu_saving(m, mb, seq, PARO_RECOMPUTE_NONE, tp, sp);
@@ -104,6 +113,21 @@ void paro_scenario_layer_activations(const ParoScenario *s, gint64 tp, double *k
                                                 tp, sp);
         *whole -= paro_model_frozen_input_saving(m, mb, seq, PARO_RECOMPUTE_NONE, att,
                                                  tr->lora_targets, fp8, tp, sp);
+        /* what the adapters keep themselves (decision 52) */
+        gboolean packed = paro_framework_packed_lora(&s->framework);
+        *kept += paro_model_lora_adapter_memory(m, mb, seq, recompute, att, tr->lora_targets,
+                                                tr->lora_dropout, packed, fp8, tp, sp);
+        *whole +=
+            paro_model_lora_adapter_memory(m, mb, seq, PARO_RECOMPUTE_NONE, att, tr->lora_targets,
+                                           tr->lora_dropout, packed, fp8, tp, sp);
+        if (s->training.fp8_attention && (tr->lora_targets & PARO_LORA_O) &&
+            tr->lora_dropout == 0) {
+            /* fp8 attention keeps its output in fp8: the o adapter keeps the 16-bit one */
+            double o = 2.0 * (double)(m->heads * m->head_dim) / (double)tp * (double)(mb * seq);
+            *kept +=
+                recompute == PARO_RECOMPUTE_NONE || recompute == PARO_RECOMPUTE_SELECTIVE ? o : 0;
+            *whole += o;
+        }
     }
 }
 

@@ -85,6 +85,11 @@ static const ParoField framework_fields[] = {
      "a gated MLP's SiLU and product are one fused kernel keeping only its input (default: "
      "the profile's; megatron: true, Megatron-Core's bias_swiglu_impl; else false, PyTorch's "
      "kernels also keep the SiLU's output)"},
+    {"packed_lora", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, packed_lora), 0,
+     paro_setting_names, NULL,
+     "LoRA on q, k, v (gate, up) is one adapter over the packed product (default: the "
+     "profile's; megatron: true, NeMo's LoraKQVAdapter; else false, one a projection as "
+     "HuggingFace PEFT)"},
     {"version", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoFramework, version), 0, NULL,
      parse_version,
      "the framework's version where its behaviour changed (deepspeed before 0.12.4: a "
@@ -149,6 +154,11 @@ gboolean paro_framework_fused_softmax(const ParoFramework *f)
 gboolean paro_framework_fused_loss(const ParoFramework *f)
 {
     return decide(f->fused_loss, FALSE);
+}
+
+gboolean paro_framework_packed_lora(const ParoFramework *f)
+{
+    return decide(f->packed_lora, f->kind == PARO_FRAMEWORK_MEGATRON);
 }
 
 gboolean paro_framework_fused_swiglu(const ParoFramework *f)

@@ -51,6 +51,7 @@ typedef struct {
     int fused_loss;        /* ParoSetting: the loss is one fused kernel a pass (Apex's xentropy) */
     int fused_optimizer;   /* ParoSetting: the optimizer step is one fused kernel (FusedAdam) */
     int fused_swiglu;      /* ParoSetting: a gated MLP's SwiGLU is one kernel keeping its input */
+    int packed_lora;       /* ParoSetting: one LoRA adapter over the packed QKV (gate-up) product */
     gint64 version; /* MAJOR * 1e6 + MINOR * 1e3 + PATCH; 0: the version the profile documents */
 } ParoFramework;
 
@@ -58,12 +59,12 @@ typedef struct {
     {                                                                                              \
         PARO_FRAMEWORK_IDEAL, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, 0, PARO_SETTING_DEFAULT, \
             PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT,                      \
-            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT                       \
+            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT \
     }
 
 /** paro_framework_parse: `framework: NAME` or a mapping {name, reduce_on_compute,
  * bucket_allreduce, reduce_precision, fused_softmax, blocking_p2p, tp_overlap, grad_passes,
- * fused_loss, fused_optimizer, version} into
+ * fused_loss, fused_optimizer, fused_swiglu, packed_lora, version} into
  * @out. */
 gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error);
 
@@ -102,6 +103,12 @@ gboolean paro_framework_fused_loss(const ParoFramework *f);
  * PyTorch's separate kernels, which keep the SiLU's output too (every other profile;
  * decision 51). */
 gboolean paro_framework_fused_swiglu(const ParoFramework *f);
+
+/* LoRA on q, k and v (on gate and up) is one adapter over the packed product, as NeMo's
+ * LoraKQVAdapter and LoraHto4HAdapter are (megatron: Megatron-Core's models fine-tuned by
+ * NeMo), or one adapter a projection, each with its own dropout and products, as
+ * HuggingFace PEFT adapts a model's modules (every other profile; decision 52). */
+gboolean paro_framework_packed_lora(const ParoFramework *f);
 
 /* Bytes a logit takes while the loss runs, for the memory ledger (decision 50): the
  * forward's peak, what the forward keeps for the backward, and the backward's peak (each

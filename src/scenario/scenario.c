@@ -70,7 +70,7 @@ gboolean paro_scenario_is_dp_only(const ParoScenario *s)
            s->training.pipeline_virtual == 1;
 }
 
-/* ---- trainable: {fraction | count | lora: {rank, targets}} ---- */
+/* ---- trainable: {fraction | count | lora: {rank, targets, dropout}} ---- */
 
 static const char *const lora_target_names[] = {"q", "k", "v", "o", "gate", "up", "down", NULL};
 
@@ -111,6 +111,9 @@ static const ParoField lora_fields[] = {
     {"targets", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED,
      G_STRUCT_OFFSET(ParoTrainable, lora_targets), 0, NULL, parse_lora_targets,
      "modules with adapters: q, k, v, o, gate, up, down"},
+    {"dropout", PARO_FIELD_DOUBLE, PARO_FIELD_UNIT_RANGE,
+     G_STRUCT_OFFSET(ParoTrainable, lora_dropout), 0, NULL, NULL,
+     "dropout on the adapters' inputs (default 0; MLPerf's Llama-2-70B LoRA: 0.1)"},
 };
 
 static gboolean parse_lora(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
@@ -219,6 +222,11 @@ static const ParoField training_fields[] = {
      "with fp8: the linear layers' weights held in fp8 only, the fp8 weight and its transpose "
      "standing for the 16-bit weight (Transformer Engine's fp8_model_init, Megatron's "
      "--fp8-param-gather, NeMo's fp8_params): 2 bytes a weight, not 4 (default false)"},
+    {"fp8_attention", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoTraining, fp8_attention), 0, NULL,
+     NULL,
+     "with fp8 and attention: cudnn, the attention in fp8 (Transformer Engine's "
+     "fp8_dot_product_attention, NeMo's FP8_DPA): its query, key, value and output kept in "
+     "fp8 for the backward, one byte each; timed at the 16-bit rate (default false)"},
     {"memory_overhead", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoTraining, memory_overhead), PARO_QUANTITY_BYTES, NULL, NULL,
      "per-GPU memory outside the model: CUDA context, allocator, NCCL buffers", &paro_limit_bytes},
@@ -379,7 +387,8 @@ static const ParoField scenario_fields[] = {
      paro_framework_parse,
      "which framework's schedule: ideal (default), deepspeed, fsdp, megatron, or a mapping "
      "{name, reduce_on_compute, bucket_allreduce, reduce_precision, fused_softmax, "
-     "blocking_p2p, tp_overlap, grad_passes, fused_loss, fused_optimizer, fused_swiglu, version}"},
+     "blocking_p2p, tp_overlap, grad_passes, fused_loss, fused_optimizer, fused_swiglu, "
+     "packed_lora, version}"},
 };
 
 /* training.bucket and training.prefetch the scenario does not write take the framework
@@ -646,6 +655,14 @@ static gboolean check_scenario(ParoScenario *s, const ParoNode *root, GError **e
         paro_node_error(error, fp8 ? fp8 : paro_node_lookup(training, "fp8_params"),
                         PARO_CONFIG_ERROR_CONSTRAINT,
                         "fp8_params holds the weights of fp8 products: it needs fp8: true");
+        return FALSE;
+    }
+    if (s->training.fp8_attention &&
+        (!s->training.fp8 || s->training.attention != PARO_ATTENTION_CUDNN)) {
+        paro_node_error(error, paro_node_lookup(training, "fp8_attention"),
+                        PARO_CONFIG_ERROR_CONSTRAINT,
+                        "fp8_attention is Transformer Engine's fp8 cuDNN attention: it needs "
+                        "fp8: true and attention: cudnn");
         return FALSE;
     }
     if (s->training.fp8 && !s->model->has_shape) {

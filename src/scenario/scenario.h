@@ -34,6 +34,7 @@ typedef struct {
     ParoAttention attention; /* flash (default), eager, flash1 or cudnn */
     gboolean fp8;            /* linear layers' products in fp8 (Transformer Engine) */
     gboolean fp8_params;     /* and their weights held in fp8 only (fp8_model_init) */
+    gboolean fp8_attention;  /* cuDNN's attention in fp8, keeping q, k, v, O in fp8 (FP8_DPA) */
     double memory_overhead;  /* bytes per GPU outside the model (CUDA context, allocator) */
     gboolean overlap;        /* compute and communication on separate streams */
     gboolean sm_contention;  /* DP collectives' NCCL kernels take SMs from concurrent compute */

@@ -229,10 +229,16 @@ def scenario(r, root):
     fp8 = "  fp8: true\n" if "fp8" in r["precision"] else ""
     if fp8 and ("fp8_params" in r["notes"] or "FP8_PARAMS=True" in r["notes"]):
         fp8 += "  fp8_params: true\n"  # weights held in fp8 only (decision 39)
-    # LoRA fine-tuning: "lora=RANK:targets" in the notes (the frozen weights train nothing)
-    lora = re.search(r"lora=(\d+):([a-z,]+)", r["notes"])
-    trainable = (f"  trainable: {{lora: {{rank: {lora.group(1)}, targets: [{lora.group(2).replace(',', ', ')}]}}}}\n"
-                 if lora else "")
+    if fp8 and attention == "cudnn" and "FP8_DPA=1" in r["notes"]:
+        fp8 += "  fp8_attention: true\n"  # q, k, v, O kept in fp8 (decision 53)
+    # LoRA fine-tuning: "lora=RANK:targets[:dropout]" in the notes (the frozen weights train
+    # nothing; the adapters' own kernels and what they keep: decision 52)
+    lora = re.search(r"lora=(\d+):([a-z,]+)(?::([0-9.]+))?", r["notes"])
+    trainable = ""
+    if lora:
+        adapter_dropout = f", dropout: {lora.group(3)}" if lora.group(3) else ""
+        trainable = (f"  trainable: {{lora: {{rank: {lora.group(1)}, targets: "
+                     f"[{lora.group(2).replace(',', ', ')}]{adapter_dropout}}}}}\n")
     pipeline = ""
     legacy = os.environ.get("PAROSIM_CHECK_BEFORE_ISSUE_15") == "1"  # no `attention` key
     if vpp and vpp > 1:
