@@ -67,8 +67,8 @@ class Adapter:
         base = torch.randn(self.tokens_out, self.n_out, device=self.dev, dtype=torch.bfloat16)
         return x.requires_grad_(), base.requires_grad_()
 
-    def forward(self, x, base, train=True):
-        d = F.dropout(x, DROPOUT, training=train)
+    def forward(self, x, base, train=True, p=DROPOUT):
+        d = F.dropout(x, p, training=train) if p > 0 else x
         a = F.linear(d, self.down)  # tokens x r_local
         if a.shape[1] < RANK:  # ColumnParallelLinear(gather_output=True): the r columns
             a = a.repeat(1, RANK // a.shape[1])
@@ -82,6 +82,19 @@ class Adapter:
         forward = 5 * e_in + 2 * e_in + 2 * e_out + 4 * e_out + 6 * e_out
         backward = 4 * e_out + 4 * e_out + 2 * e_in + 2 * e_in + 5 * e_in + 6 * e_in
         return forward, backward
+
+
+def kept_bytes(ad, p):
+    """Bytes the adapter's forward leaves allocated for its backward (autograd's saved
+    tensors; its output not counted), per element of its input, with dropout @p."""
+    x, base = ad.inputs()
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    out = ad.forward(x, base, p=p)
+    torch.cuda.synchronize()
+    kept = torch.cuda.memory_allocated() - before - out.numel() * out.element_size()
+    del out
+    return kept / (ad.tokens_in * ad.n_in)
 
 
 def adapters(t, dev):
@@ -251,6 +264,20 @@ def main():
                 for kname, us in top:
                     out.write(f"#   {us:9.1f} us  {kname}\n")
                 out.flush()
+            torch.cuda.empty_cache()
+    out.write("# memory: bytes the forward allocates and keeps for the backward (autograd's "
+              "saved tensors, not the output) per input element; parosim's count: 3 with "
+              "dropout (its 16-bit output and one-byte mask), 0 new without (the input it "
+              "saves exists already), plus the r-wide tensors\n")
+    out.write(f"#{'adapter':>9} {'in':>13} {'dropout 0.1':>12} {'dropout 0':>10}\n")
+    for t in (int(v) for v in args.tp.split(",")):
+        for ad in adapters(t, dev):
+            with_dropout, without = kept_bytes(ad, DROPOUT), kept_bytes(ad, 0.0)
+            results.append({"adapter": ad.name, "tp": t, "in": f"{ad.tokens_in}x{ad.n_in}",
+                            "pass": "memory", "kept_per_input_element_dropout": with_dropout,
+                            "kept_per_input_element_no_dropout": without})
+            out.write(f" {ad.name:>9} {f'{ad.tokens_in}x{ad.n_in}':>13} {with_dropout:12.3f} "
+                      f"{without:10.3f}\n")
             torch.cuda.empty_cache()
     out.write(f"# Rows: {len(results)}  check: {'OK' if ok else 'FAILED'}\n")
     if args.json:
