@@ -42,6 +42,9 @@ golden run-ho-ring.csv run "$scenario" --format csv --set collectives.algorithm=
 # fp8 linears and cuDNN attention under Megatron's 3D layout (decisions 33, 34)
 golden run-llama3-70b-fp8.txt run scenarios/llama3-70b_dgx-h100x8_n64-fp8.yaml \
     --strategies zero-1,ddp,zero-3
+# LoRA adapters' kernels and memory, fp8 attention, the H200 (decisions 52-54)
+golden run-llama2-70b-lora.txt run scenarios/llama2-70b-lora_hgx-h200x8-mlperf.yaml \
+    --strategies ddp,zero-1,zero-3
 golden run-calibrated.txt run scenarios/llama-7b_dgx-h100x8_n32-calibrated.yaml \
     --strategies zero-1,zero-2,zero-3,NIG,IIG,mics
 golden strategies-default.txt strategies "$scenario"

@@ -4,9 +4,9 @@
  *               MLP down; the output head on the last layer) with T = b*s rows and the
  *               TP-cut dimension divided by tp, each timed by paro_compute_gemm_s; the
  *               backward is the input-gradient product plus the trainable share of the
- *               weight-gradient product, each with its own shape; with fp8 the four (not
- *               the head, nor a router) by paro_compute_fp8_gemm_s, and their casts' bytes
- *               join the elementwise ones;
+ *               weight-gradient product (none under LoRA), each with its own shape; with
+ *               fp8 the four (not the head, nor a router) by paro_compute_fp8_gemm_s, and
+ *               their casts' bytes join the elementwise ones;
  *   attention   4*b*s^2*d FLOPs a head forward; eager: batched GEMMs timed as the GEMMs
  *               are, bytes of the s x s scores included, backward four products against
  *               two; FlashAttention: causal, so half those FLOPs
@@ -213,7 +213,10 @@ static void product(const ParoComputeSetup *c, gboolean fp8, double m, double n,
     double (*gemm)(const ParoComputeSetup *, double, double, double) =
         fp8 ? paro_compute_fp8_gemm_s : paro_compute_gemm_s;
     *forward += gemm(c, m, n, k);
-    *backward += gemm(c, m, k, n) + c->trainable_share * gemm(c, k, n, m);
+    /* under LoRA the frozen weights take no gradient: the adapters' own products are timed
+     * by their bytes (paro_compute_lora_bytes) */
+    double weight_gradient = c->lora_targets != 0 ? 0 : c->trainable_share;
+    *backward += gemm(c, m, k, n) + weight_gradient * gemm(c, k, n, m);
 }
 
 /* A fused attention kernel's rate / peak. FlashAttention-2 is "around 2x" FlashAttention-1
