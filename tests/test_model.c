@@ -743,40 +743,7 @@ START_TEST(model_op_recompute_by_hand)
 }
 END_TEST
 
-START_TEST(model_fused_swiglu_keeps_its_input_only)
-{
-    /* System: a Llama 2 70B layer (h 8192, f 28672, gated MLP), b = 1, s = 8192, tp 2 with
-     * sequence parallelism. Expectation (decision 51): PyTorch's separate kernels keep w1's
-     * output (the SiLU's input), the SiLU's output and w3's output for the product, and the
-     * product for w2: 8f bytes a token; Megatron-Core's fused SwiGLU (fused_bias_swiglu.py,
-     * SwiGLUFunction saves only its input, w1's and w3's outputs together) recomputes the
-     * SiLU in its backward, 2f = 57,344 bytes a token less, over 2 ranks 28,672, so
-     * 8192 x 28,672 = 234,881,024 bytes a layer. Nothing for a plain MLP or under full
-     * recomputation (only the layer's input kept). */
-    ParoModel m = {.has_shape = TRUE,
-                   .hidden = 8192,
-                   .layers = 80,
-                   .heads = 64,
-                   .kv_heads = 8,
-                   .head_dim = 128,
-                   .ffn = 28672,
-                   .vocab = 32000,
-                   .mlp = PARO_MLP_GATED,
-                   .norm = PARO_NORM_RMSNORM};
-    ck_assert_double_eq(paro_model_fused_swiglu_saving(&m, 1, 8192, PARO_RECOMPUTE_NONE, 2, TRUE),
-                        234881024.0);
-    ck_assert_double_eq(
-        paro_model_fused_swiglu_saving(&m, 1, 8192, PARO_RECOMPUTE_SELECTIVE, 2, TRUE),
-        234881024.0);
-    ck_assert_double_eq(paro_model_fused_swiglu_saving(&m, 1, 8192, PARO_RECOMPUTE_FULL, 2, TRUE),
-                        0.0);
-    m.mlp = PARO_MLP_PLAIN;
-    ck_assert_double_eq(paro_model_fused_swiglu_saving(&m, 1, 8192, PARO_RECOMPUTE_NONE, 2, TRUE),
-                        0.0);
-}
-END_TEST
-
-/* Llama-2-70B's layer shape, as the MLPerf LoRA runs fine-tune it. */
+/* Llama-2-70B's layer shape (the MLPerf LoRA runs fine-tune it). */
 static ParoModel llama2_70b_layer(void)
 {
     return (ParoModel){.has_shape = TRUE,
@@ -790,6 +757,30 @@ static ParoModel llama2_70b_layer(void)
                        .mlp = PARO_MLP_GATED,
                        .norm = PARO_NORM_RMSNORM};
 }
+
+START_TEST(model_fused_swiglu_keeps_its_input_only)
+{
+    /* System: a Llama 2 70B layer (h 8192, f 28672, gated MLP), b = 1, s = 8192, tp 2 with
+     * sequence parallelism. Expectation (decision 51): PyTorch's separate kernels keep w1's
+     * output (the SiLU's input), the SiLU's output and w3's output for the product, and the
+     * product for w2: 8f bytes a token; Megatron-Core's fused SwiGLU (fused_bias_swiglu.py,
+     * SwiGLUFunction saves only its input, w1's and w3's outputs together) recomputes the
+     * SiLU in its backward, 2f = 57,344 bytes a token less, over 2 ranks 28,672, so
+     * 8192 x 28,672 = 234,881,024 bytes a layer. Nothing for a plain MLP or under full
+     * recomputation (only the layer's input kept). */
+    ParoModel m = llama2_70b_layer();
+    ck_assert_double_eq(paro_model_fused_swiglu_saving(&m, 1, 8192, PARO_RECOMPUTE_NONE, 2, TRUE),
+                        234881024.0);
+    ck_assert_double_eq(
+        paro_model_fused_swiglu_saving(&m, 1, 8192, PARO_RECOMPUTE_SELECTIVE, 2, TRUE),
+        234881024.0);
+    ck_assert_double_eq(paro_model_fused_swiglu_saving(&m, 1, 8192, PARO_RECOMPUTE_FULL, 2, TRUE),
+                        0.0);
+    m.mlp = PARO_MLP_PLAIN;
+    ck_assert_double_eq(paro_model_fused_swiglu_saving(&m, 1, 8192, PARO_RECOMPUTE_NONE, 2, TRUE),
+                        0.0);
+}
+END_TEST
 
 START_TEST(compute_lora_adapter_bytes)
 {
