@@ -55,6 +55,30 @@ static char *aliases_joined(const ParoStrategy *s, const char *sep)
     return g_strjoinv(sep, (char **)s->aliases);
 }
 
+/* The LoRA line: the adapters, and what their own kernels cost a layer (decision 52). */
+static void append_lora(GString *out, const ParoScenario *s, const ParoComputeSetup *cs)
+{
+    static const char *const names[] = {"q", "k", "v", "o", "gate", "up", "down"};
+    const ParoTrainable *lora = &s->training.trainable;
+    g_string_append_printf(out, "# lora: rank %" G_GINT64_FORMAT " on", lora->lora_rank);
+    const char *sep = " ";
+    for (guint i = 0; i < G_N_ELEMENTS(names); i++)
+        if (lora->lora_targets & (1u << i)) {
+            g_string_append_printf(out, "%s%s", sep, names[i]);
+            sep = ", ";
+        }
+    double f, b;
+    paro_compute_lora_bytes(s->model, cs, &f, &b);
+    double tokens = (double)s->training.micro_batch * (double)s->training.sequence;
+    g_autofree char *cost = paro_units_format(
+        tokens * (f + b) / paro_compute_setup_flat_pass_Bps(cs), PARO_QUANTITY_TIME);
+    g_string_append_printf(out,
+                           " (%s), dropout %g: their own kernels %s a layer and micro-batch, "
+                           "forward and backward\n",
+                           cs->packed_lora ? "packed adapters, NeMo's" : "one a projection, PEFT's",
+                           lora->lora_dropout, cost);
+}
+
 void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
 {
     const ParoScenario *s = g->scenario;
@@ -108,8 +132,13 @@ void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
     if (tr->fp8) {
         g_autofree char *fp8 =
             paro_units_format(paro_compute_fp8_rate(cs), PARO_QUANTITY_FLOP_RATE);
-        g_string_append_printf(out, "# fp8: the layers' linear products at %s at best\n", fp8);
+        g_string_append_printf(out, "# fp8: the layers' linear products at %s at best%s\n", fp8,
+                               tr->fp8_attention ? "; attention in fp8 (q, k, v and its output "
+                                                   "kept in fp8; timed at the 16-bit rate)"
+                                                 : "");
     }
+    if (tr->trainable.kind == PARO_TRAINABLE_LORA)
+        append_lora(out, s, cs);
     if (s->calibration.present)
         g_string_append_printf(out, "# calibration: %s (%s): %s%s%s measured\n",
                                s->calibration.device, s->calibration.path,
