@@ -858,19 +858,19 @@ START_TEST(model_lora_adapters_keep_their_inputs)
     guint qkvo = PARO_LORA_Q | PARO_LORA_K | PARO_LORA_V | PARO_LORA_O;
     ParoAttention cudnn = PARO_ATTENTION_CUDNN;
     ck_assert_double_eq(paro_model_lora_adapter_memory(&m, 1, 8192, PARO_RECOMPUTE_NONE, cudnn,
-                                                       qkvo, 0.1, TRUE, TRUE, 2, TRUE),
+                                                       qkvo, 0.1, TRUE, TRUE, FALSE, 2, TRUE),
                         268435456.0);
     ck_assert_double_eq(paro_model_lora_adapter_memory(&m, 1, 8192, PARO_RECOMPUTE_NONE, cudnn,
-                                                       qkvo, 0, TRUE, TRUE, 2, TRUE),
+                                                       qkvo, 0, TRUE, TRUE, FALSE, 2, TRUE),
                         100663296.0);
     ck_assert_double_eq(paro_model_lora_adapter_memory(&m, 1, 8192, PARO_RECOMPUTE_NONE, cudnn,
-                                                       qkvo, 0, TRUE, FALSE, 1, FALSE),
+                                                       qkvo, 0, TRUE, FALSE, FALSE, 1, FALSE),
                         0.0);
     ck_assert_double_eq(paro_model_lora_adapter_memory(&m, 1, 8192, PARO_RECOMPUTE_NONE, cudnn,
-                                                       qkvo, 0.1, FALSE, FALSE, 1, FALSE),
+                                                       qkvo, 0.1, FALSE, FALSE, FALSE, 1, FALSE),
                         8192.0 * 81920.0);
     ck_assert_double_eq(paro_model_lora_adapter_memory(&m, 1, 8192, PARO_RECOMPUTE_FULL, cudnn,
-                                                       qkvo, 0.1, TRUE, TRUE, 2, TRUE),
+                                                       qkvo, 0.1, TRUE, TRUE, FALSE, 2, TRUE),
                         0.0);
     ck_assert_double_eq(paro_model_fp8_attention_saving(&m, 1, 8192, PARO_RECOMPUTE_NONE, 2),
                         8192.0 * 9216.0);

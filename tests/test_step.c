@@ -94,6 +94,46 @@ static const char *const small_gpt[] = {"model.architecture.hidden=1024",
                                         "training.micro_batch=2",
                                         NULL};
 
+/* The small GPT's memory under DDP with @extra settings (NULL-terminated, or NULL): the
+ * simulated step's at its peak and the guideline's closed form. */
+typedef struct {
+    double params;                            /* Psi */
+    double states, activations, peak;         /* the simulated step's, at its peak */
+    double closed_states, closed_activations; /* the guideline's */
+} SmallGptDdp;
+
+static SmallGptDdp small_gpt_ddp(const char *const extra[])
+{
+    const char *sets[G_N_ELEMENTS(small_gpt) + 4];
+    guint n = 0;
+    for (; small_gpt[n] != NULL; n++)
+        sets[n] = small_gpt[n];
+    for (guint i = 0; extra != NULL && extra[i] != NULL; i++) {
+        g_assert(n + 1 < G_N_ELEMENTS(sets));
+        sets[n++] = extra[i];
+    }
+    sets[n] = NULL;
+    g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
+    g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(d);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+    ParoStepResult r;
+    const ParoStrategy *ddp = paro_strategy_lookup("ddp");
+    ck_assert(paro_step_simulate(d, ddp, cache, &(ParoStepOptions){FALSE, TRUE}, &r, NULL));
+    const ParoStrategyResult *cf = paro_test_guideline_of(g, ddp);
+    SmallGptDdp out = {
+        .params = d->sizes.params,
+        .states = r.at_peak.bytes[PARO_MEM_PARAMS] + r.at_peak.bytes[PARO_MEM_GRADS] +
+                  r.at_peak.bytes[PARO_MEM_OPTIMIZER],
+        .activations = r.at_peak.bytes[PARO_MEM_ACTIVATIONS],
+        .peak = r.peak_bytes,
+        .closed_states = cf->mem_model_states,
+        .closed_activations = cf->mem_activations,
+    };
+    paro_step_result_clear(&r);
+    return out;
+}
+
 START_TEST(step_memory_model_states_and_activations)
 {
     /* System: a small GPT-style model (h = 1024, a = 16, f = 4h, plain MLP, 4 layers, with
@@ -107,25 +147,15 @@ START_TEST(step_memory_model_states_and_activations)
      * log_softmax's saved fp32 output, nll_loss's dense fp32 gradient and log_softmax's
      * fp32 input gradient at once, 12 bytes a logit (aten's derivatives.yaml: _log_softmax
      * saves its result; decision 50): 393,216,000 bytes, 703,594,496 in all. */
-    g_autoptr(ParoScenario) s = paro_test_default_scenario(small_gpt);
-    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
-    ParoStepResult r;
-    const ParoStrategy *ddp = paro_strategy_lookup("ddp");
-    ck_assert(
-        paro_step_simulate(g->derived, ddp, cache, &(ParoStepOptions){FALSE, TRUE}, &r, NULL));
-    const ParoStrategyResult *cf = paro_test_guideline_of(g, ddp);
-    double states = r.at_peak.bytes[PARO_MEM_PARAMS] + r.at_peak.bytes[PARO_MEM_GRADS] +
-                    r.at_peak.bytes[PARO_MEM_OPTIMIZER];
-    ck_assert_double_eq_tol(states, cf->mem_model_states, 1);
-    ck_assert_double_eq_tol(states, 16.0 * g->derived->sizes.params, 1);
-    ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_ACTIVATIONS], 703594496.0, 1);
-    ck_assert_double_eq_tol(cf->mem_activations, 703594496.0, 1);
+    SmallGptDdp m = small_gpt_ddp(NULL);
+    ck_assert_double_eq_tol(m.states, m.closed_states, 1);
+    ck_assert_double_eq_tol(m.states, 16.0 * m.params, 1);
+    ck_assert_double_eq_tol(m.activations, 703594496.0, 1);
+    ck_assert_double_eq_tol(m.closed_activations, 703594496.0, 1);
     /* Fixed: 2 GiB overhead, 32 MiB cuBLAS workspace, NCCL buffers of the global
      * communicator (2 x 1 channel x 4 MiB). */
     double fixed = 2.0 * 1073741824.0 + 32.0 * 1048576.0 + 2.0 * 4.0 * 1048576.0;
-    ck_assert_double_eq_tol(r.peak_bytes, states + fixed + 703594496.0, 1);
+    ck_assert_double_eq_tol(m.peak, m.states + fixed + 703594496.0, 1);
 }
 END_TEST
 
@@ -352,33 +382,6 @@ START_TEST(step_unfused_optimizer_by_hand)
 }
 END_TEST
 
-/* The small GPT with @extra settings (NULL-terminated) under DDP: its activations at the
- * simulated peak, and the guideline's closed form in @closed_form. */
-static double small_gpt_ddp_activations(const char *const extra[], double *closed_form)
-{
-    const char *sets[G_N_ELEMENTS(small_gpt) + 4];
-    guint n = 0;
-    for (; small_gpt[n] != NULL; n++)
-        sets[n] = small_gpt[n];
-    for (guint i = 0; extra[i] != NULL; i++) {
-        g_assert(n + 1 < G_N_ELEMENTS(sets));
-        sets[n++] = extra[i];
-    }
-    sets[n] = NULL;
-    g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
-    g_autoptr(ParoScenarioDerived) g_derived = paro_scenario_derive(s);
-    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(g_derived);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
-    ParoStepResult r;
-    const ParoStrategy *ddp = paro_strategy_lookup("ddp");
-    ck_assert(
-        paro_step_simulate(g->derived, ddp, cache, &(ParoStepOptions){FALSE, TRUE}, &r, NULL));
-    double at_peak = r.at_peak.bytes[PARO_MEM_ACTIVATIONS];
-    *closed_form = paro_test_guideline_of(g, ddp)->mem_activations;
-    paro_step_result_clear(&r);
-    return at_peak;
-}
-
 START_TEST(step_loss_memory_by_framework)
 {
     /* System: the small GPT of step_memory_model_states_and_activations (all layers'
@@ -400,9 +403,10 @@ START_TEST(step_loss_memory_by_framework)
                  {"framework.name=fsdp", "framework.fused_loss=true", 4}};
     for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
         const char *const extra[] = {cases[c].framework, cases[c].fused, NULL};
-        double closed_form, want = 310378496.0 + cases[c].per_logit * 32768000.0;
-        ck_assert_double_eq_tol(small_gpt_ddp_activations(extra, &closed_form), want, 1);
-        ck_assert_double_eq_tol(closed_form, want, 1);
+        double want = 310378496.0 + cases[c].per_logit * 32768000.0;
+        SmallGptDdp m = small_gpt_ddp(extra);
+        ck_assert_double_eq_tol(m.activations, want, 1);
+        ck_assert_double_eq_tol(m.closed_activations, want, 1);
     }
 }
 END_TEST
@@ -422,9 +426,9 @@ START_TEST(step_recompute_every_second_layer_memory)
      * (12 bytes a logit, 12,288,000 bytes: step_loss_memory_by_framework). */
     const char *const extra[] = {"model.architecture.vocab=1000", "training.recompute=full",
                                  "training.recompute_every=2", NULL};
-    double closed_form;
-    ck_assert_double_eq_tol(small_gpt_ddp_activations(extra, &closed_form), 234881024.0, 1);
-    ck_assert_double_eq_tol(closed_form, 234881024.0, 1);
+    SmallGptDdp m = small_gpt_ddp(extra);
+    ck_assert_double_eq_tol(m.activations, 234881024.0, 1);
+    ck_assert_double_eq_tol(m.closed_activations, 234881024.0, 1);
 }
 END_TEST
 

@@ -381,7 +381,7 @@ guint paro_model_lora_adapters(const ParoModel *m, guint targets, gboolean packe
 double paro_model_lora_adapter_memory(const ParoModel *m, gint64 batch, gint64 seq,
                                       ParoRecompute recompute, ParoAttention attention,
                                       guint targets, double dropout, gboolean packed, gboolean fp8,
-                                      gint64 tp, gboolean sequence_parallel)
+                                      gboolean fp8_attention, gint64 tp, gboolean sequence_parallel)
 {
     if (!m->has_shape || recompute == PARO_RECOMPUTE_FULL || recompute == PARO_RECOMPUTE_OP)
         return 0;
@@ -394,8 +394,9 @@ double paro_model_lora_adapter_memory(const ParoModel *m, gint64 batch, gint64 s
             need += 3.0 * a[i].in;
         } else if (!counted[a[i].input]) { /* the adapters of one input share it */
             counted[a[i].input] = TRUE;
-            gboolean kept_by_attention =
-                a[i].input == PARO_LORA_INPUT_O && attention != PARO_ATTENTION_EAGER;
+            /* the fused kernels keep their 16-bit output, fp8 attention an fp8 one */
+            gboolean kept_by_attention = a[i].input == PARO_LORA_INPUT_O &&
+                                         attention != PARO_ATTENTION_EAGER && !fp8_attention;
             need += kept_by_attention ? 0 : 2.0 * a[i].in;
         }
     }

@@ -216,12 +216,14 @@ guint paro_model_lora_adapters(const ParoModel *model, guint targets, gboolean p
  * weight gradient) and one-byte mask, 3 bytes an input element, and its input is kept by
  * nothing else; without, the adapters of one input keep that input, 16 bits, whole (h: the
  * gathered one under sequence parallelism, where the frozen product would have kept its
- * share), but the attention's output, which the fused attention kernels keep anyway. Nothing
- * under full or per-op recomputation. */
+ * share), but the attention's output, which the fused attention kernels keep anyway (not
+ * with @fp8_attention, which keeps an fp8 copy: decision 53). Nothing under full or per-op
+ * recomputation. */
 double paro_model_lora_adapter_memory(const ParoModel *model, gint64 batch, gint64 seq,
                                       ParoRecompute recompute, ParoAttention attention,
                                       guint targets, double dropout, gboolean packed, gboolean fp8,
-                                      gint64 tp, gboolean sequence_parallel);
+                                      gboolean fp8_attention, gint64 tp,
+                                      gboolean sequence_parallel);
 
 /** paro_model_fp8_attention_saving: what fp8 attention saves of a layer's activations on one
  * rank of @tp (decision 53): cuDNN's fp8 kernel keeps its query, key, value and output for

@@ -115,19 +115,12 @@ void paro_scenario_layer_activations(const ParoScenario *s, gint64 tp, double *k
                                                  tr->lora_targets, fp8, tp, sp);
         /* what the adapters keep themselves (decision 52) */
         gboolean packed = paro_framework_packed_lora(&s->framework);
+        gboolean fp8_att = s->training.fp8_attention;
         *kept += paro_model_lora_adapter_memory(m, mb, seq, recompute, att, tr->lora_targets,
-                                                tr->lora_dropout, packed, fp8, tp, sp);
+                                                tr->lora_dropout, packed, fp8, fp8_att, tp, sp);
         *whole +=
             paro_model_lora_adapter_memory(m, mb, seq, PARO_RECOMPUTE_NONE, att, tr->lora_targets,
-                                           tr->lora_dropout, packed, fp8, tp, sp);
-        if (s->training.fp8_attention && (tr->lora_targets & PARO_LORA_O) &&
-            tr->lora_dropout == 0) {
-            /* fp8 attention keeps its output in fp8: the o adapter keeps the 16-bit one */
-            double o = 2.0 * (double)(m->heads * m->head_dim) / (double)tp * (double)(mb * seq);
-            *kept +=
-                recompute == PARO_RECOMPUTE_NONE || recompute == PARO_RECOMPUTE_SELECTIVE ? o : 0;
-            *whole += o;
-        }
+                                           tr->lora_dropout, packed, fp8, fp8_att, tp, sp);
     }
 }
 
