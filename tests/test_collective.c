@@ -250,6 +250,40 @@ START_TEST(collective_straggler_nic)
 }
 END_TEST
 
+START_TEST(collective_never_limiting_leaf_links)
+{
+    /* System: 40 nodes of 1 NIC at 100 Gb/s, 16 a leaf: leaves of 16, 16 and 8 nodes.
+     * Expectation: without oversubscription a leaf's uplink and downlink (16 x 100 Gb/s)
+     * carry what all its NICs can send or receive, so none can limit a max-min allocation:
+     * all six are listed (the half-full leaf's too). At 2:1 only the half-full leaf's two
+     * (8 x 100 Gb/s = 16 x 100 / 2); none in the aggregated mode, whose weights stand for several
+     * flows; nor a full leaf's uplink slowed to half (a degraded link, paro_graph_scale_link),
+     * while its downlink still is. */
+    g_autoptr(ParoTopology) t = cluster(40, 8, 300, 1, 100, 16, 1);
+    g_autoptr(ParoTopology) t2 = cluster(40, 8, 300, 1, 100, 16, 2);
+    g_autoptr(ParoGraph) g = paro_graph_new(t, 40, FALSE, NULL);
+    g_autoptr(ParoGraph) g2 = paro_graph_new(t2, 40, FALSE, NULL);
+    g_autoptr(ParoGraph) folded = paro_graph_new(t, 40, TRUE, NULL);
+    g_autoptr(GArray) links = g_array_new(FALSE, FALSE, sizeof(guint));
+    paro_graph_never_limiting(g, links);
+    ck_assert_uint_eq(links->len, 6);
+    guint first_leaf_link = paro_graph_n_links(g) - 6;
+    for (guint i = 0; i < links->len; i++)
+        ck_assert_uint_eq(g_array_index(links, guint, i), first_leaf_link + i);
+    g_array_set_size(links, 0);
+    paro_graph_never_limiting(g2, links);
+    ck_assert_uint_eq(links->len, 2);
+    ck_assert_uint_eq(g_array_index(links, guint, 0), first_leaf_link + 4);
+    g_array_set_size(links, 0);
+    paro_graph_never_limiting(folded, links);
+    ck_assert_uint_eq(links->len, 0);
+    paro_graph_scale_link(g, first_leaf_link, 0.5);
+    paro_graph_never_limiting(g, links);
+    ck_assert_uint_eq(links->len, 5);
+    ck_assert_uint_eq(g_array_index(links, guint, 0), first_leaf_link + 1);
+}
+END_TEST
+
 START_TEST(collective_ho_ring_margin_grows_with_link_ratio)
 {
     /* System: 16 nodes x 8 GPUs (128), NVSwitch 300 GB/s, one NIC per node at 800, 200
@@ -567,6 +601,7 @@ static Suite *collective_suite(void)
     tcase_add_loop_test(tc, collective_partly_filled_leaf_folds_near_explicit, 0,
                         G_N_ELEMENTS(ragged));
     tcase_add_test(tc, collective_straggler_nic);
+    tcase_add_test(tc, collective_never_limiting_leaf_links);
     tcase_add_test(tc, collective_ho_ring_margin_grows_with_link_ratio);
     tcase_add_test(tc, collective_bad_shapes_are_errors);
     tcase_add_test(tc, collective_broadcast_chain);

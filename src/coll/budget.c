@@ -10,6 +10,9 @@
 /* Seconds per send, measured (see budget.h): by events, and by the recurrence of a ring
  * phase that shares no link (14-15 ns on explicit rings of 16,384 and 131,072 GPUs). */
 #define SECONDS_PER_SEND 0.5e-6
+/* A tree's transfer, with its flow's latency event and solve: 2.68 s for the 4.19 million
+ * of a 131,072-GPU tree AllReduce (2026-11-26, bench/README.md). */
+#define SECONDS_PER_TREE_TRANSFER 0.65e-6
 #define SECONDS_PER_RECURRED_SEND 20e-9
 /* Below this many seconds by events, not worth finding the routes to ask. */
 #define RECURRENCE_WORTH_ASKING_S 0.05
@@ -59,8 +62,10 @@ ParoCollWork paro_coll_estimate(const ParoGraph *g, ParoNetFidelity fidelity,
         }
         w.sends = (double)w.tracked * (double)w.channels * (double)w.steps * (double)w.chunks;
     }
-    w.seconds = w.sends * SECONDS_PER_SEND;
-    if (w.seconds > RECURRENCE_WORTH_ASKING_S) {
+    gboolean tree = spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL &&
+                    spec->op == PARO_COLL_ALLREDUCE;
+    w.seconds = w.sends * (tree ? SECONDS_PER_TREE_TRANSFER : SECONDS_PER_SEND);
+    if (!tree && w.seconds > RECURRENCE_WORTH_ASKING_S) {
         w.recurred = paro_coll_recurred_share(g, fidelity, spec);
         w.seconds = w.sends *
                     ((1 - w.recurred) * SECONDS_PER_SEND + w.recurred * SECONDS_PER_RECURRED_SEND);

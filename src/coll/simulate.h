@@ -98,6 +98,11 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
 double paro_coll_recurred_share(const ParoGraph *graph, ParoNetFidelity fidelity,
                                 const ParoCollSpec *spec);
 
+/* For the algorithm files: the network of @graph's links, its never-limiting links marked
+ * (paro_graph_never_limiting). */
+ParoNetwork *paro_coll_network_new(const ParoGraph *graph, ParoEngine *engine,
+                                   ParoNetFidelity fidelity);
+
 /* For the algorithm files: the result of a finished run (link bytes, counters). */
 void paro_coll_result_fill(ParoCollResult *out, const ParoGraph *graph, const ParoNetwork *net,
                            double sent, double received);

@@ -104,8 +104,7 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
     gint64 G = MIN(spec->n, paro_graph_gpus_per_node(graph)), N = spec->n / G;
     gint64 P = spec->chunks;
     g_autoptr(ParoEngine) engine = paro_engine_new();
-    g_autoptr(ParoNetwork) net =
-        paro_network_new(engine, fidelity, paro_graph_capacities(graph), paro_graph_n_links(graph));
+    g_autoptr(ParoNetwork) net = paro_coll_network_new(graph, engine, fidelity);
     /* Sized once: per chunk and tree, the chains up and down (2 N (G - 1) transfers) and
      * the tree's edges up and down (2 (N - 1)); each waits for at most four others (its
      * predecessor on the edge, the chain or parent before it, two children). Grown, the

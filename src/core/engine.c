@@ -20,6 +20,23 @@ typedef struct {
     gpointer model;
 } Model;
 
+/* Events scheduled batched at one (time, priority), in sequence order. The heap holds one
+ * Event for the batch (func NULL, user_data the batch) keyed by the sequence of its first
+ * event still waiting, put back with the next one's after each fires: so every event,
+ * batched or not, fires at its place in (time, priority, seq) order. */
+typedef struct {
+    guint64 seq;
+    ParoEventFunc func;
+    gpointer user_data;
+} Batched;
+
+typedef struct {
+    ParoTime time;
+    int priority;
+    GArray *events; /* Batched */
+    guint next;     /* the first that has not fired */
+} Batch;
+
 struct _ParoEngine {
     ParoTime now;
     guint64 next_seq;
@@ -28,8 +45,28 @@ struct _ParoEngine {
     GArray *cancelled;   /* guint64 words: bit seq set while event seq is cancelled */
     guint64 n_cancelled; /* bits set */
     GArray *models;      /* Model */
+    GHashTable *batches; /* the open batches, each its own key (looked up, never iterated) */
+    GPtrArray *spare;    /* emptied batches, for reuse */
     gboolean overflowed; /* something needed a time beyond PARO_TIME_MAX */
 };
+
+static guint batch_hash(gconstpointer key)
+{
+    const Batch *b = key;
+    return g_int64_hash(&b->time) ^ (guint)b->priority;
+}
+
+static gboolean batch_equal(gconstpointer a, gconstpointer b)
+{
+    const Batch *x = a, *y = b;
+    return x->time == y->time && x->priority == y->priority;
+}
+
+static void batch_free(Batch *b)
+{
+    g_array_unref(b->events);
+    g_free(b);
+}
 
 ParoEngine *paro_engine_new(void)
 {
@@ -37,6 +74,8 @@ ParoEngine *paro_engine_new(void)
     e->heap = g_array_new(FALSE, FALSE, sizeof(Event));
     e->cancelled = g_array_new(FALSE, TRUE, sizeof(guint64));
     e->models = g_array_new(FALSE, FALSE, sizeof(Model));
+    e->batches = g_hash_table_new_full(batch_hash, batch_equal, NULL, (GDestroyNotify)batch_free);
+    e->spare = g_ptr_array_new_with_free_func((GDestroyNotify)batch_free);
     return e;
 }
 
@@ -47,6 +86,8 @@ void paro_engine_free(ParoEngine *e)
     g_array_unref(e->heap);
     g_array_unref(e->cancelled);
     g_array_unref(e->models);
+    g_hash_table_unref(e->batches); /* the open batches (their heap entries go with it) */
+    g_ptr_array_unref(e->spare);
     g_free(e);
 }
 
@@ -113,6 +154,14 @@ static Event pop(GArray *heap)
     return top;
 }
 
+static void push(ParoEngine *e, ParoTime time, int priority, guint64 seq, ParoEventFunc func,
+                 gpointer user_data)
+{
+    Event ev = {time, priority, seq, func, user_data};
+    g_array_append_val(e->heap, ev);
+    sift_up(e->heap, e->heap->len - 1);
+}
+
 ParoEventId paro_engine_schedule(ParoEngine *e, ParoTime time, int priority, ParoEventFunc func,
                                  gpointer user_data)
 {
@@ -120,10 +169,48 @@ ParoEventId paro_engine_schedule(ParoEngine *e, ParoTime time, int priority, Par
     g_return_val_if_fail(time >= e->now, 0);
     if (time == PARO_TIME_MAX)
         e->overflowed = TRUE; /* a saturated time: the event stands for "too late" */
-    Event ev = {time, priority, ++e->next_seq, func, user_data};
-    g_array_append_val(e->heap, ev);
-    sift_up(e->heap, e->heap->len - 1);
-    return ev.seq;
+    push(e, time, priority, ++e->next_seq, func, user_data);
+    return e->next_seq;
+}
+
+void paro_engine_schedule_batched(ParoEngine *e, ParoTime time, int priority, ParoEventFunc func,
+                                  gpointer user_data)
+{
+    g_return_if_fail(func != NULL);
+    g_return_if_fail(time >= e->now);
+    if (time == PARO_TIME_MAX)
+        e->overflowed = TRUE;
+    Batch key = {time, priority, NULL, 0};
+    Batch *b = g_hash_table_lookup(e->batches, &key);
+    Batched ev = {++e->next_seq, func, user_data};
+    if (b == NULL) {
+        b = e->spare->len > 0 ? g_ptr_array_steal_index_fast(e->spare, e->spare->len - 1)
+                              : g_new0(Batch, 1);
+        if (b->events == NULL)
+            b->events = g_array_new(FALSE, FALSE, sizeof(Batched));
+        b->time = time;
+        b->priority = priority;
+        g_hash_table_add(e->batches, b);
+        push(e, time, priority, ev.seq, NULL, b);
+    }
+    g_array_append_val(b->events, ev);
+}
+
+/* Fires the first waiting event of the batch @b, whose heap entry was just popped, after
+ * putting the entry back for the next one (or closing the batch): what the event schedules
+ * then takes its place after it. */
+static void fire_batched(ParoEngine *e, Batch *b)
+{
+    Batched ev = g_array_index(b->events, Batched, b->next++);
+    if (b->next < b->events->len) {
+        push(e, b->time, b->priority, g_array_index(b->events, Batched, b->next).seq, NULL, b);
+    } else {
+        g_hash_table_steal(e->batches, b);
+        g_array_set_size(b->events, 0);
+        b->next = 0;
+        g_ptr_array_add(e->spare, b);
+    }
+    ev.func(e, ev.user_data);
 }
 
 void paro_engine_cancel(ParoEngine *e, ParoEventId id)
@@ -195,7 +282,10 @@ void paro_engine_run(ParoEngine *e, ParoTime until)
         while (next_event_time(e) == t) {
             Event ev = pop(e->heap);
             e->n_fired++;
-            ev.func(e, ev.user_data);
+            if (ev.func == NULL)
+                fire_batched(e, ev.user_data);
+            else
+                ev.func(e, ev.user_data);
         }
     }
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The discrete-event engine: an integer-picosecond clock, a binary-heap event queue ordered
- * by (time, priority descending, insertion sequence), cancellation by id, and continuous
+ * by (time, priority descending, insertion sequence), batches of events that share an
+ * instant, cancellation by id, and continuous
  * models (the network) advanced between events, SimGrid-style: the engine takes
  * t = min(next event, each model's next_event), advances every model to t (which may
  * fire completions), then fires the events due at t. All state lives in the engine
@@ -36,6 +37,13 @@ ParoTime paro_engine_now(const ParoEngine *engine);
  * time, higher @priority first, then first scheduled first. Returns an id for cancelling. */
 ParoEventId paro_engine_schedule(ParoEngine *engine, ParoTime time, int priority,
                                  ParoEventFunc func, gpointer user_data);
+
+/** paro_engine_schedule_batched: paro_engine_schedule for the many events that share an
+ * instant (a network's transfers ending their latency together): they fire in the same
+ * order, but wait in one batch per (time, priority), so the heap holds one entry per
+ * batch instead of one per event. Not cancellable. */
+void paro_engine_schedule_batched(ParoEngine *engine, ParoTime time, int priority,
+                                  ParoEventFunc func, gpointer user_data);
 
 /** paro_engine_cancel: the event will not fire (no effect if it already did). */
 void paro_engine_cancel(ParoEngine *engine, ParoEventId id);

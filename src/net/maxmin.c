@@ -11,9 +11,9 @@
  * through other flows, is independent, so a start or an end re-solves only the connected
  * component of flows and links it touches, its flows in start order. Each link lists the
  * flows on it; a flow's progress is brought up to date only when its rate changes or it
- * ends (bytes = rate x time since then), and the next end is the top of a heap of finish
- * times, so an event costs the size of the component it touches, not of the network.
- * Time: a flow's end is ceil(remaining / rate) picoseconds after the solve that set its
+ * ends (bytes = rate x time since then), and the next end is the earliest instant of the
+ * finish calendar (finish.c), so an event costs the size of the component it touches, not of the
+ * network. Time: a flow's end is ceil(remaining / rate) picoseconds after the solve that set its
  * rate. Solves are lazy: starting or ending flows only records where the network changed,
  * so flows that start together cost one solve. */
 #include "net/network-private.h"
@@ -27,80 +27,11 @@ ParoTime paro_net_duration_ps(double bytes, double rate)
     return paro_time_from_s(bytes / rate);
 }
 
-/* ---- the heap of finish times, ties in start order ---- */
-
-static gboolean before(const Flow *a, const Flow *b)
-{
-    return a->finish != b->finish ? a->finish < b->finish : a->seq < b->seq;
-}
-
-static void heap_set(GPtrArray *heap, guint i, Flow *f)
-{
-    heap->pdata[i] = f;
-    f->heap_index = i;
-}
-
-static void sift_up(GPtrArray *heap, guint i)
-{
-    Flow *f = heap->pdata[i];
-    while (i > 0) {
-        guint parent = (i - 1) / 2;
-        if (!before(f, heap->pdata[parent]))
-            break;
-        heap_set(heap, i, heap->pdata[parent]);
-        i = parent;
-    }
-    heap_set(heap, i, f);
-}
-
-static void sift_down(GPtrArray *heap, guint i)
-{
-    Flow *f = heap->pdata[i];
-    for (;;) {
-        guint child = 2 * i + 1;
-        if (child >= heap->len)
-            break;
-        if (child + 1 < heap->len && before(heap->pdata[child + 1], heap->pdata[child]))
-            child++;
-        if (!before(heap->pdata[child], f))
-            break;
-        heap_set(heap, i, heap->pdata[child]);
-        i = child;
-    }
-    heap_set(heap, i, f);
-}
-
-static void heap_update(GPtrArray *heap, Flow *f)
-{
-    sift_up(heap, f->heap_index);
-    sift_down(heap, f->heap_index);
-}
-
-static void heap_push(GPtrArray *heap, Flow *f)
-{
-    g_ptr_array_add(heap, f);
-    f->heap_index = heap->len - 1;
-    sift_up(heap, f->heap_index);
-}
-
-static Flow *heap_pop(GPtrArray *heap)
-{
-    Flow *top = heap->pdata[0];
-    Flow *last = heap->pdata[heap->len - 1];
-    heap->pdata[heap->len - 1] = NULL;
-    g_ptr_array_set_size(heap, heap->len - 1); /* NULL: the free function skips it */
-    if (heap->len > 0) {
-        heap_set(heap, 0, last);
-        sift_down(heap, 0);
-    }
-    return top;
-}
-
 /* ---- flows on links ---- */
 
 static void users_add(ParoNetwork *net, Flow *f)
 {
-    for (guint k = 0; k < f->n_links; k++) {
+    for (guint k = 0; k < f->n_bound; k++) {
         LinkUsers *u = &net->users[f->links[k]];
         if (u->len == u->cap) {
             u->cap = u->cap ? 2 * u->cap : 4;
@@ -114,14 +45,14 @@ static void users_add(ParoNetwork *net, Flow *f)
 /* Removes @f from its links' lists (the last one takes its slot) and records the links. */
 static void users_remove(ParoNetwork *net, Flow *f)
 {
-    for (guint k = 0; k < f->n_links; k++) {
+    for (guint k = 0; k < f->n_bound; k++) {
         guint l = f->links[k];
         LinkUsers *u = &net->users[l];
         Flow *moved = u->flows[--u->len];
         if (moved != f) {
             guint slot = f->slots[k];
             u->flows[slot] = moved;
-            for (guint j = 0; j < moved->n_links; j++)
+            for (guint j = 0; j < moved->n_bound; j++)
                 if (moved->links[j] == l) {
                     moved->slots[j] = slot;
                     break;
@@ -150,7 +81,7 @@ static void catch_up(ParoNetwork *net, Flow *f, ParoTime now)
 void paro_net_activate(ParoNetwork *net, Flow *f)
 {
     users_add(net, f);
-    heap_push(net->heap, f);
+    paro_net_finish_add(net, f);
     g_ptr_array_add(net->joined, f);
     f->prev = net->last;
     if (net->last)
@@ -161,16 +92,11 @@ void paro_net_activate(ParoNetwork *net, Flow *f)
     net->n_active++;
 }
 
-ParoTime paro_net_next_finish(const ParoNetwork *net)
-{
-    return net->heap->len > 0 ? ((const Flow *)net->heap->pdata[0])->finish : PARO_TIME_MAX;
-}
-
 Flow *paro_net_retire_finished(ParoNetwork *net, ParoTime to)
 {
-    if (paro_net_next_finish(net) > to)
+    Flow *f = paro_net_finish_take(net, to);
+    if (f == NULL)
         return NULL;
-    Flow *f = heap_pop(net->heap);
     catch_up(net, f, to);
     users_remove(net, f);
     if (f->prev)
@@ -223,7 +149,7 @@ static void grow_component(ParoNetwork *net)
         Flow *f = g_ptr_array_index(net->queue, q);
         f->component = net->n_components;
         g_ptr_array_add(net->component, f);
-        for (guint k = 0; k < f->n_links; k++)
+        for (guint k = 0; k < f->n_bound; k++)
             visit_link(net, f->links[k]);
     }
     g_ptr_array_set_size(net->queue, 0);
@@ -255,13 +181,13 @@ static void count_weights(ParoNetwork *net, GPtrArray *flows)
 {
     for (guint i = 0; i < flows->len; i++) {
         Flow *f = g_ptr_array_index(flows, i);
-        for (guint k = 0; k < f->n_links; k++)
+        for (guint k = 0; k < f->n_bound; k++)
             net->weight_sum[f->links[k]] = 0;
     }
     for (guint i = 0; i < flows->len; i++) {
         Flow *f = g_ptr_array_index(flows, i);
         if (!f->frozen)
-            for (guint k = 0; k < f->n_links; k++)
+            for (guint k = 0; k < f->n_bound; k++)
                 net->weight_sum[f->links[k]] += f->weights[k];
     }
 }
@@ -273,12 +199,12 @@ static void fill(ParoNetwork *net, GPtrArray *flows)
     for (guint i = 0; i < flows->len; i++) {
         Flow *f = g_ptr_array_index(flows, i);
         f->rate = 0;
-        f->frozen = f->n_links == 0;
+        f->frozen = f->n_bound == 0;
         if (f->frozen)
             f->rate = INFINITY; /* a local copy: no link limits it */
         else
             unfrozen++;
-        for (guint k = 0; k < f->n_links; k++)
+        for (guint k = 0; k < f->n_bound; k++)
             net->residual[f->links[k]] = net->capacity[f->links[k]];
     }
     count_weights(net, flows);
@@ -288,7 +214,7 @@ static void fill(ParoNetwork *net, GPtrArray *flows)
             Flow *f = g_ptr_array_index(flows, i);
             if (f->frozen)
                 continue;
-            for (guint k = 0; k < f->n_links; k++) {
+            for (guint k = 0; k < f->n_bound; k++) {
                 guint l = f->links[k];
                 s = fmin(s, net->residual[l] / net->weight_sum[l]);
             }
@@ -301,7 +227,7 @@ static void fill(ParoNetwork *net, GPtrArray *flows)
             if (f->frozen)
                 continue;
             f->rate += s;
-            for (guint k = 0; k < f->n_links; k++)
+            for (guint k = 0; k < f->n_bound; k++)
                 net->residual[f->links[k]] -= s * f->weights[k];
         }
         guint newly_frozen = 0;
@@ -309,7 +235,7 @@ static void fill(ParoNetwork *net, GPtrArray *flows)
             Flow *f = g_ptr_array_index(flows, i);
             if (f->frozen)
                 continue;
-            for (guint k = 0; k < f->n_links; k++) {
+            for (guint k = 0; k < f->n_bound; k++) {
                 guint l = f->links[k];
                 if (net->residual[l] <= 1e-9 * net->capacity[l]) {
                     f->frozen = TRUE;
@@ -331,15 +257,13 @@ static void solve_component(ParoNetwork *net, GPtrArray *flows, ParoTime now)
 {
     net->n_solves++;
     net->n_flow_solves += flows->len;
-    /* (the heap orders by finish and start, a total order: its shape changes nothing) */
-    gboolean rebuild = 4 * flows->len > net->heap->len;
     for (guint i = 0; i < flows->len; i++)
         catch_up(net, g_ptr_array_index(flows, i), now);
     fill(net, flows);
     /* Utilisation check for the conservation tests, and each flow's predicted end. */
     for (guint i = 0; i < flows->len; i++) {
         Flow *f = g_ptr_array_index(flows, i);
-        for (guint k = 0; k < f->n_links; k++) {
+        for (guint k = 0; k < f->n_bound; k++) {
             guint l = f->links[k];
             double used = net->capacity[l] - net->residual[l];
             net->max_utilisation = fmax(net->max_utilisation, used / net->capacity[l]);
@@ -348,12 +272,8 @@ static void solve_component(ParoNetwork *net, GPtrArray *flows, ParoTime now)
         f->finish = paro_time_add(now, d);
         if (f->finish == PARO_TIME_MAX)
             paro_engine_note_overflow(net->engine);
-        if (!rebuild)
-            heap_update(net->heap, f);
+        paro_net_finish_move(net, f);
     }
-    if (rebuild) /* Floyd's O(n): cheaper than a sift per flow of a big component */
-        for (guint i = net->heap->len / 2; i-- > 0;)
-            sift_down(net->heap, i);
 }
 
 /* Each component that a change since the last solve touched, solved on its own: a flow's

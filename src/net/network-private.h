@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* The network's state, shared by its two files: network.c (the object, flows starting and
- * ending, the engine's hooks, the analytic fidelity) and maxmin.c (the incremental max-min
- * solver and the heap of finish times). Not for other modules. */
+/* The network's state, shared by its three files: network.c (the object, flows starting and
+ * ending, the engine's hooks, the analytic fidelity), maxmin.c (the incremental max-min
+ * solver) and finish.c (the flows' predicted ends by instant). Not for other modules. */
 #pragma once
 
 #include "net/network.h"
 
 G_BEGIN_DECLS
+
+typedef struct _FinishBucket FinishBucket;
 
 #define POOLED 8 /* route lengths whose ended flows are kept for reuse */
 
@@ -17,12 +19,14 @@ typedef struct _Flow {
     double *weights;
     guint *slots;
     guint n_links;
+    guint n_bound;             /* the first links, those that can limit it (max-min) */
     guint64 seq;               /* start order (max-min: when it joined) */
     double remaining;          /* bytes, as of `updated` */
     ParoTime updated;          /* when remaining was last brought up to date */
     double rate;               /* bytes/s, one flow of the class */
     ParoTime finish;           /* predicted end at the current rate */
-    guint heap_index;          /* position in the finish heap */
+    FinishBucket *bucket;      /* the flows ending at `finish` (finish.c) */
+    guint bucket_index;        /* its place in the bucket */
     guint64 visited;           /* component search stamp */
     guint64 component;         /* the component it was last solved in */
     struct _Flow *prev, *next; /* the active flows, in start order */
@@ -43,12 +47,15 @@ struct _ParoNetwork {
     guint n_links;
     double *capacity;
     double *carried;
-    double *residual;   /* solver scratch */
-    double *weight_sum; /* solver scratch */
-    LinkUsers *users;   /* per link: the flows moving on it */
-    guint64 *link_seen; /* component search stamp per link */
+    guint8 *never_limits; /* per link, or NULL: see paro_network_set_never_limiting */
+    double *residual;     /* solver scratch */
+    double *weight_sum;   /* solver scratch */
+    LinkUsers *users;     /* per link: the flows moving on it */
+    guint64 *link_seen;   /* component search stamp per link */
     guint64 stamp, next_seq, n_components;
-    GPtrArray *heap;              /* Flow*, a binary heap on (finish, seq) */
+    GPtrArray *finish_heap;       /* FinishBucket*, a binary heap on finish (finish.c) */
+    GHashTable *finish_buckets;   /* &finish -> its FinishBucket */
+    GPtrArray *spare_buckets;     /* emptied buckets, for reuse */
     GArray *changed;              /* guint links whose flows changed since the last solve */
     GPtrArray *joined;            /* Flow* that joined since the last solve */
     GPtrArray *component, *queue; /* solver scratch */
@@ -64,8 +71,19 @@ struct _ParoNetwork {
     ParoModelHooks hooks;
 };
 
+/* finish.c */
+void paro_net_finish_init(ParoNetwork *net);
+void paro_net_finish_clear(ParoNetwork *net);
+/* paro_net_finish_add: @f into the bucket of its `finish` */
+void paro_net_finish_add(ParoNetwork *net, Flow *f);
+/* paro_net_finish_move: @f to the bucket of its new `finish` */
+void paro_net_finish_move(ParoNetwork *net, Flow *f);
+/* paro_net_finish_take: the flow first in (finish, seq) order if it ends by @to, out of the
+ * calendar; NULL when none ends by then */
+Flow *paro_net_finish_take(ParoNetwork *net, ParoTime to);
+
 /* maxmin.c */
-/* paro_net_activate: a flow joins: on its links, in the heap, to be solved */
+/* paro_net_activate: a flow joins: on its links, in the finish calendar, to be solved */
 void paro_net_activate(ParoNetwork *net, Flow *f);
 /* paro_net_next_finish: the earliest predicted end, PARO_TIME_MAX with no flow */
 ParoTime paro_net_next_finish(const ParoNetwork *net);

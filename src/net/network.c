@@ -61,7 +61,7 @@ ParoNetwork *paro_network_new(ParoEngine *engine, ParoNetFidelity fidelity,
     net->weight_sum = g_new0(double, n_links);
     net->users = g_new0(LinkUsers, n_links);
     net->link_seen = g_new0(guint64, n_links);
-    net->heap = g_ptr_array_new_with_free_func((GDestroyNotify)flow_free);
+    paro_net_finish_init(net);
     net->changed = g_array_new(FALSE, FALSE, sizeof(guint));
     net->joined = g_ptr_array_new();
     net->component = g_ptr_array_new();
@@ -82,14 +82,19 @@ void paro_network_free(ParoNetwork *net)
         return;
     g_free(net->capacity);
     g_free(net->carried);
+    g_free(net->never_limits);
     g_free(net->residual);
     g_free(net->weight_sum);
     for (guint l = 0; l < net->n_links; l++)
         g_free(net->users[l].flows);
     g_free(net->users);
     g_free(net->link_seen);
-    /* flows that joined but were never solved are in the heap too (they join it at once) */
-    g_ptr_array_unref(net->heap);
+    /* the flows still moving (those that joined but were never solved too) */
+    for (Flow *f = net->first, *next; f != NULL; f = next) {
+        next = f->next;
+        g_free(f);
+    }
+    paro_net_finish_clear(net);
     g_array_unref(net->changed);
     g_ptr_array_unref(net->joined);
     g_ptr_array_unref(net->component);
@@ -159,8 +164,13 @@ static void advance(gpointer model, ParoTime from, ParoTime to)
     for (Flow *f; (f = paro_net_retire_finished(net, to)) != NULL;)
         g_ptr_array_add(finished, f);
     /* Completions in start order: callbacks may start new flows (which join the next
-     * solve). */
-    g_ptr_array_sort(finished, paro_net_by_seq);
+     * solve). They come in (finish, start) order, and all end at `to` (the engine stops at
+     * every end): sorted already, unless ends of two instants were retired together. */
+    for (guint i = 1; i < finished->len; i++)
+        if (((Flow *)finished->pdata[i - 1])->seq > ((Flow *)finished->pdata[i])->seq) {
+            g_ptr_array_sort(finished, paro_net_by_seq);
+            break;
+        }
     for (guint i = 0; i < finished->len; i++) {
         Flow *f = g_ptr_array_index(finished, i);
         if (f->done)
@@ -227,27 +237,45 @@ static void analytic_join(ParoEngine *engine, gpointer data)
     g_ptr_array_add(net->joining, f);
 }
 
+void paro_network_set_never_limiting(ParoNetwork *net, guint link)
+{
+    g_return_if_fail(link < net->n_links && net->next_seq == 0);
+    if (net->fidelity != PARO_NET_MAXMIN)
+        return; /* the analytic rate takes the slowest link, not a max-min allocation */
+    if (net->never_limits == NULL)
+        net->never_limits = g_new0(guint8, net->n_links);
+    net->never_limits[link] = 1;
+}
+
 void paro_network_start(ParoNetwork *net, const guint *links, const double *weights, guint n_links,
                         double bytes, ParoTime latency, ParoFlowDone done, gpointer user_data)
 {
+    for (guint k = 0; k < n_links; k++)
+        g_return_if_fail(links[k] < net->n_links && weights[k] > 0);
     Flow *f = flow_new(net, n_links);
-    if (n_links > 0) {
-        memcpy(f->links, links, sizeof(guint) * n_links);
-        memcpy(f->weights, weights, sizeof(double) * n_links);
-    }
+    /* The links that can limit the flow first, the others after them in route order: the
+     * solver reads the first n_bound, the bytes are counted on all. */
+    for (guint k = 0; k < n_links; k++)
+        if (net->never_limits == NULL || !net->never_limits[links[k]]) {
+            f->links[f->n_bound] = links[k];
+            f->weights[f->n_bound++] = weights[k];
+        }
+    for (guint k = 0, at = f->n_bound; k < n_links; k++)
+        if (net->never_limits != NULL && net->never_limits[links[k]]) {
+            f->links[at] = links[k];
+            f->weights[at++] = weights[k];
+        }
     f->remaining = bytes;
     f->done = done;
     f->user_data = user_data;
     f->net = net;
-    for (guint k = 0; k < n_links; k++)
-        g_return_if_fail(links[k] < net->n_links && weights[k] > 0);
     ParoTime now = paro_engine_now(net->engine);
     if (net->fidelity == PARO_NET_ANALYTIC) {
-        paro_engine_schedule(net->engine, paro_time_add(now, latency), 0, analytic_join, f);
+        paro_engine_schedule_batched(net->engine, paro_time_add(now, latency), 0, analytic_join, f);
         return;
     }
     if (latency > 0)
-        paro_engine_schedule(net->engine, paro_time_add(now, latency), 0, join, f);
+        paro_engine_schedule_batched(net->engine, paro_time_add(now, latency), 0, join, f);
     else
         join(net->engine, f);
 }

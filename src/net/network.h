@@ -34,6 +34,17 @@ void paro_network_free(ParoNetwork *net);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoNetwork, paro_network_free)
 
 /**
+ * paro_network_set_never_limiting:
+ * @link: a link that can never limit a max-min allocation (paro_graph_never_limiting)
+ * The max-min solver leaves it out of its components and fills, so flows that share only
+ * such a link are solved apart; its bytes are still counted. The allocation is the same,
+ * as a constraint that no allocation can break changes nothing (in floating point, a
+ * share the link would have tied with the NICs' could round differently). Nothing with the
+ * analytic fidelity, whose rate is the slowest link's. Set before the first flow starts.
+ */
+void paro_network_set_never_limiting(ParoNetwork *net, guint link);
+
+/**
  * paro_network_start:
  * @links, @weights: the route and each link's weight (copied); n_links may be 0
  * @bytes: payload of one flow of the class

@@ -28,6 +28,7 @@
 #define TRACE_BYTES_PER_LAYER_STEP 3300.0 /* Chrome JSON; TSV is smaller */
 #define COLL_SIMS_PER_STRATEGY 3.0
 #define COLL_SIMS_MAX 24.0
+#define TREE_SIMS_MAX 2.0
 
 static const char *const site_keys[PARO_SITE_N] = {
     [PARO_SITE_ACCUMULATION] = "training.accumulation",
@@ -154,13 +155,21 @@ gboolean paro_workload_estimate(const ParoScenario *s, guint n_strategies, ParoW
         .scope = PARO_SCOPE_GLOBAL,
     };
     out->coll = paro_coll_estimate(graph, s->network, &spec);
-    double per_scope = out->coll.seconds;
+    double scoped = 0;
     for (int scope = PARO_SCOPE_INTRA; scope <= PARO_SCOPE_INTER; scope++) {
         spec.scope = (ParoScope)scope;
-        per_scope += paro_coll_estimate(folded ? folded : graph, s->network, &spec).seconds;
+        scoped += paro_coll_estimate(folded ? folded : graph, s->network, &spec).seconds;
     }
     out->coll_sims = MIN(COLL_SIMS_MAX, COLL_SIMS_PER_STRATEGY * (double)n_strategies);
-    out->coll_s = out->coll_sims / 3.0 * per_scope; /* the sims spread over the three scopes */
+    /* The sims spread over the three scopes. A tree, though, runs only the global
+     * AllReduce, of the gradients of the strategies that do not shard them, and they share
+     * its sizes (the whole gradient, or its buckets and the last one's remainder): at most
+     * two tree simulations (one for the 29 strategies of LLaMA-7B, 2026-11-26); the other
+     * global collectives are rings. */
+    double global_sims = out->coll_sims / 3.0;
+    if (out->explicit_graph)
+        global_sims = MIN(global_sims, TREE_SIMS_MAX);
+    out->coll_s = global_sims * out->coll.seconds + out->coll_sims / 3.0 * scoped;
     return TRUE;
 }
 

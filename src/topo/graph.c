@@ -180,6 +180,27 @@ guint paro_graph_nic_tx(const ParoGraph *g, gint64 node, gint64 rail)
     return node_base(g, node) + g->fabric_per_node + (guint)(2 * rail);
 }
 
+void paro_graph_never_limiting(const ParoGraph *g, GArray *links)
+{
+    if (g->aggregated)
+        return;
+    const double *cap = (const double *)g->capacity->data;
+    gint64 R = g->topo->nics.count;
+    for (gint64 l = 0; l < g->inst_leaves; l++) {
+        double tx = 0, rx = 0; /* what the leaf's NICs can send and receive together */
+        for (gint64 v = l * g->nodes_per_leaf; v < MIN((l + 1) * g->nodes_per_leaf, g->nodes); v++)
+            for (gint64 r = 0; r < R; r++) {
+                tx += cap[paro_graph_nic_tx(g, v, r)];
+                rx += cap[paro_graph_nic_tx(g, v, r) + 1];
+            }
+        guint up = g->leaf_base + (guint)(2 * l), down = up + 1;
+        if (cap[up] >= tx)
+            g_array_append_val(links, up);
+        if (cap[down] >= rx)
+            g_array_append_val(links, down);
+    }
+}
+
 static void push(GArray *links, GArray *weights, guint link, double weight)
 {
     g_array_append_val(links, link);

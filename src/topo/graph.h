@@ -50,6 +50,17 @@ gint64 paro_graph_instantiated_gpus(const ParoGraph *g);
 /** paro_graph_scale_link: multiplies a link's capacity (explicit mode: a degraded NIC). */
 void paro_graph_scale_link(ParoGraph *g, guint link, double factor);
 
+/**
+ * paro_graph_never_limiting:
+ * Appends to @links (guint) the links that can never limit a max-min allocation, so a
+ * solver may leave them out of its components and only count their bytes: in an explicit
+ * graph, a leaf's uplink (downlink) whose capacity covers the transmit (receive) links of
+ * all its nodes' NICs together, since every flow on it crosses exactly one of those with
+ * the same weight 1 (no oversubscription). None in the aggregated mode, whose weights
+ * stand for several flows.
+ */
+void paro_graph_never_limiting(const ParoGraph *g, GArray *links);
+
 /** paro_graph_nic_tx: the transmit link of rail @rail on @node (for tests). */
 guint paro_graph_nic_tx(const ParoGraph *g, gint64 node, gint64 rail);
 
