@@ -122,7 +122,7 @@ expect "C3 HuggingFace num_hidden_layers 2^31" 1 \
     "hf.json:1:72: 'num_hidden_layers' is 2,147,483,648, above the limit of 4,096" \
     strategies $S --set "model=$work/hf.json"
 expect "plan of trees on 16,384 nodes (simulated GPU by GPU)" 1 \
-    "--set[1]:1:16: planning would simulate 92 configurations of 29 strategies, about 505 s" \
+    "--set[1]:1:16: planning would simulate 92 configurations of 29 strategies, about 254 s" \
     plan $S --set topology.nodes=16384 --set collectives.model=flow --set collectives.algorithm=tree
 expect "plan --batch-tokens 1e15" 1 "needs up to 6.1e+10 micro-steps a step, above the limit of 1,048,576" \
     plan $S --batch-tokens 1e15
@@ -145,7 +145,7 @@ expect "W6 an axis varied twice" 1 "--vary[2]:1:1: 'training.accumulation' is va
 expect "a sweep point beyond the work limit names its values" 1 \
     "--vary[1]:1:18: at topology.nodes=16384: simulating 29 strategies would take about 22 s" \
     sweep $S --set collectives.model=flow --set collectives.algorithm=tree \
-    --set collectives.chunks=32 --vary topology.nodes=2,16384
+    --set collectives.chunks=64 --vary topology.nodes=2,16384
 
 # ---- H1, H2, C9: the step's work estimated before simulating ----
 expect "H1 a node of 4,096 GPUs (run), 2 channels" 1 \

@@ -2,7 +2,8 @@
 /* The estimate mirrors simulate.c's shape of a run: its stages (one ring phase, or two or
  * three for hierarchical and ho-ring), the members of each ring, the ring steps merged
  * into at most max_steps macro-steps, the members tracked (a node's in the aggregated
- * mode) and the chunks; tree.c's transfers are four per GPU and piece. */
+ * mode) and the chunks; tree.c's transfers are four per GPU and piece, two where tree 1
+ * is folded onto tree 0. */
 #include "coll/budget.h"
 
 #include "core/limits.h"
@@ -10,8 +11,8 @@
 /* Seconds per send, measured (see budget.h): by events, and by the recurrence of a ring
  * phase that shares no link (14-15 ns on explicit rings of 16,384 and 131,072 GPUs). */
 #define SECONDS_PER_SEND 0.5e-6
-/* A tree's transfer, with its flow's latency event and solve: 2.68 s for the 4.19 million
- * of a 131,072-GPU tree AllReduce (2026-11-26, bench/README.md). */
+/* A tree's transfer, with its flow's latency event and solve: 1.43 s for the 2.1 million
+ * of a 131,072-GPU tree AllReduce (tree 0's; 2026-11-26, bench/README.md). */
 #define SECONDS_PER_TREE_TRANSFER 0.65e-6
 #define SECONDS_PER_RECURRED_SEND 20e-9
 /* Below this many seconds by events, not worth finding the routes to ask. */
@@ -38,7 +39,11 @@ ParoCollWork paro_coll_estimate(const ParoGraph *g, ParoNetFidelity fidelity,
         spec->op == PARO_COLL_ALLREDUCE) {
         w.tracked = n;
         w.steps = pieces;
-        w.sends = 4.0 * (double)n * (double)pieces;
+        /* tree 1 mirrors tree 0 and is not simulated where the graph is its own mirror */
+        g_autofree guint *mirror = g_new(guint, paro_graph_n_links(g));
+        gboolean folded = n == paro_graph_instantiated_gpus(g) && !spec->events_only &&
+                          paro_graph_mirror(g, mirror);
+        w.sends = (folded ? 2.0 : 4.0) * (double)n * (double)pieces;
     } else if (spec->op == PARO_COLL_BROADCAST) {
         w.steps = pieces;
         w.sends = (double)w.tracked * (double)w.channels * (double)pieces;

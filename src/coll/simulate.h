@@ -25,7 +25,8 @@ typedef struct {
     ParoScope scope;         /* GLOBAL (0, the default): over all n; INTRA / INTER: every group's
                               * (or every local rank's) ring at once, as in data-parallel training */
     gboolean events_only;    /* every send as events, even where a ring phase shares no link and
-                              * its recurrence gives the same times (coll/recurrence.c); for
+                              * its recurrence gives the same times (coll/recurrence.c), and
+                              * both trees, though tree 1 mirrors tree 0 (coll/tree.c); for
                               * tests and `collective --events` */
 } ParoCollSpec;
 

@@ -13,7 +13,10 @@
  *              every leader forwards when the chunk arrives.
  * A link of the graph carries one chunk at a time: chunk c follows chunk c-1 on every
  * edge, which pipelines the chunks through the tree. Expected time on uniform links:
- * about (2*(depth + G - 1) + P - 1) * (alpha + S/(2*P*B)). */
+ * about (2*(depth + G - 1) + P - 1) * (alpha + S/(2*P*B)).
+ * Where the graph is its own mirror (paro_graph_mirror: node v -> N-1-v, GPU j -> j + G/2),
+ * tree 1's transfers are tree 0's images at the same instants: only tree 0 is simulated,
+ * each of its flows loading its links and their mirrors (decision 56). */
 #include "coll/simulate.h"
 
 #include "core/error.h"
@@ -40,7 +43,8 @@ struct _Tree {
     GArray *xfers; /* Xfer */
     GArray *edges; /* Edge */
     GArray *links, *weights;
-    double chunk; /* every transfer carries one chunk */
+    const guint *mirror; /* tree 1 folded onto tree 0 (paro_graph_mirror), or NULL */
+    double chunk;        /* every transfer carries one chunk */
     gint64 left;
     double sent;
     ParoTime step_overhead;
@@ -80,6 +84,32 @@ static void finished(ParoNetwork *net, gpointer data)
     }
 }
 
+/* The route of a tree-0 transfer as it loads the links folded onto their mirrors: tree 1's
+ * mirror transfer crosses the mirrors of its links at the same instants, so each link
+ * stands for itself and its mirror (the lower of the two is kept), and carries one flow of
+ * the class for each of the pair that the route crosses (two on a link its own mirror). */
+static void fold_route(Tree *t)
+{
+    guint *links = (guint *)t->links->data;
+    double *weights = (double *)t->weights->data;
+    guint n = 0;
+    for (guint k = 0; k < t->links->len; k++) {
+        guint l = links[k], image = t->mirror[l], kept = MIN(l, image);
+        double w = weights[k] * (image == l ? 2 : 1);
+        guint at = 0;
+        while (at < n && links[at] != kept)
+            at++;
+        if (at < n) {
+            weights[at] += w;
+        } else {
+            links[n] = kept;
+            weights[n++] = w;
+        }
+    }
+    g_array_set_size(t->links, n);
+    g_array_set_size(t->weights, n);
+}
+
 static void launch(Tree *t, guint i)
 {
     Xfer *x = &g_array_index(t->xfers, Xfer, i);
@@ -88,6 +118,10 @@ static void launch(Tree *t, guint i)
     ParoTime latency = paro_time_add(
         paro_graph_route(t->graph, x->src, x->dst, t->links, t->weights), t->step_overhead);
     t->sent += t->chunk;
+    if (t->mirror != NULL) {
+        fold_route(t);
+        t->sent += t->chunk; /* its mirror in tree 1 */
+    }
     paro_network_start(t->net, (const guint *)t->links->data, (const double *)t->weights->data,
                        t->links->len, t->chunk, latency, finished, x);
 }
@@ -103,19 +137,30 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
 {
     gint64 G = MIN(spec->n, paro_graph_gpus_per_node(graph)), N = spec->n / G;
     gint64 P = spec->chunks;
+    /* The two trees are mirrors (node v -> N-1-v, GPU j -> j + G/2): on a graph its mirror
+     * maps onto itself, tree 1's transfers run as tree 0's images and are not simulated
+     * (half the transfers), tree 0's loading each link for both. The allocation is the
+     * same (max-min's is unique, so it is symmetric); in floating point a pair's share is
+     * summed once rather than twice (within 1e-9 of the unfolded run, collective tests).
+     * Only when the tree spans the graph's GPUs: the mirror is the whole graph's. */
+    g_autofree guint *mirror = g_new(guint, paro_graph_n_links(graph));
+    gboolean folded = spec->n == paro_graph_instantiated_gpus(graph) && !spec->events_only &&
+                      paro_graph_mirror(graph, mirror);
+    gint64 trees = folded ? 1 : 2;
     g_autoptr(ParoEngine) engine = paro_engine_new();
     g_autoptr(ParoNetwork) net = paro_coll_network_new(graph, engine, fidelity);
     /* Sized once: per chunk and tree, the chains up and down (2 N (G - 1) transfers) and
      * the tree's edges up and down (2 (N - 1)); each waits for at most four others (its
      * predecessor on the edge, the chain or parent before it, two children). Grown, the
      * arrays were copied over and over: a fifth of a tree's time at 32,768 GPUs. */
-    guint n_xfers = (guint)(P * 2 * (2 * N * (G - 1) + 2 * (N - 1)));
+    guint n_xfers = (guint)(P * trees * (2 * N * (G - 1) + 2 * (N - 1)));
     Tree t = {graph,
               net,
               g_array_sized_new(FALSE, FALSE, sizeof(Xfer), n_xfers),
               g_array_sized_new(FALSE, FALSE, sizeof(Edge), 4 * n_xfers),
               g_array_new(FALSE, FALSE, sizeof(guint)),
               g_array_new(FALSE, FALSE, sizeof(double)),
+              folded ? mirror : NULL,
               spec->size_bytes / (2.0 * (double)P),
               0,
               0,
@@ -134,7 +179,7 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
         prev_down[i] = G_MAXUINT;
     guint *up = g_new(guint, N), *reduced = g_new(guint, N), *down = g_new(guint, N);
     for (gint64 c = 0; c < P; c++) {
-        for (gint64 which = 0; which < 2; which++) {
+        for (gint64 which = 0; which < trees; which++) {
             gint64 leader_local = which == 0 ? 0 : G / 2;
             /* Reduce: chains, then the tree from the leaves up (reverse heap order). */
             for (gint64 pos = N - 1; pos >= 0; pos--) {
@@ -223,8 +268,14 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
     else if (!ok)
         g_set_error(error, PARO_SIM_ERROR, PARO_SIM_ERROR_DEADLOCK,
                     "tree allreduce: %" G_GINT64_FORMAT " transfers never ran", t.left);
-    else
+    else {
+        /* A folded link's mirror carried what it did (tree 1's transfers, as tree 0's). */
+        for (guint l = 0; folded && l < paro_graph_n_links(graph); l++)
+            if (mirror[l] > l)
+                paro_network_record(net, mirror[l], paro_network_carried(net, l),
+                                    paro_graph_capacities(graph)[mirror[l]]);
         paro_coll_result_fill(out, graph, net, t.sent, t.sent); /* every transfer delivers */
+    }
     g_array_unref(t.xfers);
     g_array_unref(t.edges);
     g_array_unref(t.links);

@@ -201,6 +201,54 @@ void paro_graph_never_limiting(const ParoGraph *g, GArray *links)
     }
 }
 
+gboolean paro_graph_mirror(const ParoGraph *g, guint *mirror)
+{
+    const ParoTopology *t = g->topo;
+    gint64 G = t->gpus_per_node, R = t->nics.count, N = g->nodes;
+    if (g->aggregated || (G > 1 && G % 2 != 0) ||
+        (g->inst_leaves > 1 && N % g->nodes_per_leaf != 0))
+        return FALSE;
+    /* The image of each rail: that of the image of its GPUs, one rail for all of them. */
+    g_autofree gint64 *rail = g_new(gint64, R);
+    for (gint64 r = 0; r < R; r++)
+        rail[r] = r; /* a rail no GPU uses carries nothing: its own image */
+    g_autofree gboolean *seen = g_new0(gboolean, R);
+    for (gint64 j = 0; j < G; j++) {
+        gint64 r = j * R / G, image = (j + G / 2) % G * R / G;
+        if (seen[r] && rail[r] != image)
+            return FALSE;
+        seen[r] = TRUE;
+        rail[r] = image;
+    }
+    for (gint64 v = 0; v < N; v++) {
+        guint base = node_base(g, v), image = node_base(g, N - 1 - v);
+        for (guint k = 0; k < g->fabric_per_node; k++) {
+            guint k_image = k;
+            if (t->fabric.kind == PARO_FABRIC_NVLINK) {
+                gint64 i = k / G, j = k % G;
+                k_image = (guint)((i + G / 2) % G * G + (j + G / 2) % G);
+            } else if (k < 2 * G) { /* up (j) then down (G + j) ports; a PCIe bridge stays */
+                k_image = (guint)(k / G * G + (k % G + G / 2) % G);
+            }
+            mirror[base + k] = image + k_image;
+        }
+        for (gint64 r = 0; r < R; r++)
+            for (guint dir = 0; dir < 2; dir++)
+                mirror[base + g->fabric_per_node + 2 * r + dir] =
+                    image + g->fabric_per_node + (guint)(2 * rail[r]) + dir;
+    }
+    for (gint64 l = 0; l < g->inst_leaves; l++)
+        for (guint dir = 0; dir < 2; dir++)
+            mirror[g->leaf_base + 2 * l + dir] =
+                g->leaf_base + (guint)(2 * (g->inst_leaves - 1 - l)) + dir;
+    const double *cap = (const double *)g->capacity->data;
+    for (guint l = 0; l < g->capacity->len; l++)
+        if (cap[mirror[l]] != cap[l] ||
+            paro_graph_link_class(g, mirror[l]) != paro_graph_link_class(g, l))
+            return FALSE;
+    return TRUE;
+}
+
 static void push(GArray *links, GArray *weights, guint link, double weight)
 {
     g_array_append_val(links, link);

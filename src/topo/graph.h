@@ -61,6 +61,18 @@ void paro_graph_scale_link(ParoGraph *g, guint link, double factor);
  */
 void paro_graph_never_limiting(const ParoGraph *g, GArray *links);
 
+/**
+ * paro_graph_mirror:
+ * @mirror: (out caller-allocates): paro_graph_n_links() entries
+ * The mirror of an explicit graph of N nodes of G GPUs maps node v to N-1-v and local GPU
+ * j to (j + G/2) mod G, each GPU's links (and its rail's NIC) to the image GPU's, leaf l to
+ * leaf L-1-l: an involution that carries NCCL's tree 0 onto tree 1 (coll/tree.c). Fills
+ * @mirror[link] with the image of each link and returns TRUE when it maps the graph onto
+ * itself (the same capacity and class): G even or 1, rails that map onto rails, full
+ * leaves (or one), no link scaled alone. FALSE otherwise, and in the aggregated mode.
+ */
+gboolean paro_graph_mirror(const ParoGraph *g, guint *mirror);
+
 /** paro_graph_nic_tx: the transmit link of rail @rail on @node (for tests). */
 guint paro_graph_nic_tx(const ParoGraph *g, gint64 node, gint64 rail);
 
