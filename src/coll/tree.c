@@ -40,8 +40,10 @@ typedef struct {
 struct _Tree {
     const ParoGraph *graph;
     ParoNetwork *net;
-    GArray *xfers; /* Xfer */
-    GArray *edges; /* Edge */
+    GArray *xfers;       /* Xfer */
+    GArray *edges;       /* Edge, while the graph is built */
+    guint *follow_start; /* then transfer i's followers are follow[follow_start[i]...] */
+    guint *follow;
     GArray *links, *weights;
     const guint *mirror; /* tree 1 folded onto tree 0 (paro_graph_mirror), or NULL */
     double chunk;        /* every transfer carries one chunk */
@@ -77,8 +79,9 @@ static void finished(ParoNetwork *net, gpointer data)
     Xfer *x = data;
     Tree *t = x->tree;
     t->left--;
-    for (guint k = x->first_out; k != G_MAXUINT; k = g_array_index(t->edges, Edge, k).next) {
-        guint f = g_array_index(t->edges, Edge, k).to;
+    guint i = (guint)(x - (Xfer *)t->xfers->data);
+    for (guint k = t->follow_start[i]; k < t->follow_start[i + 1]; k++) {
+        guint f = t->follow[k];
         if (--g_array_index(t->xfers, Xfer, f).waiting == 0)
             launch(t, f);
     }
@@ -158,6 +161,8 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
               net,
               g_array_sized_new(FALSE, FALSE, sizeof(Xfer), n_xfers),
               g_array_sized_new(FALSE, FALSE, sizeof(Edge), 4 * n_xfers),
+              NULL,
+              NULL,
               g_array_new(FALSE, FALSE, sizeof(guint)),
               g_array_new(FALSE, FALSE, sizeof(double)),
               folded ? mirror : NULL,
@@ -256,6 +261,18 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
     g_free(reduced);
     g_free(down);
 
+    /* The followers of each transfer side by side, in the order its list gave them (a
+     * list's edges lay scattered over the whole array: a cache miss a follower). */
+    t.follow_start = g_new(guint, t.xfers->len + 1);
+    t.follow = g_new(guint, MAX(1u, t.edges->len));
+    for (guint i = 0, n = 0; i < t.xfers->len; i++) {
+        t.follow_start[i] = n;
+        for (guint k = g_array_index(t.xfers, Xfer, i).first_out; k != G_MAXUINT;
+             k = g_array_index(t.edges, Edge, k).next)
+            t.follow[n++] = g_array_index(t.edges, Edge, k).to;
+        t.follow_start[i + 1] = n;
+    }
+    g_clear_pointer(&t.edges, g_array_unref);
     t.left = t.xfers->len;
     if (spec->size_bytes > 0)
         for (guint i = 0; i < t.xfers->len; i++)
@@ -277,7 +294,8 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
         paro_coll_result_fill(out, graph, net, t.sent, t.sent); /* every transfer delivers */
     }
     g_array_unref(t.xfers);
-    g_array_unref(t.edges);
+    g_free(t.follow_start);
+    g_free(t.follow);
     g_array_unref(t.links);
     g_array_unref(t.weights);
     return ok;

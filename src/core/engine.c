@@ -47,6 +47,7 @@ struct _ParoEngine {
     GArray *models;      /* Model */
     GHashTable *batches; /* the open batches, each its own key (looked up, never iterated) */
     GPtrArray *spare;    /* emptied batches, for reuse */
+    Batch *last_batch;   /* the open batch an event last went into (or NULL) */
     gboolean overflowed; /* something needed a time beyond PARO_TIME_MAX */
 };
 
@@ -181,7 +182,9 @@ void paro_engine_schedule_batched(ParoEngine *e, ParoTime time, int priority, Pa
     if (time == PARO_TIME_MAX)
         e->overflowed = TRUE;
     Batch key = {time, priority, NULL, 0};
-    Batch *b = g_hash_table_lookup(e->batches, &key);
+    Batch *b = e->last_batch != NULL && batch_equal(e->last_batch, &key)
+                   ? e->last_batch
+                   : g_hash_table_lookup(e->batches, &key);
     Batched ev = {++e->next_seq, func, user_data};
     if (b == NULL) {
         b = e->spare->len > 0 ? g_ptr_array_steal_index_fast(e->spare, e->spare->len - 1)
@@ -194,6 +197,7 @@ void paro_engine_schedule_batched(ParoEngine *e, ParoTime time, int priority, Pa
         push(e, time, priority, ev.seq, NULL, b);
     }
     g_array_append_val(b->events, ev);
+    e->last_batch = b;
 }
 
 /* Fires the first waiting event of the batch @b, whose heap entry was just popped, after
@@ -206,6 +210,8 @@ static void fire_batched(ParoEngine *e, Batch *b)
         push(e, b->time, b->priority, g_array_index(b->events, Batched, b->next).seq, NULL, b);
     } else {
         g_hash_table_steal(e->batches, b);
+        if (e->last_batch == b)
+            e->last_batch = NULL;
         g_array_set_size(b->events, 0);
         b->next = 0;
         g_ptr_array_add(e->spare, b);

@@ -10,6 +10,8 @@
  * order) and is sorted by start, if need be, when its instant comes. */
 #include "net/network-private.h"
 
+#include <string.h>
+
 struct _FinishBucket {
     ParoTime finish;
     GPtrArray *flows; /* Flow*, NULL where one left (so the others keep their order) */
@@ -26,28 +28,63 @@ typedef struct {
     Flow *flow;
 } Started;
 
-static gint by_start(gconstpointer a, gconstpointer b)
+/* Sorts @n pairs by start, merging runs bottom-up through @scratch (n entries): a bucket is
+ * a few runs in start order, from the components solved one after the other. */
+static void sort_by_start(Started *a, Started *scratch, guint n)
 {
-    const Started *x = a, *y = b;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
+    for (guint width = 1; width < n; width *= 2) {
+        for (guint lo = 0; lo < n; lo += 2 * width) {
+            guint mid = MIN(lo + width, n), hi = MIN(lo + 2 * width, n), i = lo, j = mid, k = lo;
+            if (mid == hi || a[mid - 1].seq < a[mid].seq) { /* in order already */
+                memcpy(scratch + lo, a + lo, (hi - lo) * sizeof *a);
+                continue;
+            }
+            while (i < mid && j < hi)
+                scratch[k++] = a[i].seq < a[j].seq ? a[i++] : a[j++];
+            while (i < mid)
+                scratch[k++] = a[i++];
+            while (j < hi)
+                scratch[k++] = a[j++];
+        }
+        Started *t = a;
+        a = scratch;
+        scratch = t;
+    }
 }
 
 /* Rewrites @b's flows in start order without holes, from its next place. */
 static void bucket_sort(FinishBucket *b)
 {
-    g_autoptr(GArray) started = g_array_sized_new(FALSE, FALSE, sizeof(Started), b->live);
+    if (b->sorted) { /* in place */
+        guint n = 0;
+        for (guint i = b->next; i < b->flows->len; i++) {
+            Flow *f = b->flows->pdata[i];
+            if (f != NULL) {
+                b->flows->pdata[n] = f;
+                f->bucket_index = n++;
+            }
+        }
+        g_ptr_array_set_size(b->flows, n);
+        b->next = 0;
+        return;
+    }
+    g_autofree Started *started = g_new(Started, 2 * (gsize)b->live);
+    guint n = 0;
     for (guint i = b->next; i < b->flows->len; i++) {
         Flow *f = b->flows->pdata[i];
-        if (f != NULL) {
-            Started st = {f->seq, f};
-            g_array_append_val(started, st);
-        }
+        if (f != NULL)
+            started[n++] = (Started){f->seq, f};
     }
-    if (!b->sorted)
-        g_array_sort(started, by_start);
-    g_ptr_array_set_size(b->flows, started->len);
-    for (guint i = 0; i < started->len; i++) {
-        Flow *f = g_array_index(started, Started, i).flow;
+    sort_by_start(started, started + n, n);
+    /* the merges alternate between the halves: the last wrote the first half when the
+     * number of passes is even */
+    guint passes = 0;
+    for (guint width = 1; width < n; width *= 2)
+        passes++;
+    const Started *sorted = passes % 2 == 0 ? started : started + n;
+    g_ptr_array_set_size(b->flows, n);
+    for (guint i = 0; i < n; i++) {
+        Flow *f = sorted[i].flow;
         b->flows->pdata[i] = f;
         f->bucket_index = i;
     }
@@ -128,11 +165,16 @@ static void bucket_drop(ParoNetwork *net, FinishBucket *b)
     }
     g_hash_table_remove(net->finish_buckets, &b->finish);
     g_ptr_array_add(net->spare_buckets, b);
+    if (net->last_bucket == b)
+        net->last_bucket = NULL;
 }
 
-void paro_net_finish_add(ParoNetwork *net, Flow *f)
+static void finish_add(ParoNetwork *net, Flow *f)
 {
-    FinishBucket *b = g_hash_table_lookup(net->finish_buckets, &f->finish);
+    /* the flows of a component, or of a chain of them, mostly end together */
+    FinishBucket *b = net->last_bucket != NULL && net->last_bucket->finish == f->finish
+                          ? net->last_bucket
+                          : g_hash_table_lookup(net->finish_buckets, &f->finish);
     if (b == NULL) {
         if (net->spare_buckets->len > 0) {
             b = g_ptr_array_steal_index_fast(net->spare_buckets, net->spare_buckets->len - 1);
@@ -151,6 +193,7 @@ void paro_net_finish_add(ParoNetwork *net, Flow *f)
     }
     b->sorted = b->sorted && (b->live == 0 || f->seq > b->last_seq);
     b->last_seq = f->seq;
+    net->last_bucket = b;
     f->bucket = b;
     f->bucket_index = b->flows->len;
     g_ptr_array_add(b->flows, f);
@@ -174,10 +217,11 @@ static void bucket_remove(ParoNetwork *net, Flow *f)
 
 void paro_net_finish_move(ParoNetwork *net, Flow *f)
 {
-    if (f->bucket->finish == f->finish)
+    if (f->bucket != NULL && f->bucket->finish == f->finish)
         return;
-    bucket_remove(net, f);
-    paro_net_finish_add(net, f);
+    if (f->bucket != NULL)
+        bucket_remove(net, f);
+    finish_add(net, f);
 }
 
 ParoTime paro_net_next_finish(const ParoNetwork *net)

@@ -25,7 +25,7 @@ typedef struct _Flow {
     ParoTime updated;          /* when remaining was last brought up to date */
     double rate;               /* bytes/s, one flow of the class */
     ParoTime finish;           /* predicted end at the current rate */
-    FinishBucket *bucket;      /* the flows ending at `finish` (finish.c) */
+    FinishBucket *bucket;      /* the flows ending at `finish` (finish.c); NULL until solved */
     guint bucket_index;        /* its place in the bucket */
     guint64 visited;           /* component search stamp */
     guint64 component;         /* the component it was last solved in */
@@ -56,6 +56,7 @@ struct _ParoNetwork {
     GPtrArray *finish_heap;       /* FinishBucket*, a binary heap on finish (finish.c) */
     GHashTable *finish_buckets;   /* &finish -> its FinishBucket */
     GPtrArray *spare_buckets;     /* emptied buckets, for reuse */
+    FinishBucket *last_bucket;    /* the one a flow last went into (or NULL) */
     GArray *changed;              /* guint links whose flows changed since the last solve */
     GPtrArray *joined;            /* Flow* that joined since the last solve */
     GPtrArray *component, *queue; /* solver scratch */
@@ -74,16 +75,15 @@ struct _ParoNetwork {
 /* finish.c */
 void paro_net_finish_init(ParoNetwork *net);
 void paro_net_finish_clear(ParoNetwork *net);
-/* paro_net_finish_add: @f into the bucket of its `finish` */
-void paro_net_finish_add(ParoNetwork *net, Flow *f);
-/* paro_net_finish_move: @f to the bucket of its new `finish` */
+/* paro_net_finish_move: @f to the bucket of its new `finish` (its first, after its first
+ * solve: a flow that joined waits for that solve outside the calendar) */
 void paro_net_finish_move(ParoNetwork *net, Flow *f);
 /* paro_net_finish_take: the flow first in (finish, seq) order if it ends by @to, out of the
  * calendar; NULL when none ends by then */
 Flow *paro_net_finish_take(ParoNetwork *net, ParoTime to);
 
 /* maxmin.c */
-/* paro_net_activate: a flow joins: on its links, in the finish calendar, to be solved */
+/* paro_net_activate: a flow joins: on its links, to be solved (then into the calendar) */
 void paro_net_activate(ParoNetwork *net, Flow *f);
 /* paro_net_next_finish: the earliest predicted end, PARO_TIME_MAX with no flow */
 ParoTime paro_net_next_finish(const ParoNetwork *net);
