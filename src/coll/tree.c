@@ -40,8 +40,10 @@ typedef struct {
 struct _Tree {
     const ParoGraph *graph;
     ParoNetwork *net;
-    GArray *xfers;       /* Xfer */
-    GArray *edges;       /* Edge, while the graph is built */
+    Xfer *xfers; /* sized once: their count is known */
+    guint n_xfers;
+    Edge *edges; /* while the graph is built: at most four a transfer */
+    guint n_edges;
     guint *follow_start; /* then transfer i's followers are follow[follow_start[i]...] */
     guint *follow;
     GArray *links, *weights;
@@ -54,9 +56,8 @@ struct _Tree {
 
 static guint add_xfer(Tree *t, gint64 src, gint64 dst)
 {
-    Xfer x = {t, (guint)src, (guint)dst, 0, G_MAXUINT};
-    g_array_append_val(t->xfers, x);
-    return t->xfers->len - 1;
+    t->xfers[t->n_xfers] = (Xfer){t, (guint)src, (guint)dst, 0, G_MAXUINT};
+    return t->n_xfers++;
 }
 
 /* @later waits for @first. G_MAXUINT stands for "nothing". */
@@ -64,11 +65,10 @@ static void depend(Tree *t, guint later, guint first)
 {
     if (first == G_MAXUINT)
         return;
-    Xfer *f = &g_array_index(t->xfers, Xfer, first);
-    Edge e = {later, f->first_out};
-    g_array_append_val(t->edges, e);
-    f->first_out = t->edges->len - 1;
-    g_array_index(t->xfers, Xfer, later).waiting++;
+    Xfer *f = &t->xfers[first];
+    t->edges[t->n_edges] = (Edge){later, f->first_out};
+    f->first_out = t->n_edges++;
+    t->xfers[later].waiting++;
 }
 
 static void launch(Tree *t, guint i);
@@ -79,10 +79,10 @@ static void finished(ParoNetwork *net, gpointer data)
     Xfer *x = data;
     Tree *t = x->tree;
     t->left--;
-    guint i = (guint)(x - (Xfer *)t->xfers->data);
+    guint i = (guint)(x - t->xfers);
     for (guint k = t->follow_start[i]; k < t->follow_start[i + 1]; k++) {
         guint f = t->follow[k];
-        if (--g_array_index(t->xfers, Xfer, f).waiting == 0)
+        if (--t->xfers[f].waiting == 0)
             launch(t, f);
     }
 }
@@ -115,7 +115,7 @@ static void fold_route(Tree *t)
 
 static void launch(Tree *t, guint i)
 {
-    Xfer *x = &g_array_index(t->xfers, Xfer, i);
+    Xfer *x = &t->xfers[i];
     g_array_set_size(t->links, 0);
     g_array_set_size(t->weights, 0);
     ParoTime latency = paro_time_add(
@@ -159,8 +159,10 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
     guint n_xfers = (guint)(P * trees * (2 * N * (G - 1) + 2 * (N - 1)));
     Tree t = {graph,
               net,
-              g_array_sized_new(FALSE, FALSE, sizeof(Xfer), n_xfers),
-              g_array_sized_new(FALSE, FALSE, sizeof(Edge), 4 * n_xfers),
+              g_new(Xfer, MAX(1u, n_xfers)),
+              0,
+              g_new(Edge, MAX(1u, 4 * n_xfers)),
+              0,
               NULL,
               NULL,
               g_array_new(FALSE, FALSE, sizeof(guint)),
@@ -263,20 +265,21 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
 
     /* The followers of each transfer side by side, in the order its list gave them (a
      * list's edges lay scattered over the whole array: a cache miss a follower). */
-    t.follow_start = g_new(guint, t.xfers->len + 1);
-    t.follow = g_new(guint, MAX(1u, t.edges->len));
-    for (guint i = 0, n = 0; i < t.xfers->len; i++) {
+    g_assert(t.n_xfers == n_xfers && t.n_edges <= 4 * n_xfers);
+    t.follow_start = g_new(guint, t.n_xfers + 1);
+    t.follow = g_new(guint, MAX(1u, t.n_edges));
+    t.follow_start[0] = 0;
+    for (guint i = 0, n = 0; i < t.n_xfers; i++) {
         t.follow_start[i] = n;
-        for (guint k = g_array_index(t.xfers, Xfer, i).first_out; k != G_MAXUINT;
-             k = g_array_index(t.edges, Edge, k).next)
-            t.follow[n++] = g_array_index(t.edges, Edge, k).to;
+        for (guint k = t.xfers[i].first_out; k != G_MAXUINT; k = t.edges[k].next)
+            t.follow[n++] = t.edges[k].to;
         t.follow_start[i + 1] = n;
     }
-    g_clear_pointer(&t.edges, g_array_unref);
-    t.left = t.xfers->len;
+    g_clear_pointer(&t.edges, g_free);
+    t.left = t.n_xfers;
     if (spec->size_bytes > 0)
-        for (guint i = 0; i < t.xfers->len; i++)
-            if (g_array_index(t.xfers, Xfer, i).waiting == 0)
+        for (guint i = 0; i < t.n_xfers; i++)
+            if (t.xfers[i].waiting == 0)
                 launch(&t, i);
     paro_engine_run(engine, PARO_TIME_MAX);
     gboolean ok = (spec->size_bytes <= 0 || t.left == 0) && !paro_engine_overflowed(engine);
@@ -293,7 +296,7 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
                                     paro_graph_capacities(graph)[mirror[l]]);
         paro_coll_result_fill(out, graph, net, t.sent, t.sent); /* every transfer delivers */
     }
-    g_array_unref(t.xfers);
+    g_free(t.xfers);
     g_free(t.follow_start);
     g_free(t.follow);
     g_array_unref(t.links);

@@ -20,8 +20,8 @@ typedef enum { PARO_LINK_INTRA, PARO_LINK_INTER } ParoLinkClass;
 typedef struct _ParoGraph ParoGraph;
 
 /* Explicit graphs instantiate every GPU, link and flow: at 131,072 GPUs a tree AllReduce
- * takes ~20 s and ~0.7 GB (65,536: 9 s, 0.3 GB, measured 2026-11-23), so larger ones are
- * refused rather than left to run for hours. */
+ * takes ~1 s and 0.14 GB (2026-11-27; ~20 s and 0.7 GB on 2026-11-23); larger ones are
+ * refused, a bound on the memory an explicit graph and its flows may take. */
 #define PARO_GRAPH_EXPLICIT_MAX_GPUS 131072
 
 /**
