@@ -395,29 +395,37 @@ END_TEST
 typedef struct {
     gint64 nodes, gpn, nics, per_leaf;
     double oversub;
+    gboolean free_leaves; /* leaf links that can never limit (decision 55) */
 } MirrorShape;
 
 static const MirrorShape mirror_shapes[] = {
-    {8, 8, 1, 4, 1},  /* two full leaves: their links never limit (decision 55) */
-    {12, 8, 2, 4, 2}, /* two rails, three leaves at 2:1: their links limit */
-    {9, 4, 4, 3, 1},  /* an odd number of nodes, a rail a GPU */
-    {7, 1, 1, 7, 1},  /* one GPU a node: the middle node is its own mirror */
-    {16, 8, 8, 4, 3}, /* eight rails, four leaves at 3:1 */
+    {8, 8, 1, 4, 1, TRUE},   /* two full leaves */
+    {12, 8, 2, 4, 2, FALSE}, /* two rails, three leaves at 2:1: their links limit */
+    {9, 4, 4, 3, 1, TRUE},   /* an odd number of nodes, a rail a GPU */
+    {7, 1, 1, 7, 1, FALSE},  /* one GPU a node: the middle node is its own mirror; one leaf */
+    {16, 8, 8, 4, 3, FALSE}, /* eight rails, four leaves at 3:1 */
 };
 
-START_TEST(collective_tree_mirror_fold_equals_both_trees)
+START_TEST(collective_tree_shortcuts_match_every_transfer)
 {
-    /* Tree 1 is tree 0's mirror (node v -> N-1-v, GPU j -> j + G/2, rail r onto the image
-     * GPU's rail, leaf l -> L-1-l): simulated as tree 0's images it must give what the two
-     * trees simulated flow by flow give (events_only), for both fidelities and any size,
-     * within 1e-9 (the max-min allocation is unique, hence symmetric; in floating point a
-     * link that is its own mirror sums its pair's share in one step instead of two).
-     * Measured: identical on every shape here and on 1,088 cases of every topology file
-     * (2026-11-26), in half the events. */
+    /* Against the tree simulated transfer by transfer with every link in the solve
+     * (events_only), for both fidelities and any size:
+     * - tree 1 run as tree 0's mirror image (decision 56) is exact: the max-min allocation
+     *   is unique, hence symmetric (within 1e-9: a link that is its own mirror subtracts its
+     *   pair's share once, not twice; measured identical on 1,088 cases of every topology
+     *   file, 2026-11-27, in half the events);
+     * - leaf links that can never limit, left out of the solve (decision 55), change no
+     *   rate, but flows are re-solved less often, and each solve rounds a flow's end up to
+     *   the picosecond afresh: the ends move by picoseconds. Within 1e-6 (measured: 73 of
+     *   those 1,088 cases differ, by at most 1.8e-7, 51 ps of 288 us). */
     const MirrorShape *sh = &mirror_shapes[_i];
     g_autoptr(ParoTopology) t =
         cluster(sh->nodes, sh->gpn, 300, sh->nics, 100, sh->per_leaf, sh->oversub);
     g_autoptr(ParoGraph) g = paro_graph_new(t, sh->nodes, FALSE, NULL);
+    g_autoptr(GArray) free_links = g_array_new(FALSE, FALSE, sizeof(guint));
+    paro_graph_never_limiting(g, free_links);
+    ck_assert_int_eq(free_links->len > 0, sh->free_leaves);
+    double room = sh->free_leaves ? 1e-6 : 1e-9;
     const double sizes[] = {8, 1e6, 1e9};
     for (int fidelity = 0; fidelity < 2; fidelity++)
         for (guint k = 0; k < G_N_ELEMENTS(sizes); k++) {
@@ -429,19 +437,19 @@ START_TEST(collective_tree_mirror_fold_equals_both_trees)
                                  1,
                                  4,
                                  1024};
-            ParoCollResult folded, both;
-            ck_assert(paro_coll_simulate(g, (ParoNetFidelity)fidelity, &spec, &folded, NULL));
+            ParoCollResult quick, every;
+            ck_assert(paro_coll_simulate(g, (ParoNetFidelity)fidelity, &spec, &quick, NULL));
             spec.events_only = TRUE;
-            ck_assert(paro_coll_simulate(g, (ParoNetFidelity)fidelity, &spec, &both, NULL));
-            double a = paro_time_to_s(folded.time), b = paro_time_to_s(both.time);
-            ck_assert_msg(fabs(a - b) <= 1e-9 * b, "shape %d, %g B: %.12g s against %.12g s", _i,
+            ck_assert(paro_coll_simulate(g, (ParoNetFidelity)fidelity, &spec, &every, NULL));
+            double a = paro_time_to_s(quick.time), b = paro_time_to_s(every.time);
+            ck_assert_msg(fabs(a - b) <= room * b, "shape %d, %g B: %.12g s against %.12g s", _i,
                           sizes[k], a, b);
-            ck_assert_double_eq_tol(folded.inter_bytes, both.inter_bytes,
-                                    1e-9 * both.inter_bytes + 1e-3);
-            ck_assert_double_eq_tol(folded.intra_bytes, both.intra_bytes,
-                                    1e-9 * both.intra_bytes + 1e-3);
-            ck_assert_double_eq(folded.sent_bytes, both.sent_bytes);
-            ck_assert_uint_lt(folded.events, both.events);
+            ck_assert_double_eq_tol(quick.inter_bytes, every.inter_bytes,
+                                    room * every.inter_bytes + 1e-3);
+            ck_assert_double_eq_tol(quick.intra_bytes, every.intra_bytes,
+                                    room * every.intra_bytes + 1e-3);
+            ck_assert_double_eq(quick.sent_bytes, every.sent_bytes);
+            ck_assert_uint_lt(quick.events, every.events);
         }
 }
 END_TEST
@@ -687,7 +695,7 @@ static Suite *collective_suite(void)
     tcase_add_test(tc, collective_bad_shapes_are_errors);
     tcase_add_test(tc, collective_broadcast_chain);
     tcase_add_test(tc, collective_tree_latency_and_traffic);
-    tcase_add_loop_test(tc, collective_tree_mirror_fold_equals_both_trees, 0,
+    tcase_add_loop_test(tc, collective_tree_shortcuts_match_every_transfer, 0,
                         G_N_ELEMENTS(mirror_shapes));
     tcase_add_test(tc, collective_sendrecv);
     tcase_add_test(tc, collective_step_overhead);

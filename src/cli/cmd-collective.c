@@ -314,8 +314,8 @@ int paro_cmd_collective(int argc, char **argv)
          "Instantiate every GPU and flow instead of folding symmetric ones", NULL},
         {"events", 0, 0, G_OPTION_ARG_NONE, &events_only,
          "Simulate every send as events, also where a ring shares no link and its recurrence "
-         "gives the same times, and both of a tree's halves where one mirrors the other (to "
-         "check them; much slower)",
+         "gives the same times, both of a tree's halves where one mirrors the other, and "
+         "every link in the max-min solve (to check them; much slower)",
          NULL},
         {"network", 0, 0, G_OPTION_ARG_STRING, &net_name,
          "the flow model's links: maxmin (default, contention) or analytic (latency + "

@@ -430,10 +430,12 @@ ParoAlgorithm paro_coll_algorithm_for(ParoCollKind op, ParoAlgorithm algorithm)
 }
 
 ParoNetwork *paro_coll_network_new(const ParoGraph *graph, ParoEngine *engine,
-                                   ParoNetFidelity fidelity)
+                                   ParoNetFidelity fidelity, const ParoCollSpec *spec)
 {
     ParoNetwork *net =
         paro_network_new(engine, fidelity, paro_graph_capacities(graph), paro_graph_n_links(graph));
+    if (spec->events_only)
+        return net; /* every link in the solve, to check that leaving some out changes nothing */
     g_autoptr(GArray) free_links = g_array_new(FALSE, FALSE, sizeof(guint));
     paro_graph_never_limiting(graph, free_links);
     for (guint i = 0; i < free_links->len; i++)
@@ -555,7 +557,7 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
     if (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL)
         return paro_coll_simulate_tree(graph, fidelity, spec, out, error);
     g_autoptr(ParoEngine) engine = paro_engine_new();
-    g_autoptr(ParoNetwork) net = paro_coll_network_new(graph, engine, fidelity);
+    g_autoptr(ParoNetwork) net = paro_coll_network_new(graph, engine, fidelity, spec);
     Sim s;
     sim_init(&s, graph, spec, engine, net, fidelity);
     /* Phases whose groups of connections move in lockstep, alone on their links, are timed

@@ -25,9 +25,10 @@ typedef struct {
     ParoScope scope;         /* GLOBAL (0, the default): over all n; INTRA / INTER: every group's
                               * (or every local rank's) ring at once, as in data-parallel training */
     gboolean events_only;    /* every send as events, even where a ring phase shares no link and
-                              * its recurrence gives the same times (coll/recurrence.c), and
-                              * both trees, though tree 1 mirrors tree 0 (coll/tree.c); for
-                              * tests and `collective --events` */
+                              * its recurrence gives the same times (coll/recurrence.c), both
+                              * trees, though tree 1 mirrors tree 0 (coll/tree.c), and every
+                              * link in the max-min solve (decision 55); for tests and
+                              * `collective --events` */
 } ParoCollSpec;
 
 typedef struct {
@@ -100,9 +101,9 @@ double paro_coll_recurred_share(const ParoGraph *graph, ParoNetFidelity fidelity
                                 const ParoCollSpec *spec);
 
 /* For the algorithm files: the network of @graph's links, its never-limiting links marked
- * (paro_graph_never_limiting). */
+ * (paro_graph_never_limiting) unless @spec asks for every send as events. */
 ParoNetwork *paro_coll_network_new(const ParoGraph *graph, ParoEngine *engine,
-                                   ParoNetFidelity fidelity);
+                                   ParoNetFidelity fidelity, const ParoCollSpec *spec);
 
 /* For the algorithm files: the result of a finished run (link bytes, counters). */
 void paro_coll_result_fill(ParoCollResult *out, const ParoGraph *graph, const ParoNetwork *net,

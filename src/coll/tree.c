@@ -151,7 +151,7 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
                       paro_graph_mirror(graph, mirror);
     gint64 trees = folded ? 1 : 2;
     g_autoptr(ParoEngine) engine = paro_engine_new();
-    g_autoptr(ParoNetwork) net = paro_coll_network_new(graph, engine, fidelity);
+    g_autoptr(ParoNetwork) net = paro_coll_network_new(graph, engine, fidelity, spec);
     /* Sized once: per chunk and tree, the chains up and down (2 N (G - 1) transfers) and
      * the tree's edges up and down (2 (N - 1)); each waits for at most four others (its
      * predecessor on the edge, the chain or parent before it, two children). Grown, the
