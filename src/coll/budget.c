@@ -41,9 +41,7 @@ ParoCollWork paro_coll_estimate(const ParoGraph *g, ParoNetFidelity fidelity,
         w.steps = pieces;
         /* tree 1 mirrors tree 0 and is not simulated where the graph is its own mirror */
         g_autofree guint *mirror = g_new(guint, paro_graph_n_links(g));
-        gboolean folded = n == paro_graph_instantiated_gpus(g) && !spec->events_only &&
-                          paro_graph_mirror(g, mirror);
-        w.sends = (folded ? 2.0 : 4.0) * (double)n * (double)pieces;
+        w.sends = (paro_coll_tree_folds(g, spec, mirror) ? 2.0 : 4.0) * (double)n * (double)pieces;
     } else if (spec->op == PARO_COLL_BROADCAST) {
         w.steps = pieces;
         w.sends = (double)w.tracked * (double)w.channels * (double)pieces;

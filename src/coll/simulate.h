@@ -109,6 +109,11 @@ ParoNetwork *paro_coll_network_new(const ParoGraph *graph, ParoEngine *engine,
 void paro_coll_result_fill(ParoCollResult *out, const ParoGraph *graph, const ParoNetwork *net,
                            double sent, double received);
 
+/* coll/tree.c: whether tree 1 runs as tree 0's mirror image (decision 56): the tree spans
+ * @graph's GPUs, @spec allows it (not events_only) and the graph is its own mirror, which
+ * @mirror (paro_graph_n_links entries) then holds. */
+gboolean paro_coll_tree_folds(const ParoGraph *graph, const ParoCollSpec *spec, guint *mirror);
+
 /* coll/tree.c: the double binary tree, called by paro_coll_simulate. */
 gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelity,
                                  const ParoCollSpec *spec, ParoCollResult *out, GError **error);

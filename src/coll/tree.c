@@ -135,6 +135,12 @@ static gint64 node_of(gint64 which, gint64 pos, gint64 nodes)
     return which == 0 ? pos : nodes - 1 - pos;
 }
 
+gboolean paro_coll_tree_folds(const ParoGraph *graph, const ParoCollSpec *spec, guint *mirror)
+{
+    return spec->n == paro_graph_instantiated_gpus(graph) && !spec->events_only &&
+           paro_graph_mirror(graph, mirror);
+}
+
 gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelity,
                                  const ParoCollSpec *spec, ParoCollResult *out, GError **error)
 {
@@ -147,8 +153,7 @@ gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelit
      * summed once rather than twice (within 1e-9 of the unfolded run, collective tests).
      * Only when the tree spans the graph's GPUs: the mirror is the whole graph's. */
     g_autofree guint *mirror = g_new(guint, paro_graph_n_links(graph));
-    gboolean folded = spec->n == paro_graph_instantiated_gpus(graph) && !spec->events_only &&
-                      paro_graph_mirror(graph, mirror);
+    gboolean folded = paro_coll_tree_folds(graph, spec, mirror);
     gint64 trees = folded ? 1 : 2;
     g_autoptr(ParoEngine) engine = paro_engine_new();
     g_autoptr(ParoNetwork) net = paro_coll_network_new(graph, engine, fidelity, spec);

@@ -28,9 +28,10 @@ typedef struct {
     Flow *flow;
 } Started;
 
-/* Sorts @n pairs by start, merging runs bottom-up through @scratch (n entries): a bucket is
- * a few runs in start order, from the components solved one after the other. */
-static void sort_by_start(Started *a, Started *scratch, guint n)
+/* Sorts @n pairs by start, merging runs bottom-up between @a and @scratch (n entries each),
+ * and returns the one that holds the result: a bucket is a few runs in start order, from
+ * the components solved one after the other. */
+static const Started *sort_by_start(Started *a, Started *scratch, guint n)
 {
     for (guint width = 1; width < n; width *= 2) {
         for (guint lo = 0; lo < n; lo += 2 * width) {
@@ -50,6 +51,7 @@ static void sort_by_start(Started *a, Started *scratch, guint n)
         a = scratch;
         scratch = t;
     }
+    return a;
 }
 
 /* Rewrites @b's flows in start order without holes, from its next place. */
@@ -75,13 +77,7 @@ static void bucket_sort(FinishBucket *b)
         if (f != NULL)
             started[n++] = (Started){f->seq, f};
     }
-    sort_by_start(started, started + n, n);
-    /* the merges alternate between the halves: the last wrote the first half when the
-     * number of passes is even */
-    guint passes = 0;
-    for (guint width = 1; width < n; width *= 2)
-        passes++;
-    const Started *sorted = passes % 2 == 0 ? started : started + n;
+    const Started *sorted = sort_by_start(started, started + n, n);
     g_ptr_array_set_size(b->flows, n);
     for (guint i = 0; i < n; i++) {
         Flow *f = sorted[i].flow;

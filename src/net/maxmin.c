@@ -251,6 +251,16 @@ static void fill(ParoNetwork *net, GPtrArray *flows)
     }
 }
 
+/* @f's end at its new rate, from @now (its bytes brought up to date), into the calendar. */
+static void predict_end(ParoNetwork *net, Flow *f, ParoTime now)
+{
+    ParoTime d = isinf(f->rate) ? 0 : paro_net_duration_ps(f->remaining, f->rate);
+    f->finish = paro_time_add(now, d);
+    if (f->finish == PARO_TIME_MAX)
+        paro_engine_note_overflow(net->engine);
+    paro_net_finish_move(net, f);
+}
+
 /* Fills one component and sets its flows' predicted ends. */
 static void solve_component(ParoNetwork *net, GPtrArray *flows, ParoTime now)
 {
@@ -267,11 +277,7 @@ static void solve_component(ParoNetwork *net, GPtrArray *flows, ParoTime now)
             double used = net->capacity[l] - net->residual[l];
             net->max_utilisation = fmax(net->max_utilisation, used / net->capacity[l]);
         }
-        ParoTime d = isinf(f->rate) ? 0 : paro_net_duration_ps(f->remaining, f->rate);
-        f->finish = paro_time_add(now, d);
-        if (f->finish == PARO_TIME_MAX)
-            paro_engine_note_overflow(net->engine);
-        paro_net_finish_move(net, f);
+        predict_end(net, f, now);
     }
 }
 
@@ -301,11 +307,7 @@ static gboolean solve_alone(ParoNetwork *net, Flow *f, ParoTime now)
         net->max_utilisation =
             fmax(net->max_utilisation, (net->capacity[l] - residual) / net->capacity[l]);
     }
-    ParoTime d = isinf(f->rate) ? 0 : paro_net_duration_ps(f->remaining, f->rate);
-    f->finish = paro_time_add(now, d);
-    if (f->finish == PARO_TIME_MAX)
-        paro_engine_note_overflow(net->engine);
-    paro_net_finish_move(net, f);
+    predict_end(net, f, now);
     return TRUE;
 }
 
