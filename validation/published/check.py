@@ -28,6 +28,8 @@ Rules where a source is silent (each counted in the `assumed` column):
   kernels) for the PaRO fork of 2023; a node bandwidth a source does not publish but
   measured ratios on (rows marked node_bw=leave-one-out) -> the bandwidth its other marked
   rows give (leave_one_out, decision 30).
+A source whose cluster's collectives were measured and published runs on that cluster's
+calibrated topology instead of its datasheet NICs (CLUSTER: BLOOM's Jean Zay, decision 57).
 Rows parosim cannot model are listed as skipped with the reason (fp8 GEMMs, a layout or a
 batch the source does not give, a FLOP count that cannot be inverted).
 """
@@ -53,6 +55,10 @@ MACHINE = {  # gpu, memory (GB) -> topology file, GPU overrides
     ("H100-SXM5", "80"): ("dgx-h100x8.yaml", []),
     ("H200-SXM5", "141"): ("hgx-h200x8.yaml", []),
 }
+# A source whose cluster's network was measured (one calibration per machine class, never per
+# row) runs on that cluster's topology file, NICs included: the row's NIC columns stay the
+# datasheet's. BigScience's Jean Zay: decision 57, topologies/jean-zay-a100x8-opa.yaml.
+CLUSTER = {"bigscience-bloom": ("jean-zay-a100x8-opa.yaml", [])}
 
 
 def known(v):
@@ -183,9 +189,11 @@ def scenario(r, root):
         assumed.append("sharding")
     if sharding not in STRATEGY:
         return None, None, None, None, f"sharding '{sharding}' not mapped"
-    topo_file, gpu_sets = machine
+    topo_file, gpu_sets = CLUSTER.get(r["source_key"], machine)
     sets = list(gpu_sets) + [f"topology.nodes={nodes}", f"topology.node.gpus={gpn}"]
-    if r.get("node_gbps"):  # calibrated on the source's other rows (leave_one_out)
+    if r["source_key"] in CLUSTER:
+        pass  # the cluster's measured network, not the datasheet's NICs
+    elif r.get("node_gbps"):  # calibrated on the source's other rows (leave_one_out)
         sets += ["topology.node.nics.count=1", f"topology.node.nics.bandwidth={r['node_gbps']} Gb/s"]
         assumed.append(f"bandwidth={r['node_gbps']}G(others)")
     elif known(r["nic_count"]) and known(r["nic_gbps"]):
