@@ -58,6 +58,9 @@ MACHINE = {  # gpu, memory (GB) -> topology file, GPU overrides
 # A source whose cluster's network was measured (one calibration per machine class, never per
 # row) runs on that cluster's topology file, NICs included: the row's NIC columns stay the
 # datasheet's. BigScience's Jean Zay: decision 57, topologies/jean-zay-a100x8-opa.yaml.
+# A comparison the measurement decides by less than this is a tie: BLOOM's layout table ran
+# one layout twice (tp4pp12dp8, 110.48 s and 113.54 s, the notes of its row), 2.8% apart.
+NOISE = 0.02
 CLUSTER = {"bigscience-bloom": ("jean-zay-a100x8-opa.yaml", [])}
 
 
@@ -406,6 +409,64 @@ def run_memory(parosim, root, tmp, m, r):
             "predicted": st["memory"]["peak"] / 2**30}
 
 
+def short_name(rid, ids):
+    """Row @rid's id without the words every id of its comparison @ids starts or ends with."""
+    words = [i.split("-") for i in ids]
+    w = rid.split("-")
+    head = 0
+    while head < len(w) - 1 and all(len(x) > head and x[head] == w[head] for x in words):
+        head += 1
+    tail = 0
+    while tail < len(w) - head - 1 and all(len(x) > tail and x[-1 - tail] == w[-1 - tail]
+                                           for x in words):
+        tail += 1
+    return "-".join(w[head:len(w) - tail])
+
+
+def comparisons(root, rows, results):
+    """Each published comparison (comparisons.tsv: runs a source made as alternatives for one
+    job) as {id, winner, margin, pick, regret}, or {id, skip}: the measured winner by tokens
+    a second a GPU (a speed-up row: its `of` strategy when above 1), its lead over the
+    runner-up, parosim's pick by the same measure on its predicted steps, and what following
+    parosim would have cost (the measured winner's rate over the pick's, minus 1)."""
+    with open(os.path.join(root, "validation", "published", "comparisons.tsv")) as f:
+        groups = list(csv.DictReader(f, delimiter="\t"))
+    by_id = {x["id"]: x for x in results}
+    row = {r["id"]: r for r in rows}
+    out = []
+    for g in groups:
+        ids = g["rows"].split(",")
+        xs = [by_id.get(i) for i in ids]
+        missing = [i for i, x in zip(ids, xs) if x is None or "skip" in x]
+        if missing:
+            out.append({"id": g["id"], "skip": f"{missing[0]} not predicted"})
+            continue
+        if len(xs) == 1 and xs[0]["metric"] == "speedup":
+            of, over = re.findall(r"\b(?:of|over)=([^;,\s]+)", row[ids[0]]["notes"])[:2]
+            m, p = xs[0]["measured"], xs[0]["predicted"]
+            winner, pick = (of if m > 1 else over), (of if p > 1 else over)
+            margin = max(m, 1 / m) - 1
+            regret = 0.0 if winner == pick else margin
+            lead = (p if m > 1 else 1 / p) - 1
+        else:
+            def rate(x, key):  # tokens a second a GPU
+                r = row[x["id"]]
+                gpus = int(r["nodes"]) * int(r["gpus_per_node"])
+                return int(r["global_batch"]) * int(r["seq"]) / (x[key] * gpus)
+            measured = sorted(xs, key=lambda x: -rate(x, "measured"))
+            winner = measured[0]["id"]
+            margin = rate(measured[0], "measured") / rate(measured[1], "measured") - 1
+            chosen = max(xs, key=lambda x: rate(x, "predicted"))
+            pick = chosen["id"]
+            regret = rate(measured[0], "measured") / rate(chosen, "measured") - 1
+            lead = rate(measured[0], "predicted") / rate(measured[1], "predicted") - 1
+        if len(ids) > 1:
+            winner, pick = short_name(winner, ids), short_name(pick, ids)
+        out.append({"id": g["id"], "winner": winner, "margin": margin, "pick": pick,
+                    "regret": regret, "lead": lead, "predicted": pick})
+    return out
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -423,6 +484,7 @@ def main():
     done = [x for x in results if "skip" not in x]
     for x in done + [x for x in memory if "skip" not in x]:
         x["error"] = x["predicted"] / x["measured"] - 1
+    compared = [dict(x, id="comparison:" + x["id"]) for x in comparisons(root, rows, results)]
     # Every run of the corpus ran, so each should fit in parosim's memory too: the ones that
     # do not are recorded (and checked) as one more row, `fits:out-of-memory`.
     oom = [x["id"] for x in done if not x["fits"]]
@@ -431,7 +493,7 @@ def main():
         with open(target) as f:
             recorded = {r["id"]: r for r in csv.DictReader(f, delimiter="\t")}
         n = bad = 0
-        for x in results + memory:
+        for x in results + memory + compared:
             n += 1
             was = recorded.get(x["id"])
             now = ("skip" if "skip" in x else x["predicted"] if isinstance(x["predicted"], str)
@@ -476,10 +538,29 @@ def main():
         else:
             print(f"{x['id']:62} {x['measured']:6.1f} GiB {x['predicted']:6.1f} GiB "
                   f"{x['error']:+8.1%}")
+    print()
+    print(f"{'published comparisons (comparisons.tsv)':36} {'measured winner':>26} {'lead':>6} "
+          f"{'parosim':>7}  {'parosim picks':>26} {'cost':>6}")
+    for x in compared:
+        if "skip" in x:
+            print(f"{x['id'][11:]:36} skipped: {x['skip']}")
+            continue
+        w, p = x["winner"], x["pick"]
+        print(f"{x['id'][11:]:36} {w:>26} {x['margin']:6.1%} {x['lead']:+7.1%}  "
+              f"{p if p != w else 'the same':>26} {x['regret']:6.1%}")
+    told = [x for x in compared if "skip" not in x]
+    same = [x for x in told if x["pick"] == x["winner"]]
+    decided = [x for x in told if x["margin"] > NOISE]
+    print(f"# {len(same)} of {len(told)} comparisons give parosim's pick the measured winner, "
+          f"{sum(x in same for x in decided)} of the {len(decided)} that the measurement decides by "
+          f"more than {NOISE:.0%}; at worst following parosim costs "
+          f"{max((x['regret'] for x in told), default=0):.1%} of tokens/s")
+    print("# lead: the measured winner's tokens/s over the runner-up's (parosim: the same two "
+          "runs' predicted); cost: the measured winner's tokens/s over those of parosim's pick")
     if mode == "--record":
         with open(target, "w") as f:
             f.write("id\tpredicted\terror\n")
-            for x in results + memory:
+            for x in results + memory + compared:
                 if "skip" in x:
                     f.write(f"{x['id']}\tskip\t-\n")
                 elif isinstance(x["predicted"], str):
