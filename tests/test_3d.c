@@ -109,6 +109,66 @@ START_TEST(tp_overlap_leaves_one_chunk_exposed)
 }
 END_TEST
 
+START_TEST(tp_async_dgrad_hides_behind_weight_gradients)
+{
+    /* System: the NeoX scenario (tp 2 on Lassen's NVLink, b = 4, s = 2048, h = 6144, four
+     * heads' worth of q, k, v each h wide, a plain MLP of 4h): the column-parallel products
+     * are QKV (3h^2, a quarter of the layer's forward product FLOPs 12h^2) and the MLP's
+     * first (4h^2, a third).
+     * Expectation, derived by hand (decision 58): without sequence parallelism each column
+     * product's input-gradient AllReduce (one ring AllReduce, `one` below, as in the test
+     * above) runs beside its weight-gradient product, which takes that product's share of
+     * the forward products G; exposed: sum over the two of max(0, one - share x G). G large:
+     * nothing; G = 0: both, 2 one; G = 2 one: (1 - 1/2) one + (1 - 2/3) one = 5/6 one. With
+     * sequence parallelism the row products' two gathers stay (2 ag), each column product's
+     * ReduceScatter hides behind its weight gradient and its input's re-gather behind its
+     * input gradient: G large leaves 2 ag; G = 0 leaves 4 ag + 2 rs; a frozen LoRA base has
+     * no weight gradient, so G large leaves 2 ag + 2 rs. A ring AllGather or ReduceScatter
+     * over t sends (t-1)/t S in t-1 steps. Tolerance 1e-9 relative (picoseconds). */
+    g_autoptr(ParoScenario) s = neox(NULL);
+    ParoCommModel cm = paro_scenario_comm_model(s);
+    double S = 4.0 * 2048 * 6144 * 2, t = 2;
+    double one = 2 * (t - 1) * cm.intra_lat_s + 2 * (t - 1) / t * S / cm.intra_Bps;
+    double half = (t - 1) * cm.intra_lat_s + (t - 1) / t * S / cm.intra_Bps;
+    ParoComputeSetup c = {.trainable_share = 1};
+    ParoLayerCost lc = {.gemm_forward_s = 1.0};
+    ck_assert_int_eq(paro_step_tp_backward_async(s, &s->compression, &c, &lc), 0);
+    lc.gemm_forward_s = 0;
+    ck_assert_double_eq_tol(
+        paro_time_to_s(paro_step_tp_backward_async(s, &s->compression, &c, &lc)), 2 * one,
+        1e-9 * one);
+    lc.gemm_forward_s = 2 * one;
+    ck_assert_double_eq_tol(
+        paro_time_to_s(paro_step_tp_backward_async(s, &s->compression, &c, &lc)), 5.0 / 6.0 * one,
+        1e-9 * one);
+    s->sequence_parallel = TRUE;
+    lc.gemm_forward_s = 1.0;
+    ck_assert_double_eq_tol(
+        paro_time_to_s(paro_step_tp_backward_async(s, &s->compression, &c, &lc)), 2 * half,
+        1e-9 * one);
+    lc.gemm_forward_s = 0;
+    ck_assert_double_eq_tol(
+        paro_time_to_s(paro_step_tp_backward_async(s, &s->compression, &c, &lc)), 6 * half,
+        1e-9 * one);
+    c.lora_targets = 1;
+    lc.gemm_forward_s = 1.0;
+    ck_assert_double_eq_tol(
+        paro_time_to_s(paro_step_tp_backward_async(s, &s->compression, &c, &lc)), 4 * half,
+        1e-9 * one);
+
+    /* In the step: Megatron-LM after 2021-09 (the profile's default) is faster than its v2.5
+     * (SC'21's tag), which runs them in series, and the key overrides the version. */
+    const char *now[] = {"framework=megatron", NULL};
+    const char *v25[] = {"framework=megatron", "framework.version=2.5", NULL};
+    const char *forced[] = {"framework=megatron", "framework.version=2.5",
+                            "framework.tp_async_dgrad=true", NULL};
+    ParoStepResult a = step_of("zero-1", now), b = step_of("zero-1", v25),
+                   f = step_of("zero-1", forced);
+    ck_assert_msg(a.step < b.step, "%" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT, a.step, b.step);
+    ck_assert_int_eq(f.step, a.step);
+}
+END_TEST
+
 START_TEST(activations_with_tp_follow_korthikanti)
 {
     /* Expectation (Korthikanti et al. 2022, MLP 4h): per layer s*b*h*(10 + 24/t + 5as/(ht))
@@ -340,6 +400,7 @@ static Suite *three_d_suite(void)
     TCase *tc = tcase_create("oracle");
     tcase_add_test(tc, tp_layer_time_is_two_ring_allreduces);
     tcase_add_test(tc, tp_overlap_leaves_one_chunk_exposed);
+    tcase_add_test(tc, tp_async_dgrad_hides_behind_weight_gradients);
     tcase_add_test(tc, activations_with_tp_follow_korthikanti);
     tcase_add_test(tc, model_states_of_a_stage_shard_over_dp);
     tcase_add_test(tc, compressed_tp_and_p2p_are_counted_per_call);

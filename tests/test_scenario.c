@@ -162,6 +162,32 @@ START_TEST(scenario_set_key_of_named_framework)
 }
 END_TEST
 
+START_TEST(scenario_megatron_version_decides_async_dgrad)
+{
+    /* Megatron-LM issues the backward's input-gradient collective asynchronously since
+     * commit 16c90445 (2021-09-02), after its v2.6 tag; Megatron-Core's 0.x versions do
+     * too; DeepSpeed's profile (Megatron-DeepSpeed's forks) does not (decision 58). */
+    struct {
+        const char *framework, *version;
+        gboolean async;
+    } cases[] = {{"megatron", NULL, TRUE},   {"megatron", "2.5", FALSE},
+                 {"megatron", "1.0", FALSE}, {"megatron", "2.6.9", FALSE},
+                 {"megatron", "2.7", TRUE},  {"megatron", "0.20", TRUE},
+                 {"deepspeed", NULL, FALSE}, {"ideal", NULL, FALSE}};
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *fw = g_strdup_printf("framework=%s", cases[i].framework);
+        g_autofree char *v =
+            cases[i].version ? g_strdup_printf("framework.version=%s", cases[i].version) : NULL;
+        const char *sets[] = {fw, v, NULL};
+        g_autoptr(GError) error = NULL;
+        g_autoptr(ParoScenario) s = load(sets, &error);
+        ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+        ck_assert_msg(paro_framework_tp_async_dgrad(&s->framework) == cases[i].async, "%s %s",
+                      cases[i].framework, cases[i].version ? cases[i].version : "-");
+    }
+}
+END_TEST
+
 START_TEST(scenario_set_swaps_model_file)
 {
     /* A path given on the command line is relative to the current directory, like any
@@ -398,6 +424,7 @@ static Suite *scenario_suite(void)
     tcase_add_test(tc, scenario_fp8_weight_copies);
     tcase_add_test(tc, scenario_fp8_params_are_the_copies);
     tcase_add_test(tc, scenario_set_key_of_named_framework);
+    tcase_add_test(tc, scenario_megatron_version_decides_async_dgrad);
     tcase_add_test(tc, scenario_paro_ranking_partial_training);
     tcase_add_test(tc, scenario_calibration_replaces_peak_times_efficiency);
     suite_add_tcase(s, tc);

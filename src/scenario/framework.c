@@ -67,6 +67,11 @@ static const ParoField framework_fields[] = {
      paro_setting_names, NULL,
      "tensor-parallel collectives overlap the products they feed, one of tp chunks exposed "
      "(Megatron-Core's tp_comm_overlap; default false)"},
+    {"tp_async_dgrad", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, tp_async_dgrad), 0,
+     paro_setting_names, NULL,
+     "each column-parallel product's backward input-gradient collective runs beside its "
+     "weight-gradient product (default: the profile's; megatron: true, except version 1.0 "
+     "to 2.6)"},
     {"grad_passes", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, grad_passes), 0,
      paro_setting_names, NULL,
      "the gradient handling's elementwise passes after each micro-batch's backward (default: "
@@ -93,7 +98,8 @@ static const ParoField framework_fields[] = {
     {"version", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoFramework, version), 0, NULL,
      parse_version,
      "the framework's version where its behaviour changed (deepspeed before 0.12.4: a "
-     "bucket reduced to each owner, not all-reduced)"},
+     "bucket reduced to each owner, not all-reduced; megatron 1.0 to 2.6: the backward's "
+     "TP collectives in series)"},
 };
 
 gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error)
@@ -139,6 +145,13 @@ gboolean paro_framework_blocking_p2p(const ParoFramework *f)
 {
     return decide(f->blocking_p2p,
                   f->kind == PARO_FRAMEWORK_MEGATRON || f->kind == PARO_FRAMEWORK_DEEPSPEED);
+}
+
+gboolean paro_framework_tp_async_dgrad(const ParoFramework *f)
+{
+    gboolean before = f->version >= PARO_MEGATRON_SERIAL_DGRAD_FROM &&
+                      f->version < PARO_MEGATRON_ASYNC_DGRAD_SINCE;
+    return decide(f->tp_async_dgrad, f->kind == PARO_FRAMEWORK_MEGATRON && !before);
 }
 
 gboolean paro_framework_tp_overlap(const ParoFramework *f)

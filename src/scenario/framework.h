@@ -47,6 +47,7 @@ typedef struct {
     int fused_softmax;     /* ParoSetting: eager attention's softmax is one kernel */
     int blocking_p2p;      /* ParoSetting: a pipeline send holds its stage until delivered */
     int tp_overlap;        /* ParoSetting: TP collectives overlap the products they feed */
+    int tp_async_dgrad;    /* ParoSetting: input-gradient collectives beside weight gradients */
     int grad_passes;       /* ParoSetting: the gradient handling's passes over each micro-batch */
     int fused_loss;        /* ParoSetting: the loss is one fused kernel a pass (Apex's xentropy) */
     int fused_optimizer;   /* ParoSetting: the optimizer step is one fused kernel (FusedAdam) */
@@ -59,11 +60,13 @@ typedef struct {
     {                                                                                              \
         PARO_FRAMEWORK_IDEAL, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, 0, PARO_SETTING_DEFAULT, \
             PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT,                      \
-            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT \
+            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT,                      \
+            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT                                             \
     }
 
 /** paro_framework_parse: `framework: NAME` or a mapping {name, reduce_on_compute,
- * bucket_allreduce, reduce_precision, fused_softmax, blocking_p2p, tp_overlap, grad_passes,
+ * bucket_allreduce, reduce_precision, fused_softmax, blocking_p2p, tp_overlap,
+ * tp_async_dgrad, grad_passes,
  * fused_loss, fused_optimizer, fused_swiglu, packed_lora, version} into
  * @out. */
 gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error);
@@ -72,6 +75,17 @@ gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer recor
  * Training", 2023-11-21) added use_multi_rank_bucket_allreduce: before it a stage-1/2
  * bucket went out as one dist.reduce per owning rank. */
 #define PARO_DEEPSPEED_BUCKET_ALLREDUCE_SINCE (12 * 1000 + 4)
+
+/* Megatron-LM's column-parallel layers issue the backward's input-gradient collective
+ * asynchronously and compute the weight gradient meanwhile (ColumnParallelLinearWithAsync-
+ * Allreduce, commit 16c90445 of 2021-09-02, after the v2.6 tag; Megatron-Core's
+ * LinearWithGradAccumulationAndAsyncCommunication, which with sequence parallelism also
+ * re-gathers the input beside the input-gradient product). Megatron-LM's tags v1.0 to v2.6
+ * (`version` 1.0 to 2.6; Megatron-Core's own versions are 0.x) and Megatron-DeepSpeed's
+ * forks (the deepspeed profile) run them in series. Decision 58. */
+#define PARO_MEGATRON_SERIAL_DGRAD_FROM (1 * 1000 * 1000)
+#define PARO_MEGATRON_ASYNC_DGRAD_SINCE (2 * 1000 * 1000 + 7 * 1000)
+gboolean paro_framework_tp_async_dgrad(const ParoFramework *f);
 
 /* The profile's decisions for a strategy whose parameters are partitioned (@params_sharded:
  * ZeRO-3 and the like) or not (ZeRO-1 and -2, DDP). */

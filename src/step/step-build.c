@@ -355,6 +355,11 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
             ParoStepComm cost = *tp_cost;
             if (paro_framework_tp_overlap(&sc->framework))
                 cost.time = paro_step_tp_exposed(sc, lc, forward, cost.time);
+            else if (!forward && paro_framework_tp_async_dgrad(&sc->framework))
+                /* a recomputed forward's collectives in series, the backward's own beside
+                 * the products (decision 58) */
+                cost.time = tp_cost->time - b->tp_bwd_kept.time +
+                            paro_step_tp_backward_async(sc, b->compression, &b->d->compute, lc);
             last = add_comm(b, "tp", d, PARO_STREAM_COMPUTE, m, (gint)l, &cost);
             compute_s += paro_time_to_s(cost.time);
         }

@@ -127,6 +127,22 @@ gboolean paro_step_dp_coll(const ParoScenario *s, const ParoCompression *compres
     return TRUE;
 }
 
+/* One TP collective @op of a layer's activations S over the node's fabric, through the
+ * activations' compressor: its time, and its compression cost in @cc. */
+static double tp_collective_s(const ParoScenario *s, const ParoCommModel *cm,
+                              const ParoCompression *compression, ParoCollKind op, double S,
+                              ParoCompressCost *cc)
+{
+    *cc = paro_compress_cost(&compression->kinds[PARO_TENSOR_ACTIVATIONS], op, s->tp, S);
+    return paro_compress_time_s(cc, paro_coll_ring_s(cm, op, s->tp, s->tp, cc->wire_bytes));
+}
+
+static double tp_activation_bytes(const ParoScenario *s)
+{
+    return (double)s->training.micro_batch * (double)s->training.sequence *
+           (double)s->model->hidden * paro_precision_bytes(s->training.precision);
+}
+
 gboolean paro_step_tp_layer(const ParoScenario *s, const ParoCompression *compression,
                             ParoCollCache *cache, gboolean backward, gboolean recomputed,
                             ParoStepComm *out, GError **error)
@@ -136,8 +152,7 @@ gboolean paro_step_tp_layer(const ParoScenario *s, const ParoCompression *compre
         return TRUE;
     const ParoTopology *t = s->topology;
     ParoCommModel cm = paro_scenario_comm_model(s);
-    double S = (double)s->training.micro_batch * (double)s->training.sequence *
-               (double)s->model->hidden * paro_precision_bytes(s->training.precision);
+    double S = tp_activation_bytes(s);
     ParoCollKind ops[2] = {PARO_COLL_ALLREDUCE, PARO_COLL_ALLREDUCE};
     int n_ops = 1;
     if (s->sequence_parallel)
@@ -145,12 +160,10 @@ gboolean paro_step_tp_layer(const ParoScenario *s, const ParoCompression *compre
     double count = backward && recomputed ? 4 : 2;
     double time_s = 0, bytes = 0;
     for (int i = 0; i < n_ops; i++) {
-        ParoCompressCost cc =
-            paro_compress_cost(&compression->kinds[PARO_TENSOR_ACTIVATIONS], ops[i], s->tp, S);
+        ParoCompressCost cc;
         double passes = ops[i] == PARO_COLL_ALLREDUCE ? 2 : 1;
         double per_gpu = passes * (double)(s->tp - 1) / (double)s->tp;
-        time_s += count * paro_compress_time_s(
-                              &cc, paro_coll_ring_s(&cm, ops[i], s->tp, s->tp, cc.wire_bytes));
+        time_s += count * tp_collective_s(s, &cm, compression, ops[i], S, &cc);
         out->codec_s += count * cc.codec_s;
         out->saved_bytes += count * per_gpu * (S - cc.wire_bytes);
         bytes += count * per_gpu * cc.wire_bytes;
@@ -168,6 +181,49 @@ ParoTime paro_step_tp_exposed(const ParoScenario *s, const ParoLayerCost *lc, gb
                 : lc->gemm_s - lc->gemm_forward_s + (lc->recomputed ? lc->gemm_forward_s : 0);
     double t = paro_time_to_s(time);
     return paro_time_from_s(MAX(t / (double)s->tp, t - products));
+}
+
+/* The shares of a layer's forward products taken by its two column-parallel ones, the QKV
+ * product and the MLP's first (both halves of a gated one), by FLOPs; a mixture of experts
+ * runs each token's k experts. */
+static void column_shares(const ParoModel *m, double *qkv, double *mlp_in)
+{
+    double q = (double)(m->heads * m->head_dim);
+    double kv = (double)(m->kv_heads * m->head_dim), f = (double)m->ffn;
+    double k = m->experts > 0 ? (double)m->experts_per_token : 1;
+    double in = k * f * (m->mlp == PARO_MLP_GATED ? 2 : 1), out = k * f;
+    double total = (q + 2 * kv) + q + in + out;
+    *qkv = total > 0 ? (q + 2 * kv) / total : 0;
+    *mlp_in = total > 0 ? in / total : 0;
+}
+
+ParoTime paro_step_tp_backward_async(const ParoScenario *s, const ParoCompression *compression,
+                                     const ParoComputeSetup *c, const ParoLayerCost *lc)
+{
+    if (s->tp == 1)
+        return 0;
+    ParoCommModel cm = paro_scenario_comm_model(s);
+    double S = tp_activation_bytes(s);
+    ParoCompressCost cc;
+    double shares[2];
+    column_shares(s->model, &shares[0], &shares[1]);
+    /* the weight gradients computed: none of a frozen LoRA base (compute.c's rule) */
+    double wgrad = c->lora_targets != 0 ? 0 : c->trainable_share;
+    double exposed = 0;
+    if (s->sequence_parallel) {
+        double ag = tp_collective_s(s, &cm, compression, PARO_COLL_ALLGATHER, S, &cc);
+        double rs = tp_collective_s(s, &cm, compression, PARO_COLL_REDUCESCATTER, S, &cc);
+        exposed = 2 * ag; /* the row-parallel products' output-gradient gathers */
+        for (int k = 0; k < 2; k++) {
+            double product = lc->gemm_forward_s * shares[k];
+            exposed += MAX(0, rs - wgrad * product) + MAX(0, ag - product);
+        }
+    } else {
+        double ar = tp_collective_s(s, &cm, compression, PARO_COLL_ALLREDUCE, S, &cc);
+        for (int k = 0; k < 2; k++)
+            exposed += MAX(0, ar - wgrad * lc->gemm_forward_s * shares[k]);
+    }
+    return paro_time_from_s(exposed);
 }
 
 gboolean paro_step_p2p_is_intra(const ParoScenario *s)

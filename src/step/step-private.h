@@ -88,6 +88,17 @@ double paro_step_stage_share(const ParoScenarioDerived *d, gint64 stage);
 ParoTime paro_step_tp_exposed(const ParoScenario *s, const ParoLayerCost *lc, gboolean forward,
                               ParoTime time);
 
+/* What one layer's backward TP collectives (not a recomputed forward's) leave exposed when
+ * each column-parallel product's input-gradient collective (the AllReduce; with sequence
+ * parallelism the ReduceScatter) runs beside its weight-gradient product, and with sequence
+ * parallelism the re-gather of its input beside its input-gradient product
+ * (framework.tp_async_dgrad: Megatron-LM since 2021-09, decision 58): per column-parallel
+ * product (QKV, the MLP's first), what the collective takes beyond that product; the
+ * row-parallel products' gathers of the output gradient (sequence parallelism) stay in
+ * series. @c gives the weight gradients computed (none for frozen LoRA bases). */
+ParoTime paro_step_tp_backward_async(const ParoScenario *s, const ParoCompression *compression,
+                                     const ParoComputeSetup *c, const ParoLayerCost *lc);
+
 /* ---- the graph builder (step-build.c), driven by step.c ---- */
 
 typedef struct {

@@ -132,6 +132,10 @@ def framework(r):
     # (userbuffers; SOURCES.md): the row says so
     if "Megatron-Bridge" in fw or ("Megatron" in fw and "tp_overlap=true" in r["notes"]):
         return "framework:\n  name: megatron\n  tp_overlap: true\n"
+    if "Megatron-LM (2021" in fw:
+        # Megatron-LM of 2021 (SC'21's sc21 branch, the v2.5 tag; the README's 175B figure of
+        # 2021-01): before the asynchronous input-gradient all-reduce (decision 58)
+        return "framework:\n  name: megatron\n  version: 2.5\n"
     if "Megatron" in fw:
         return "framework: megatron\n"
     return ""
