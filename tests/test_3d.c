@@ -157,11 +157,13 @@ START_TEST(tp_async_dgrad_hides_behind_weight_gradients)
         1e-9 * one);
 
     /* In the step: Megatron-LM after 2021-09 (the profile's default) is faster than its v2.5
-     * (SC'21's tag), which runs them in series, and the key overrides the version. */
-    const char *now[] = {"framework=megatron", NULL};
-    const char *v25[] = {"framework=megatron", "framework.version=2.5", NULL};
+     * (SC'21's tag), which runs them in series, and the key overrides the version (v2.5's
+     * gradient accumulation, decision 59, turned off on both sides). */
+    const char *now[] = {"framework=megatron", "framework.grad_passes=false", NULL};
+    const char *v25[] = {"framework=megatron", "framework.version=2.5",
+                         "framework.grad_passes=false", NULL};
     const char *forced[] = {"framework=megatron", "framework.version=2.5",
-                            "framework.tp_async_dgrad=true", NULL};
+                            "framework.grad_passes=false", "framework.tp_async_dgrad=true", NULL};
     ParoStepResult a = step_of("zero-1", now), b = step_of("zero-1", v25),
                    f = step_of("zero-1", forced);
     ck_assert_msg(a.step < b.step, "%" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT, a.step, b.step);

@@ -76,7 +76,8 @@ static const ParoField framework_fields[] = {
      paro_setting_names, NULL,
      "the gradient handling's elementwise passes after each micro-batch's backward (default: "
      "the profile's; fsdp: flat gradient, cast, pre-division; deepspeed with bf16 and whole "
-     "gradients: BF16_Optimizer's fp32 accumulation)"},
+     "gradients: BF16_Optimizer's fp32 accumulation; deepspeed before 0.13 at stages 0-1 and "
+     "megatron 1.0 to 2.6: each later micro-batch's gradients added by a kernel of their own)"},
     {"fused_loss", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, fused_loss), 0,
      paro_setting_names, NULL,
      "the loss over the logits is one fused kernel forward and one backward in 16 bits "
@@ -210,6 +211,23 @@ double paro_framework_grad_pass_bytes(const ParoFramework *f, double grad_bytes,
     if (!known || !decide(f->grad_passes, TRUE))
         return 0;
     return f->kind == PARO_FRAMEWORK_FSDP ? fsdp : BF16_OPTIMIZER_PASS_BYTES;
+}
+
+double paro_framework_accumulate_bytes(const ParoFramework *f, double grad_bytes, gboolean bf16,
+                                       gboolean grads_whole, gboolean bf16_optimizer)
+{
+    if (!decide(f->grad_passes, TRUE))
+        return 0;
+    gboolean megatron_before = f->kind == PARO_FRAMEWORK_MEGATRON &&
+                               f->version >= PARO_MEGATRON_SERIAL_DGRAD_FROM &&
+                               f->version < PARO_MEGATRON_ASYNC_DGRAD_SINCE;
+    if (megatron_before)
+        return bf16 ? 2.0 + 4.0 + 4.0 : 3.0 * grad_bytes;
+    gboolean deepspeed_before = f->kind == PARO_FRAMEWORK_DEEPSPEED && f->version > 0 &&
+                                f->version < PARO_DEEPSPEED_STAGE1_HOOKS_SINCE;
+    if (deepspeed_before && grads_whole && !bf16_optimizer)
+        return 3.0 * grad_bytes;
+    return 0;
 }
 
 double paro_framework_bucket_bytes(const ParoFramework *f, double grad_bytes, double ideal)

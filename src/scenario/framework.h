@@ -75,6 +75,9 @@ gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer recor
  * Training", 2023-11-21) added use_multi_rank_bucket_allreduce: before it a stage-1/2
  * bucket went out as one dist.reduce per owning rank. */
 #define PARO_DEEPSPEED_BUCKET_ALLREDUCE_SINCE (12 * 1000 + 4)
+/* DeepSpeed 0.13.0 (commit af033831, "Release overlap_comm & contiguous_gradients
+ * restrictions for ZeRO 1", 2024-01-06): stage 1 hooks each gradient from then on. */
+#define PARO_DEEPSPEED_STAGE1_HOOKS_SINCE (13 * 1000)
 
 /* Megatron-LM's column-parallel layers issue the backward's input-gradient collective
  * asynchronously and compute the weight gradient meanwhile (ColumnParallelLinearWithAsync-
@@ -160,6 +163,23 @@ gboolean paro_framework_blocking_p2p(const ParoFramework *f);
  * chunk before (Megatron-Core's tp_comm_overlap with Transformer Engine's userbuffers; off
  * by default in every profile, as in Megatron-Core's ModelParallelConfig). */
 gboolean paro_framework_tp_overlap(const ParoFramework *f);
+
+/** paro_framework_accumulate_bytes: HBM bytes per trainable parameter that adding one
+ * micro-batch's weight gradient into the step's moves where the products do not accumulate
+ * it themselves, for each micro-batch after the first (decision 59): PyTorch's
+ * AccumulateGrad adding into a 16-bit .grad reads both and writes one (3 @grad_bytes) under
+ * DeepSpeed's stages 0 and 1 before 0.13 (@grads_whole, not @bf16_optimizer, whose passes
+ * are paro_framework_grad_pass_bytes'; from commit 6ae756c0 of 2021-07-26 to af033831 of
+ * 2024-01-06 stage 1 ignored overlap_comm and contiguous_gradients and so hooked nothing;
+ * the profile's own version, 0.19, hooks them: not modelled, none counted); Megatron-LM 1.0
+ * to 2.6 adds the same way in fp16
+ * (v2.5: autograd's add into .grad; from 2021-08-18 main_grad.add_ in the parameters'
+ * type) and into an fp32 main_grad in bf16 (2 + 4 + 4, @bf16); none for Megatron-LM since
+ * its gradient accumulation fusion (commit 83b1e42f, 2022-02-13, on by default: the
+ * weight-gradient product adds into main_grad), nor for fsdp and ideal. grad_passes: false
+ * turns it off too. */
+double paro_framework_accumulate_bytes(const ParoFramework *f, double grad_bytes, gboolean bf16,
+                                       gboolean grads_whole, gboolean bf16_optimizer);
 
 /** paro_framework_grad_pass_bytes: HBM bytes per trainable parameter and micro-batch that
  * the profile's gradient handling moves beside the backward's own kernels, for gradients of

@@ -136,6 +136,19 @@ static double grad_pass_s(const ParoStepBuild *b)
     return bytes > 0 && Bps > 0 ? bytes / Bps : 0;
 }
 
+/* Adding a micro-batch's weight gradients into the step's where the products do not
+ * (paro_framework_accumulate_bytes), in seconds a trainable parameter, at the same rate. */
+static double accumulate_s(const ParoStepBuild *b)
+{
+    const ParoScenario *sc = b->d->scenario;
+    gboolean whole = b->strategy->p == PARO_PART_N && b->strategy->g == PARO_PART_N;
+    double bytes = paro_framework_accumulate_bytes(
+        &sc->framework, paro_precision_bytes(sc->training.precision),
+        sc->training.precision == PARO_PRECISION_BF16, whole, bf16_optimizer(b));
+    double Bps = paro_compute_setup_flat_pass_Bps(&b->d->compute);
+    return bytes > 0 && Bps > 0 ? bytes / Bps : 0;
+}
+
 gboolean paro_step_build_init(ParoStepBuild *b)
 {
     const ParoScenario *sc = b->d->scenario;
@@ -160,6 +173,7 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     }
     apply_framework(b);
     b->grad_pass_s = grad_pass_s(b);
+    b->accumulate_s = accumulate_s(b);
     b->gather_f = find_phase(b->calls, PARO_PHASE_FORWARD);
     b->gather_b = find_phase(b->calls, PARO_PHASE_BACKWARD);
     b->reduce = find_phase(b->calls, PARO_PHASE_GRADIENT);
@@ -320,7 +334,8 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
         ParoTaskId g = gather ? kept[l] : PARO_TASK_NONE;
         double seconds = forward ? lc->forward_s : lc->backward_s; /* one TP rank's */
         if (!forward)
-            seconds += b->grad_pass_s * z->trainable * lc->weight_share;
+            seconds += (b->grad_pass_s + (micro > 0 ? b->accumulate_s : 0)) * z->trainable *
+                       lc->weight_share;
         ParoTaskId c =
             paro_task_graph_add(graph, forward ? "forward" : "backward", PARO_TASK_COMPUTE, d,
                                 PARO_STREAM_COMPUTE, m, (gint)l, paro_time_from_s(seconds));

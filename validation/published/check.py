@@ -121,10 +121,13 @@ def framework(r):
         return ("framework:\n  name: fsdp\n" + ("  reduce_precision: fp32\n" if fp32 else "") +
                 ("  fused_loss: true\n" if fused else ""))
     if "DeepSpeed" in fw or "GPT-NeoX" in fw:
-        # the version where the row states it; else the row's date is before 0.12.4
-        # (November 2023), which is what the profile's version decides
+        # the version where the row states it; else DeepSpeed's last release before the
+        # row's date (0.5.0 of 2021-08 for 2021, 0.5.10 of 2022-01 for February 2022, 0.6.0
+        # of 2022-03 for the rest of 2022): before 0.12.4's bucket all-reduce and 0.13's
+        # stage-1 gradient hooks, which is what the version decides
         stated = re.search(r"DeepSpeed (\d+\.\d+(?:\.\d+)?)", fw)
-        old = f"  version: {stated.group(1)}\n" if stated else "  bucket_allreduce: false\n"
+        dated = "0.5.0" if "2021" in fw else "0.5.10" if "Feb 2022" in fw else "0.6.0"
+        old = f"  version: {stated.group(1) if stated else dated}\n"
         # HuggingFace's LLaMA under the PaRO fork: PyTorch's softmax kernels
         eager_hf = "  fused_softmax: false\n" if "PaRO" in fw else ""
         return "framework:\n  name: deepspeed\n" + old + eager_hf
