@@ -81,6 +81,15 @@ def passes(n, shapes, dev):
         "add_cast_fp32": (18 * n, lambda b: b[1].add_(b[0].to(f32)),
                           lambda: (torch.randn(n, device=dev, dtype=bf),
                                    torch.randn(n, device=dev, dtype=f32))),
+        # adding a later micro-batch's gradient into the step's (decision 59): PyTorch's
+        # AccumulateGrad into a 16-bit .grad (read both, write one), and Megatron-LM's
+        # main_grad.add_(grad) into an fp32 main_grad (read 2 + 4, write 4)
+        "add_bf16": (6 * n, lambda b: b[1].add_(b[0]),
+                     lambda: (torch.randn(n, device=dev, dtype=bf),
+                              torch.randn(n, device=dev, dtype=bf))),
+        "add_bf16_into_fp32": (10 * n, lambda b: b[1].add_(b[0]),
+                               lambda: (torch.randn(n, device=dev, dtype=bf),
+                                        torch.randn(n, device=dev, dtype=f32))),
         # FSDP1 with an fp32 reduce: cat, cast, divide (2 b_g + (b_g + b_r) + 2 b_r)
         "fsdp1_fp32": (18 * n, lambda b: torch.cat(b).to(f32).div_(8.0), grads),
         # FSDP1 in pure bf16: cat, divide (2 b_g + 2 b_g)
