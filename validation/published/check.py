@@ -14,6 +14,11 @@ docs/compute.md.
   check.py PAROSIM ROOT --record FILE   also write the predictions (recorded.tsv)
   check.py PAROSIM ROOT --check FILE    exit 1 if a prediction differs from FILE (TAP)
 
+comparisons.tsv lists the runs a source made as alternatives for one job (strategies,
+recomputation, layouts, precisions); after the tables, each comparison's measured winner by
+tokens a second a GPU, its lead, parosim's lead and pick and what following parosim costs,
+recorded and checked as `comparison:ID` (parosim's pick).
+
 memory.tsv holds published peak memory per GPU of some runs (results.tsv's or pending's);
 each is predicted with its own overrides and printed after the throughput summary, and
 recorded and checked as `memory:ID`; the rows parosim puts out of memory (each ran, so
@@ -58,10 +63,10 @@ MACHINE = {  # gpu, memory (GB) -> topology file, GPU overrides
 # A source whose cluster's network was measured (one calibration per machine class, never per
 # row) runs on that cluster's topology file, NICs included: the row's NIC columns stay the
 # datasheet's. BigScience's Jean Zay: decision 57, topologies/jean-zay-a100x8-opa.yaml.
+CLUSTER = {"bigscience-bloom": ("jean-zay-a100x8-opa.yaml", [])}
 # A comparison the measurement decides by less than this is a tie: BLOOM's layout table ran
 # one layout twice (tp4pp12dp8, 110.48 s and 113.54 s, the notes of its row), 2.8% apart.
 NOISE = 0.02
-CLUSTER = {"bigscience-bloom": ("jean-zay-a100x8-opa.yaml", [])}
 
 
 def known(v):
