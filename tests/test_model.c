@@ -628,6 +628,17 @@ START_TEST(compute_elementwise_bytes_by_kernel)
     g_autoptr(GArray) plain = paro_compute_layers(&gpt, &c);
     ck_assert_double_eq_tol(g_array_index(plain, ParoLayerCost, 1).memory_s, expect_gpt,
                             expect_gpt * 1e-12);
+    /* An RMSNorm written as PyTorch operators (decision 60): each of the two norms moves
+     * what 25 bytes forward and 56 backward take instead of one kernel's 4 and 10, so the
+     * LLaMA layer gains 2 x (21 + 46) = 134h; a LayerNorm is one kernel either way. */
+    c.eager_norm = TRUE;
+    g_autoptr(GArray) eager = paro_compute_layers(llama, &c);
+    double expect_eager = T * ((72.0 + 134.0) * 4096 + 16.0 * 11008) / bw;
+    ck_assert_double_eq_tol(g_array_index(eager, ParoLayerCost, 1).memory_s, expect_eager,
+                            expect_eager * 1e-12);
+    g_autoptr(GArray) layernorm = paro_compute_layers(&gpt, &c);
+    ck_assert_double_eq_tol(g_array_index(layernorm, ParoLayerCost, 1).memory_s, expect_gpt,
+                            expect_gpt * 1e-12);
 }
 END_TEST
 

@@ -159,6 +159,14 @@ START_TEST(scenario_set_key_of_named_framework)
     ck_assert_int_eq(s->framework.kind, PARO_FRAMEWORK_MEGATRON);
     ck_assert(paro_framework_tp_overlap(&s->framework));
     ck_assert(paro_framework_blocking_p2p(&s->framework)); /* the profile's own default */
+    /* every profile's RMSNorm is one kernel unless the run says otherwise (decision 60) */
+    ck_assert(paro_framework_fused_norm(&s->framework));
+    const char *eager[] = {"framework=fsdp", "framework.fused_norm=false", NULL};
+    g_autoptr(ParoScenario) e = load(eager, &error);
+    ck_assert_msg(e != NULL, "%s", error ? error->message : "");
+    ck_assert(!paro_framework_fused_norm(&e->framework));
+    g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(e);
+    ck_assert(d->compute.eager_norm);
 }
 END_TEST
 

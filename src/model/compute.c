@@ -129,9 +129,14 @@ static void elementwise_bytes(const ParoModel *m, const ParoComputeSetup *c, dou
      * backward reads them and the product's gradient and writes both gradients (10f):
      * fused_bias_swiglu.py (decision 51). */
     double swiglu_f = c->fused_swiglu ? 6.0 : 10.0, swiglu_b = c->fused_swiglu ? 10.0 : 26.0;
-    *forward =
-        20.0 * whole + 4.0 * q + k * (gated ? swiglu_f : 4.0) * f + dropout + routes_f + cast_f;
-    *backward = 32.0 * whole + 4.0 * q + 4.0 * (q + 2.0 * kv) + bias +
+    /* The two norms: one kernel each (4 forward, 10 backward), or an RMSNorm written as
+     * PyTorch operators (decision 60); a LayerNorm is one kernel in PyTorch either way. */
+    gboolean eager = c->eager_norm && m->norm == PARO_NORM_RMSNORM;
+    double norm_f = eager ? PARO_EAGER_RMSNORM_FORWARD_BYTES : 4.0;
+    double norm_b = eager ? PARO_EAGER_RMSNORM_BACKWARD_BYTES : 10.0;
+    *forward = (2.0 * norm_f + 12.0) * whole + 4.0 * q + k * (gated ? swiglu_f : 4.0) * f +
+               dropout + routes_f + cast_f;
+    *backward = (2.0 * norm_b + 12.0) * whole + 4.0 * q + 4.0 * (q + 2.0 * kv) + bias +
                 k * (gated ? swiglu_b : 6.0) * f + dropout + routes_b + cast_b;
 }
 

@@ -38,6 +38,7 @@ typedef struct {
     gboolean fused_softmax; /* eager attention: Megatron's one softmax kernel, or PyTorch's five */
     gboolean fused_loss;    /* the loss: one fused 16-bit kernel a pass, or unfused fp32 passes */
     gboolean fused_swiglu;  /* a gated MLP's SiLU and product: one kernel, or PyTorch's two */
+    gboolean eager_norm;    /* an RMSNorm as PyTorch's operators, not one kernel (decision 60) */
     guint lora_targets;     /* ParoLoraTarget bits of the layers' LoRA adapters; 0: none */
     double lora_dropout;    /* dropout on the adapters' inputs */
     gboolean packed_lora;   /* one adapter over the packed QKV (and gate-up) product: NeMo */
@@ -72,6 +73,17 @@ void paro_compute_lora_bytes(const ParoModel *model, const ParoComputeSetup *c, 
  * their profiled time against the bytes compute.c counts (docs/compute.md). A GPU whose
  * share was measured too says so in its traits (topology.c: the H200's is 0.38). */
 #define PARO_ELEMENTWISE_BW_SHARE 0.47
+
+/* An RMSNorm written as PyTorch operators (decision 60), bytes an element of its input at
+ * the elementwise kernels' rate: its kernels move 36 forward (cast to fp32 6, square 8,
+ * mean 4, product 8, cast back 6, the weight's product 4) and 66 backward (the weight's
+ * product's two gradients 8, the cast's 6, the product's two 16, the mean's expansion 4-8,
+ * the square's 12, the two gradients' sum 12, the cast back 6); timed on an H100 at 8k-16k
+ * tokens of 4096-8192 (validation/data/h100/2026-11-27_norms.txt) they take what 24-26 and
+ * 55-58 bytes take at the elementwise share, these fp32 kernels running faster than the
+ * layers' small ones. One kernel: 4 and 10 (the same log: 3.6 and 9.9). */
+#define PARO_EAGER_RMSNORM_FORWARD_BYTES 25.0
+#define PARO_EAGER_RMSNORM_BACKWARD_BYTES 56.0
 
 /* The share of HBM bandwidth the frameworks' passes over a wrapped unit's flat gradient
  * reach (FSDP1's cat, cast to fp32 and in-place division; DeepSpeed's BF16_Optimizer's cast

@@ -91,6 +91,11 @@ static const ParoField framework_fields[] = {
      "a gated MLP's SiLU and product are one fused kernel keeping only its input (default: "
      "the profile's; megatron: true, Megatron-Core's bias_swiglu_impl; else false, PyTorch's "
      "kernels also keep the SiLU's output)"},
+    {"fused_norm", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, fused_norm), 0,
+     paro_setting_names, NULL,
+     "an RMSNorm is one kernel forward and one backward (default true in every profile; "
+     "false: PyTorch's operators as HuggingFace's LlamaRMSNorm and torchtitan's rmsnorm "
+     "write it, decision 60)"},
     {"packed_lora", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, packed_lora), 0,
      paro_setting_names, NULL,
      "LoRA on q, k, v (gate, up) is one adapter over the packed product (default: the "
@@ -173,6 +178,11 @@ gboolean paro_framework_fused_loss(const ParoFramework *f)
 gboolean paro_framework_packed_lora(const ParoFramework *f)
 {
     return decide(f->packed_lora, f->kind == PARO_FRAMEWORK_MEGATRON);
+}
+
+gboolean paro_framework_fused_norm(const ParoFramework *f)
+{
+    return decide(f->fused_norm, TRUE);
 }
 
 gboolean paro_framework_fused_swiglu(const ParoFramework *f)

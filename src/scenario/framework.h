@@ -52,6 +52,7 @@ typedef struct {
     int fused_loss;        /* ParoSetting: the loss is one fused kernel a pass (Apex's xentropy) */
     int fused_optimizer;   /* ParoSetting: the optimizer step is one fused kernel (FusedAdam) */
     int fused_swiglu;      /* ParoSetting: a gated MLP's SwiGLU is one kernel keeping its input */
+    int fused_norm;        /* ParoSetting: an RMSNorm is one kernel, not PyTorch's operators */
     int packed_lora;       /* ParoSetting: one LoRA adapter over the packed QKV (gate-up) product */
     gint64 version; /* MAJOR * 1e6 + MINOR * 1e3 + PATCH; 0: the version the profile documents */
 } ParoFramework;
@@ -61,13 +62,13 @@ typedef struct {
         PARO_FRAMEWORK_IDEAL, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, 0, PARO_SETTING_DEFAULT, \
             PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT,                      \
             PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT,                      \
-            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT                                             \
+            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT                       \
     }
 
 /** paro_framework_parse: `framework: NAME` or a mapping {name, reduce_on_compute,
  * bucket_allreduce, reduce_precision, fused_softmax, blocking_p2p, tp_overlap,
  * tp_async_dgrad, grad_passes,
- * fused_loss, fused_optimizer, fused_swiglu, packed_lora, version} into
+ * fused_loss, fused_optimizer, fused_swiglu, fused_norm, packed_lora, version} into
  * @out. */
 gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error);
 
@@ -120,6 +121,14 @@ gboolean paro_framework_fused_loss(const ParoFramework *f);
  * PyTorch's separate kernels, which keep the SiLU's output too (every other profile;
  * decision 51). */
 gboolean paro_framework_fused_swiglu(const ParoFramework *f);
+
+/* An RMSNorm runs as one kernel forward and one backward (Apex's, Transformer Engine's,
+ * torchtitan's Triton `fused_rmsnorm`), or as PyTorch operators a model writes out (the
+ * input cast to fp32, squared, averaged, rsqrt, multiplied, cast back, scaled: HuggingFace's
+ * LlamaRMSNorm, torchtitan's `rmsnorm`) with autograd's kernels backward. Every profile
+ * defaults to one kernel; a run whose model code is eager says `fused_norm: false`
+ * (decision 60). A LayerNorm is one kernel in PyTorch either way. */
+gboolean paro_framework_fused_norm(const ParoFramework *f);
 
 /* LoRA on q, k and v (on gate and up) is one adapter over the packed product, as NeMo's
  * LoraKQVAdapter and LoraHto4HAdapter are (megatron: Megatron-Core's models fine-tuned by

@@ -388,7 +388,7 @@ static const ParoField scenario_fields[] = {
      "which framework's schedule: ideal (default), deepspeed, fsdp, megatron, or a mapping "
      "{name, reduce_on_compute, bucket_allreduce, reduce_precision, fused_softmax, "
      "blocking_p2p, tp_overlap, tp_async_dgrad, grad_passes, fused_loss, fused_optimizer, "
-     "fused_swiglu, "
+     "fused_swiglu, fused_norm, "
      "packed_lora, version}"},
 };
 

@@ -120,11 +120,16 @@ def framework(r):
     (`loss_fn` defaults to fused_crossentropy in modeling_mpt.py, 2023-2024; setup.py's
     xentropy-cuda-lib), no benchmark yaml sets another."""
     fw = r["framework"]
+    # an RMSNorm written as PyTorch operators where the run's config says so (torchtitan's
+    # norm_type; decision 60). The PaRO fork's model code is not stated: its norm stays one
+    # kernel (with HuggingFace's eager LlamaRMSNorm assumed, the leave-one-out bandwidth of
+    # its two ratios moves from 279 to 148 Gb/s and IIG's ratio to +30.6%: decision 60)
+    eager_norm = "  fused_norm: false\n" if "norm_type=rmsnorm" in r["notes"] else ""
     if "FSDP" in fw:
         fp32 = "fsdp_mixed_precision=DEFAULT" in r["notes"] or "torchtitan" in fw
         fused = "llm-foundry" in fw
         return ("framework:\n  name: fsdp\n" + ("  reduce_precision: fp32\n" if fp32 else "") +
-                ("  fused_loss: true\n" if fused else ""))
+                ("  fused_loss: true\n" if fused else "") + eager_norm)
     if "DeepSpeed" in fw or "GPT-NeoX" in fw:
         # the version where the row states it; else DeepSpeed's last release before the
         # row's date (0.5.0 of 2021-08 for 2021, 0.5.10 of 2022-01 for February 2022, 0.6.0
@@ -135,7 +140,7 @@ def framework(r):
         old = f"  version: {stated.group(1) if stated else dated}\n"
         # HuggingFace's LLaMA under the PaRO fork: PyTorch's softmax kernels
         eager_hf = "  fused_softmax: false\n" if "PaRO" in fw else ""
-        return "framework:\n  name: deepspeed\n" + old + eager_hf
+        return "framework:\n  name: deepspeed\n" + old + eager_hf + eager_norm
     # Megatron-Bridge's performance recipes and NVIDIA's MLPerf runs overlap TP communication
     # (userbuffers; SOURCES.md): the row says so
     if "Megatron-Bridge" in fw or ("Megatron" in fw and "tp_overlap=true" in r["notes"]):
