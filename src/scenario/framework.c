@@ -153,11 +153,18 @@ gboolean paro_framework_blocking_p2p(const ParoFramework *f)
                   f->kind == PARO_FRAMEWORK_MEGATRON || f->kind == PARO_FRAMEWORK_DEEPSPEED);
 }
 
+/* Megatron-LM's tags v1.0 to v2.6: before the asynchronous input-gradient all-reduce and
+ * gradient accumulation fusion (decisions 58, 59). */
+static gboolean megatron_before_2021_09(const ParoFramework *f)
+{
+    return f->kind == PARO_FRAMEWORK_MEGATRON && f->version >= PARO_MEGATRON_SERIAL_DGRAD_FROM &&
+           f->version < PARO_MEGATRON_ASYNC_DGRAD_SINCE;
+}
+
 gboolean paro_framework_tp_async_dgrad(const ParoFramework *f)
 {
-    gboolean before = f->version >= PARO_MEGATRON_SERIAL_DGRAD_FROM &&
-                      f->version < PARO_MEGATRON_ASYNC_DGRAD_SINCE;
-    return decide(f->tp_async_dgrad, f->kind == PARO_FRAMEWORK_MEGATRON && !before);
+    return decide(f->tp_async_dgrad,
+                  f->kind == PARO_FRAMEWORK_MEGATRON && !megatron_before_2021_09(f));
 }
 
 gboolean paro_framework_tp_overlap(const ParoFramework *f)
@@ -228,10 +235,7 @@ double paro_framework_accumulate_bytes(const ParoFramework *f, double grad_bytes
 {
     if (!decide(f->grad_passes, TRUE))
         return 0;
-    gboolean megatron_before = f->kind == PARO_FRAMEWORK_MEGATRON &&
-                               f->version >= PARO_MEGATRON_SERIAL_DGRAD_FROM &&
-                               f->version < PARO_MEGATRON_ASYNC_DGRAD_SINCE;
-    if (megatron_before)
+    if (megatron_before_2021_09(f))
         return bf16 ? 2.0 + 4.0 + 4.0 : 3.0 * grad_bytes;
     gboolean deepspeed_before = f->kind == PARO_FRAMEWORK_DEEPSPEED && f->version > 0 &&
                                 f->version < PARO_DEEPSPEED_STAGE1_HOOKS_SINCE;

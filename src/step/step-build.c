@@ -126,14 +126,18 @@ static void apply_framework(ParoStepBuild *b)
  * (decision 44): run after each layer's backward, on the compute stream (FSDP casts and
  * divides on its post-backward stream, but those kernels take every SM the next layer's
  * backward would; decision 42). */
+static double flat_pass_s(const ParoStepBuild *b, double bytes)
+{
+    double Bps = paro_compute_setup_flat_pass_Bps(&b->d->compute);
+    return bytes > 0 && Bps > 0 ? bytes / Bps : 0;
+}
+
 static double grad_pass_s(const ParoStepBuild *b)
 {
     const ParoScenario *sc = b->d->scenario;
-    double bytes =
-        paro_framework_grad_pass_bytes(&sc->framework, paro_precision_bytes(sc->training.precision),
-                                       reduce_element_bytes(sc), bf16_optimizer(b));
-    double Bps = paro_compute_setup_flat_pass_Bps(&b->d->compute);
-    return bytes > 0 && Bps > 0 ? bytes / Bps : 0;
+    return flat_pass_s(b, paro_framework_grad_pass_bytes(
+                              &sc->framework, paro_precision_bytes(sc->training.precision),
+                              reduce_element_bytes(sc), bf16_optimizer(b)));
 }
 
 /* Adding a micro-batch's weight gradients into the step's where the products do not
@@ -142,11 +146,10 @@ static double accumulate_s(const ParoStepBuild *b)
 {
     const ParoScenario *sc = b->d->scenario;
     gboolean whole = b->strategy->p == PARO_PART_N && b->strategy->g == PARO_PART_N;
-    double bytes = paro_framework_accumulate_bytes(
-        &sc->framework, paro_precision_bytes(sc->training.precision),
-        sc->training.precision == PARO_PRECISION_BF16, whole, bf16_optimizer(b));
-    double Bps = paro_compute_setup_flat_pass_Bps(&b->d->compute);
-    return bytes > 0 && Bps > 0 ? bytes / Bps : 0;
+    return flat_pass_s(b, paro_framework_accumulate_bytes(
+                              &sc->framework, paro_precision_bytes(sc->training.precision),
+                              sc->training.precision == PARO_PRECISION_BF16, whole,
+                              bf16_optimizer(b)));
 }
 
 gboolean paro_step_build_init(ParoStepBuild *b)
@@ -193,6 +196,15 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     b->costs = g_hash_table_new_full(cost_hash, cost_equal, g_free, NULL);
     b->module_compute_s = g_new0(double, b->S);
     b->module_comm_s = g_new0(double, b->S);
+    /* each layer's backward TP collectives as the profile runs them beside its products
+     * (decision 58): the recomputed forward's in series, the backward's own hidden */
+    if (sc->tp > 1 && !paro_framework_tp_overlap(&sc->framework) &&
+        paro_framework_tp_async_dgrad(&sc->framework)) {
+        b->tp_bwd_async = g_new(ParoTime, L);
+        for (gint64 l = 0; l < L; l++)
+            b->tp_bwd_async[l] = paro_step_tp_backward_async(
+                sc, b->compression, &b->d->compute, &g_array_index(b->d->layers, ParoLayerCost, l));
+    }
     b->p2p = paro_step_p2p(sc, b->compression);
     b->p2p_stream =
         paro_framework_blocking_p2p(&sc->framework) ? PARO_STREAM_COMPUTE : PARO_STREAM_P2P;
@@ -218,6 +230,7 @@ void paro_step_build_clear(ParoStepBuild *b)
     g_clear_pointer(&b->gathers_b, g_free);
     g_clear_pointer(&b->module_compute_s, g_free);
     g_clear_pointer(&b->module_comm_s, g_free);
+    g_clear_pointer(&b->tp_bwd_async, g_free);
 }
 
 static guint streams_of(ParoScope scope, gboolean overlap)
@@ -370,11 +383,8 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
             ParoStepComm cost = *tp_cost;
             if (paro_framework_tp_overlap(&sc->framework))
                 cost.time = paro_step_tp_exposed(sc, lc, forward, cost.time);
-            else if (!forward && paro_framework_tp_async_dgrad(&sc->framework))
-                /* a recomputed forward's collectives in series, the backward's own beside
-                 * the products (decision 58) */
-                cost.time = tp_cost->time - b->tp_bwd_kept.time +
-                            paro_step_tp_backward_async(sc, b->compression, &b->d->compute, lc);
+            else if (!forward && b->tp_bwd_async)
+                cost.time = tp_cost->time - b->tp_bwd_kept.time + b->tp_bwd_async[l];
             last = add_comm(b, "tp", d, PARO_STREAM_COMPUTE, m, (gint)l, &cost);
             compute_s += paro_time_to_s(cost.time);
         }

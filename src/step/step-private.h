@@ -126,12 +126,14 @@ typedef struct {
     const ParoCollCall *gather_f, *gather_b, *reduce;
     ParoStepComm tp_fwd, tp_bwd, p2p; /* one layer's TP collectives; one pipeline send */
     ParoStepComm tp_bwd_kept;         /* the backward's of a layer not recomputed */
-    guint p2p_stream;                 /* the sender's stream for it (the framework decides) */
-    double act_kept, act_whole;       /* a layer's activations (with tp: Korthikanti): kept
-                                       * under the recomputation, and all of them */
-    ParoLossMemory loss;              /* the loss's bytes on the last layer (decision 50) */
-    double grad_pass_s;               /* the framework's gradient passes, s a trainable param */
-    double accumulate_s; /* adding each later micro-batch's gradients, s a trainable param */
+    ParoTime *tp_bwd_async;     /* per layer, its backward's own TP collectives left exposed beside
+                                 * its products (decision 58); NULL: in series */
+    guint p2p_stream;           /* the sender's stream for it (the framework decides) */
+    double act_kept, act_whole; /* a layer's activations (with tp: Korthikanti): kept
+                                 * under the recomputation, and all of them */
+    ParoLossMemory loss;        /* the loss's bytes on the last layer (decision 50) */
+    double grad_pass_s;         /* the framework's gradient passes, s a trainable param */
+    double accumulate_s;        /* adding each later micro-batch's gradients, s a trainable param */
     ParoStepStage *stages;
     ParoTaskId *gathers_f, *gathers_b; /* per layer, the layered pass's gathers */
     GArray *scratch;                   /* ParoTaskId: a pass's compute tasks */
