@@ -70,7 +70,7 @@ values="0 -1 1e-300 1e300 2147483648 9223372036854775808 nan NaN .nan inf -inf"
 count="model.architecture.hidden model.architecture.layers model.architecture.heads
 model.architecture.kv_heads model.architecture.head_dim model.architecture.ffn
 model.architecture.vocab model.architecture.position_embeddings model.architecture.attention_dropout
-model.architecture.hidden_dropout model.parameters
+model.architecture.hidden_dropout model.architecture.rotary model.parameters
 model.published_params topology.nodes topology.node.gpus topology.node.nics.count
 topology.network.nodes_per_leaf topology.network.oversubscription topology.nccl.channels
 topology.gpu.sms topology.gpu.matmul_efficiency topology.gpu.attention_efficiency

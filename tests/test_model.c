@@ -599,10 +599,13 @@ START_TEST(compute_elementwise_bytes_by_kernel)
      *   LLaMA forward: RMSNorm x2 8h, residuals 12h, copy 4h, SiLU (4f) and its product
      *   with the up projection (6f): 24h + 10f; backward: norms 20h, residuals 12h, copies
      *   4h + 12h, no biases, the product's two gradients (12f), SiLU's (6f), the gate and
-     *   up gradients concatenated (8f): 48h + 26f. In all 72h + 36f. With Megatron-Core's
-     *   fused SwiGLU (decision 51; fused_bias_swiglu.py) the activation is one kernel each
-     *   way: forward reads w1's and w3's outputs and writes the product (6f), backward
-     *   reads them and the product's gradient and writes both gradients (10f): 72h + 16f.
+     *   up gradients concatenated (8f): 48h + 26f; and its rotary embedding over q and k
+     *   (2h a token) as one fused kernel each way (the setup's default; decision 61), read
+     *   and written: 4 x 2h forward, 4 x 2h backward, 16h. In all 88h + 36f. With
+     *   Megatron-Core's fused SwiGLU (decision 51; fused_bias_swiglu.py) the activation is
+     *   one kernel each way: forward reads w1's and w3's outputs and writes the product
+     *   (6f), backward reads them and the product's gradient and writes both gradients
+     *   (10f): 88h + 16f.
      * At the measured share of bandwidth (PARO_ELEMENTWISE_BW_SHARE) the layer's memory
      * time is T x bytes / (1e12 x share). */
     ParoComputeSetup c = paro_test_h100_like(1e12, 1, 2048);
@@ -613,7 +616,7 @@ START_TEST(compute_elementwise_bytes_by_kernel)
     double bw = 1e12 * PARO_ELEMENTWISE_BW_SHARE, T = 2048;
     g_autoptr(GArray) a = paro_compute_layers(&gpt, &c);
     g_autoptr(GArray) b = paro_compute_layers(llama, &c);
-    double expect_gpt = T * 130.0 * 4096 / bw, expect_llama = T * (72.0 * 4096 + 36.0 * 11008) / bw;
+    double expect_gpt = T * 130.0 * 4096 / bw, expect_llama = T * (88.0 * 4096 + 36.0 * 11008) / bw;
     /* Tolerance: 1e-12 relative, a sum of a few doubles. */
     ck_assert_double_eq_tol(g_array_index(a, ParoLayerCost, 1).memory_s, expect_gpt,
                             expect_gpt * 1e-12);
@@ -621,7 +624,7 @@ START_TEST(compute_elementwise_bytes_by_kernel)
                             expect_llama * 1e-12);
     c.fused_swiglu = TRUE;
     g_autoptr(GArray) fused = paro_compute_layers(llama, &c);
-    double expect_fused = T * (72.0 * 4096 + 16.0 * 11008) / bw;
+    double expect_fused = T * (88.0 * 4096 + 16.0 * 11008) / bw;
     ck_assert_double_eq_tol(g_array_index(fused, ParoLayerCost, 1).memory_s, expect_fused,
                             expect_fused * 1e-12);
     /* a plain MLP has no SwiGLU to fuse */
@@ -633,12 +636,68 @@ START_TEST(compute_elementwise_bytes_by_kernel)
      * LLaMA layer gains 2 x (21 + 46) = 134h; a LayerNorm is one kernel either way. */
     c.eager_norm = TRUE;
     g_autoptr(GArray) eager = paro_compute_layers(llama, &c);
-    double expect_eager = T * ((72.0 + 134.0) * 4096 + 16.0 * 11008) / bw;
+    double expect_eager = T * ((88.0 + 134.0) * 4096 + 16.0 * 11008) / bw;
     ck_assert_double_eq_tol(g_array_index(eager, ParoLayerCost, 1).memory_s, expect_eager,
                             expect_eager * 1e-12);
     g_autoptr(GArray) layernorm = paro_compute_layers(&gpt, &c);
     ck_assert_double_eq_tol(g_array_index(layernorm, ParoLayerCost, 1).memory_s, expect_gpt,
                             expect_gpt * 1e-12);
+}
+END_TEST
+
+START_TEST(compute_rotary_embedding_kernels)
+{
+    /* System: LLaMA-7B (32 heads of 128, no grouped queries), Llama-3-70B (64 query heads, 8
+     * key/value heads of 128), GPT-NeoX-20B (64 heads of 96, rotary_pct 0.25) and a GPT
+     * layer with learned positions, FlashAttention, one TP rank, b = 1, s = 2048, on a GPU
+     * of 1 TB/s.
+     * Expectation, counted operator by operator (decision 61), bytes a token of one layer
+     * beyond the same layer without a rotary embedding:
+     *   the elements turned are q's and k's: LLaMA-7B 4096 + 4096 = 8192, Llama-3-70B
+     *   8192 + 1024 = 9216, NeoX 0.25 x (6144 + 6144) = 3072;
+     *   fused (one kernel reading and writing 16-bit elements each way): 4 + 4 = 8 an
+     *   element; complex (torchtitan: cast to fp32 2 + 4, complex product 4 + 4, cast back
+     *   4 + 2, and the same three backward): 20 + 20 = 40; rotate_half (HuggingFace: cos
+     *   product 4, negated half 2, cat 4, sin product 4, sum 6; backward the two products
+     *   8, the negation 2, two slice_backward 8, two accumulations 12): 20 + 30 = 50;
+     *   the unfused codes' repeat_kv under grouped queries: k and v each copied from kv
+     *   wide to q wide (2 kv read, 2 q written) and summed back in the backward, 8 (q + kv)
+     *   = 8 x 9216 = 73,728 for Llama-3-70B; none for LLaMA-7B.
+     *   LLaMA-7B: fused 65,536, complex 327,680, rotate_half 409,600; Llama-3-70B complex
+     *   9216 x 40 + 73,728 = 442,368; NeoX rotate_half 3072 x 50 = 153,600; the GPT layer 0.
+     * Each at the elementwise share of 1 TB/s, times T = 2048 tokens. */
+    ParoComputeSetup c = paro_test_h100_like(1e12, 1, 2048);
+    double bw = 1e12 * PARO_ELEMENTWISE_BW_SHARE, T = 2048;
+    g_autoptr(ParoModel) llama = load_model("models/llama-7b.yaml");
+    g_autoptr(ParoModel) llama3 = load_model("models/llama3-70b.yaml");
+    g_autoptr(ParoModel) neox = load_model("models/gpt-neox-20b.yaml");
+    ParoModel gpt = paro_test_gpt_layers(4096);
+    ck_assert_double_eq(llama->rotary, 1.0);
+    ck_assert_double_eq(neox->rotary, 0.25);
+    ck_assert_double_eq(gpt.rotary, 0.0);
+    struct {
+        ParoModel *m;
+        ParoRope rope;
+        double bytes;
+    } cases[] = {
+        {llama, PARO_ROPE_FUSED, 65536.0},        {llama, PARO_ROPE_COMPLEX, 327680.0},
+        {llama, PARO_ROPE_ROTATE_HALF, 409600.0}, {llama3, PARO_ROPE_COMPLEX, 442368.0},
+        {neox, PARO_ROPE_ROTATE_HALF, 153600.0},  {&gpt, PARO_ROPE_ROTATE_HALF, 0.0},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        ParoModel plain = *cases[i].m;
+        plain.rotary = 0;
+        c.rope = PARO_ROPE_FUSED; /* no rotary kernels, no repeated k and v */
+        g_autoptr(GArray) without = paro_compute_layers(&plain, &c);
+        c.rope = cases[i].rope;
+        g_autoptr(GArray) with = paro_compute_layers(cases[i].m, &c);
+        double got = g_array_index(with, ParoLayerCost, 1).memory_s -
+                     g_array_index(without, ParoLayerCost, 1).memory_s;
+        double want = T * cases[i].bytes / bw;
+        /* Tolerance: a difference of two sums of a few doubles, 1e-9 of the layer */
+        ck_assert_msg(fabs(got - want) <= 1e-9 * g_array_index(with, ParoLayerCost, 1).memory_s,
+                      "case %u: %g s, expected %g", i, got, want);
+    }
 }
 END_TEST
 
@@ -664,6 +723,20 @@ START_TEST(model_hf_matches_yaml)
     ck_assert_msg(dropped != NULL, "%s", error ? error->message : "");
     ck_assert_double_eq(dropped->attention_dropout, 0.1);
     ck_assert_double_eq(dropped->hidden_dropout, 0.25);
+    /* Rotary shares (decision 61): LLaMA's turn every dimension; GPT-NeoX's config says
+     * which share, GPTNeoXConfig's rotary_pct default 0.25 when it does not; GPT-2 learns
+     * its positions. */
+    ck_assert_double_eq(hf->rotary, 1.0);
+    ck_assert_double_eq(dropped->rotary, 0.25);
+    const char *pythia = "{\"model_type\": \"gpt_neox\", \"hidden_size\": 512, "
+                         "\"intermediate_size\": 2048, \"num_hidden_layers\": 6, "
+                         "\"num_attention_heads\": 8, \"vocab_size\": 50304, "
+                         "\"rotary_pct\": 0.5}";
+    g_autoptr(ParoNode) half_root = paro_yaml_load_data(pythia, strlen(pythia), NULL, NULL);
+    g_autoptr(ParoModel) half = paro_model_from_node(half_root, NULL);
+    ck_assert_double_eq(half->rotary, 0.5);
+    g_autoptr(ParoModel) gpt2 = load_model("models/hf/gpt2-config.json");
+    ck_assert_double_eq(gpt2->rotary, 0.0);
 }
 END_TEST
 
@@ -904,6 +977,7 @@ static Suite *model_suite(void)
     tcase_add_test(tc, gemm_model_against_measured_h100);
     tcase_add_test(tc, compute_causal_flash_attention_halves_the_core);
     tcase_add_test(tc, compute_elementwise_bytes_by_kernel);
+    tcase_add_test(tc, compute_rotary_embedding_kernels);
     tcase_add_test(tc, compute_eager_attention_kernels);
     tcase_add_test(tc, model_hf_matches_yaml);
     tcase_add_test(tc, model_hf_gpt2_opt_exact);

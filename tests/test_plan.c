@@ -398,15 +398,16 @@ START_TEST(converging_pipelines_extrapolate_within_tolerance)
      * step and peak summed to A by paro_extrapolate_five (on a line, or as a converging
      * geometric series). Against
      * full simulations 10 and 40 periods on: within PARO_PLAN_GEOMETRIC_TOLERANCE (1e-6)
-     * relative, plus the rounding of a few picoseconds. Megatron's fused softmax keeps the
-     * layouts' compute where their slopes are still converging at B = 3P. */
+     * relative, plus the rounding of a few picoseconds. Megatron's fused softmax and no
+     * rotary kernels (decision 61) keep the layouts' compute where their slopes are still
+     * converging at B = 3P. */
     static const char *const layouts[][9] = {
         {"topology.nodes=2", "parallelism.tp=1", "parallelism.pp=2", "parallelism.dp=8",
          "training.sm_contention=true", "training.efficiency=0", "framework.fused_softmax=true",
-         NULL},
+         "model.architecture.rotary=0", NULL},
         {"topology.nodes=4", "parallelism.tp=2", "parallelism.pp=2", "parallelism.dp=8",
          "training.sm_contention=true", "training.efficiency=0", "framework.fused_softmax=true",
-         NULL},
+         "model.architecture.rotary=0", NULL},
     };
     const char *const strategies[] = {"zero-1", "zero-3", "NII", "NIG", "fsdp-hybrid-zero2"};
     enum { N = G_N_ELEMENTS(strategies) };

@@ -196,6 +196,37 @@ START_TEST(scenario_megatron_version_decides_async_dgrad)
 }
 END_TEST
 
+START_TEST(scenario_framework_decides_rotary_kernels)
+{
+    /* A rotary embedding runs as Transformer Engine's fused kernel under Megatron-LM
+     * (--no-rope-fusion is off by default) and in the ideal profile, as HuggingFace's
+     * operators under DeepSpeed and FSDP (their LLaMA runs' model code), and as the run's
+     * code says when it says so: torchtitan's complex product (decision 61). */
+    struct {
+        const char *framework, *rope;
+        ParoRope want;
+    } cases[] = {{"megatron", NULL, PARO_ROPE_FUSED},
+                 {"ideal", NULL, PARO_ROPE_FUSED},
+                 {"deepspeed", NULL, PARO_ROPE_ROTATE_HALF},
+                 {"fsdp", NULL, PARO_ROPE_ROTATE_HALF},
+                 {"fsdp", "complex", PARO_ROPE_COMPLEX},
+                 {"megatron", "rotate_half", PARO_ROPE_ROTATE_HALF},
+                 {"deepspeed", "fused", PARO_ROPE_FUSED}};
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *fw = g_strdup_printf("framework=%s", cases[i].framework);
+        g_autofree char *rope =
+            cases[i].rope ? g_strdup_printf("framework.rope=%s", cases[i].rope) : NULL;
+        const char *sets[] = {fw, rope, NULL};
+        g_autoptr(GError) error = NULL;
+        g_autoptr(ParoScenario) s = load(sets, &error);
+        ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+        g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+        ck_assert_msg(d->compute.rope == cases[i].want, "%s %s", cases[i].framework,
+                      cases[i].rope ? cases[i].rope : "-");
+    }
+}
+END_TEST
+
 START_TEST(scenario_set_swaps_model_file)
 {
     /* A path given on the command line is relative to the current directory, like any
@@ -433,6 +464,7 @@ static Suite *scenario_suite(void)
     tcase_add_test(tc, scenario_fp8_params_are_the_copies);
     tcase_add_test(tc, scenario_set_key_of_named_framework);
     tcase_add_test(tc, scenario_megatron_version_decides_async_dgrad);
+    tcase_add_test(tc, scenario_framework_decides_rotary_kernels);
     tcase_add_test(tc, scenario_paro_ranking_partial_training);
     tcase_add_test(tc, scenario_calibration_replaces_peak_times_efficiency);
     suite_add_tcase(s, tc);

@@ -134,10 +134,28 @@ static void elementwise_bytes(const ParoModel *m, const ParoComputeSetup *c, dou
     gboolean eager = c->eager_norm && m->norm == PARO_NORM_RMSNORM;
     double norm_f = eager ? PARO_EAGER_RMSNORM_FORWARD_BYTES : 4.0;
     double norm_b = eager ? PARO_EAGER_RMSNORM_BACKWARD_BYTES : 10.0;
+    /* The rotary embedding over q and k (decision 61); the unfused codes (torchtitan's,
+     * HuggingFace's) also repeat k and v to every query head under grouped-query attention
+     * before the attention kernel (repeat_kv: a copy of each, read kv and write q; backward
+     * the sum over the copies), where Transformer Engine's attention reads them as they are. */
+    double rope_f = 0, rope_b = 0;
+    if (m->rotary > 0) {
+        double turned = m->rotary * (q + kv);
+        rope_f = turned * (c->rope == PARO_ROPE_FUSED     ? PARO_ROPE_FUSED_BYTES
+                           : c->rope == PARO_ROPE_COMPLEX ? PARO_ROPE_COMPLEX_BYTES
+                                                          : PARO_ROPE_ROTATE_HALF_FORWARD_BYTES);
+        rope_b = turned * (c->rope == PARO_ROPE_FUSED     ? PARO_ROPE_FUSED_BYTES
+                           : c->rope == PARO_ROPE_COMPLEX ? PARO_ROPE_COMPLEX_BYTES
+                                                          : PARO_ROPE_ROTATE_HALF_BACKWARD_BYTES);
+    }
+    if (c->rope != PARO_ROPE_FUSED && kv < q) {
+        rope_f += 4.0 * (q + kv);
+        rope_b += 4.0 * (q + kv);
+    }
     *forward = (2.0 * norm_f + 12.0) * whole + 4.0 * q + k * (gated ? swiglu_f : 4.0) * f +
-               dropout + routes_f + cast_f;
+               dropout + routes_f + cast_f + rope_f;
     *backward = (2.0 * norm_b + 12.0) * whole + 4.0 * q + 4.0 * (q + 2.0 * kv) + bias +
-                k * (gated ? swiglu_b : 6.0) * f + dropout + routes_b + cast_b;
+                k * (gated ? swiglu_b : 6.0) * f + dropout + routes_b + cast_b + rope_b;
 }
 
 /* A LoRA adapter's own kernels (NeMo's ParallelLinearAdapter, HuggingFace PEFT's lora

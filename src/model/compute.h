@@ -8,6 +8,13 @@
 
 G_BEGIN_DECLS
 
+/* How a rotary embedding's kernels run over q and k (decision 61). */
+typedef enum {
+    PARO_ROPE_FUSED,       /* one kernel each way: Transformer Engine's, Apex's (Megatron-Core) */
+    PARO_ROPE_COMPLEX,     /* Meta's reference code, torchtitan: an fp32 complex product */
+    PARO_ROPE_ROTATE_HALF, /* HuggingFace's, Megatron-DeepSpeed's: q cos + rotate_half(q) sin */
+} ParoRope;
+
 typedef struct {
     /* GEMMs: either one flat rate (a scenario's `efficiency`, or a calibration file's
      * measured rate) or, when flat_flops is 0, the shape-aware roofline below. */
@@ -39,6 +46,7 @@ typedef struct {
     gboolean fused_loss;    /* the loss: one fused 16-bit kernel a pass, or unfused fp32 passes */
     gboolean fused_swiglu;  /* a gated MLP's SiLU and product: one kernel, or PyTorch's two */
     gboolean eager_norm;    /* an RMSNorm as PyTorch's operators, not one kernel (decision 60) */
+    ParoRope rope;          /* the rotary embedding's kernels, on a model with rotary > 0 */
     guint lora_targets;     /* ParoLoraTarget bits of the layers' LoRA adapters; 0: none */
     double lora_dropout;    /* dropout on the adapters' inputs */
     gboolean packed_lora;   /* one adapter over the packed QKV (and gate-up) product: NeMo */
@@ -84,6 +92,25 @@ void paro_compute_lora_bytes(const ParoModel *model, const ParoComputeSetup *c, 
  * layers' small ones. One kernel: 4 and 10 (the same log: 3.6 and 9.9). */
 #define PARO_EAGER_RMSNORM_FORWARD_BYTES 25.0
 #define PARO_EAGER_RMSNORM_BACKWARD_BYTES 56.0
+
+/* A rotary embedding's kernels, bytes an element of q or k they turn (decision 61), counted
+ * from each code's operators in 16-bit training, the cos and sin tables (one row a
+ * position, shared by the batch and the heads) left out:
+ *   fused (Transformer Engine's fused_apply_rotary_pos_emb, Megatron-LM's default): one
+ *     kernel reads and writes the tensor, 4 forward and 4 backward;
+ *   complex (torchtitan's apply_rotary_emb, Meta's llama model.py): the cast to fp32 (2 + 4),
+ *     the complex product (4 + 4), the cast back (4 + 2): 20 forward; backward the cast of
+ *     the gradient (6), its product with the conjugate (8), the cast back (6): 20;
+ *   rotate_half (HuggingFace's apply_rotary_pos_emb, Megatron-DeepSpeed's): the product with
+ *     cos (4), the negated half (2), the concatenation (4), the product with sin (4), the sum
+ *     (6): 20 forward; backward the two products' gradients (8), the negation's (2), each
+ *     half's slice_backward into a zero tensor (2 x 4), and the tensor's three gradients
+ *     summed by autograd (2 x 6): 30.
+ * Not timed: counted at the elementwise kernels' rate. */
+#define PARO_ROPE_FUSED_BYTES 4.0
+#define PARO_ROPE_COMPLEX_BYTES 20.0
+#define PARO_ROPE_ROTATE_HALF_FORWARD_BYTES 20.0
+#define PARO_ROPE_ROTATE_HALF_BACKWARD_BYTES 30.0
 
 /* The share of HBM bandwidth the frameworks' passes over a wrapped unit's flat gradient
  * reach (FSDP1's cat, cast to fp32 and in-place division; DeepSpeed's BF16_Optimizer's cast

@@ -58,6 +58,10 @@ typedef struct {
     gint64 ffn;                 /* MLP inner size */
     gint64 vocab;               /* V */
     gint64 position_embeddings; /* learned positions (GPT-2/3); 0 for rotary */
+    /* The share of each head's dimensions a rotary embedding turns in q and k (LLaMA: 1;
+     * GPT-NeoX: 0.25); 0: no rotary kernels (learned positions, ALiBi). Time only: its
+     * kernels' traffic (docs/compute.md, decision 61). */
+    double rotary;
     ParoMlpKind mlp;
     ParoNormKind norm;
     gboolean attn_bias; /* biases on q, k, v, o */

@@ -62,6 +62,7 @@ ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)
     setup.fused_loss = paro_framework_fused_loss(&s->framework);
     setup.fused_swiglu = paro_framework_fused_swiglu(&s->framework);
     setup.eager_norm = !paro_framework_fused_norm(&s->framework);
+    setup.rope = paro_framework_rope(&s->framework);
     if (s->training.trainable.kind == PARO_TRAINABLE_LORA) {
         setup.lora_targets = s->training.trainable.lora_targets;
         setup.lora_dropout = s->training.trainable.lora_dropout;

@@ -10,6 +10,7 @@
 const char *const paro_framework_names[] = {"ideal", "deepspeed", "fsdp", "megatron", NULL};
 const char *const paro_setting_names[] = {"default", "false", "true", NULL};
 const char *const paro_reduce_precision_names[] = {"default", "bf16", "fp16", "fp32", NULL};
+const char *const paro_rope_names[] = {"default", "fused", "complex", "rotate_half", NULL};
 
 /* DeepSpeed zero/config.py: reduce_bucket_size and stage3_prefetch_bucket_size, elements. */
 #define DEEPSPEED_REDUCE_BUCKET_ELEMENTS 5e8
@@ -101,6 +102,11 @@ static const ParoField framework_fields[] = {
      "LoRA on q, k, v (gate, up) is one adapter over the packed product (default: the "
      "profile's; megatron: true, NeMo's LoraKQVAdapter; else false, one a projection as "
      "HuggingFace PEFT)"},
+    {"rope", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, rope), 0, paro_rope_names, NULL,
+     "a rotary embedding's kernels (default: the profile's; megatron and ideal: fused, one "
+     "kernel each way; deepspeed and fsdp: rotate_half, HuggingFace's operators; complex: "
+     "torchtitan's fp32 complex product; the unfused codes also copy k and v to every head "
+     "under grouped-query attention)"},
     {"version", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoFramework, version), 0, NULL,
      parse_version,
      "the framework's version where its behaviour changed (deepspeed before 0.12.4: a "
@@ -185,6 +191,14 @@ gboolean paro_framework_fused_loss(const ParoFramework *f)
 gboolean paro_framework_packed_lora(const ParoFramework *f)
 {
     return decide(f->packed_lora, f->kind == PARO_FRAMEWORK_MEGATRON);
+}
+
+ParoRope paro_framework_rope(const ParoFramework *f)
+{
+    if (f->rope > 0)
+        return (ParoRope)(f->rope - 1);
+    gboolean eager = f->kind == PARO_FRAMEWORK_DEEPSPEED || f->kind == PARO_FRAMEWORK_FSDP;
+    return eager ? PARO_ROPE_ROTATE_HALF : PARO_ROPE_FUSED;
 }
 
 gboolean paro_framework_fused_norm(const ParoFramework *f)

@@ -20,6 +20,7 @@
 
 #include <glib.h>
 
+#include "model/compute.h"
 #include "yaml/yaml.h"
 
 G_BEGIN_DECLS
@@ -39,6 +40,9 @@ extern const char *const paro_setting_names[]; /* "default", "false", "true", NU
 /* The reduction's element type: the training precision's by default. */
 extern const char *const paro_reduce_precision_names[]; /* "default", "bf16", "fp16", "fp32" */
 
+/* The rotary embedding's kernels: the profile's, or a ParoRope + 1. */
+extern const char *const paro_rope_names[]; /* "default", "fused", "complex", "rotate_half" */
+
 typedef struct {
     ParoFrameworkKind kind;
     int reduce_on_compute; /* ParoSetting: gradient reductions block the compute stream */
@@ -54,6 +58,7 @@ typedef struct {
     int fused_swiglu;      /* ParoSetting: a gated MLP's SwiGLU is one kernel keeping its input */
     int fused_norm;        /* ParoSetting: an RMSNorm is one kernel, not PyTorch's operators */
     int packed_lora;       /* ParoSetting: one LoRA adapter over the packed QKV (gate-up) product */
+    int rope;              /* 0: the profile's rotary kernels; else a ParoRope + 1 */
     gint64 version; /* MAJOR * 1e6 + MINOR * 1e3 + PATCH; 0: the version the profile documents */
 } ParoFramework;
 
@@ -68,7 +73,7 @@ typedef struct {
 /** paro_framework_parse: `framework: NAME` or a mapping {name, reduce_on_compute,
  * bucket_allreduce, reduce_precision, fused_softmax, blocking_p2p, tp_overlap,
  * tp_async_dgrad, grad_passes,
- * fused_loss, fused_optimizer, fused_swiglu, fused_norm, packed_lora, version} into
+ * fused_loss, fused_optimizer, fused_swiglu, fused_norm, packed_lora, rope, version} into
  * @out. */
 gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error);
 
@@ -135,6 +140,15 @@ gboolean paro_framework_fused_norm(const ParoFramework *f);
  * NeMo), or one adapter a projection, each with its own dropout and products, as
  * HuggingFace PEFT adapts a model's modules (every other profile; decision 52). */
 gboolean paro_framework_packed_lora(const ParoFramework *f);
+
+/* A rotary embedding's kernels (decision 61): one fused kernel each way (megatron:
+ * Megatron-LM's --no-rope-fusion is off by default, Transformer Engine's
+ * fused_apply_rotary_pos_emb; ideal), or the model code's PyTorch operators: HuggingFace's
+ * rotate_half form (deepspeed, whose LLaMA runs are HuggingFace's or Megatron-DeepSpeed's
+ * model code, and fsdp), or Meta's and torchtitan's fp32 complex product (`rope: complex`).
+ * The unfused codes also copy k and v to every query head under grouped-query attention
+ * (repeat_kv). */
+ParoRope paro_framework_rope(const ParoFramework *f);
 
 /* Bytes a logit takes while the loss runs, for the memory ledger (decision 50): the
  * forward's peak, what the forward keeps for the backward, and the backward's peak (each

@@ -24,6 +24,7 @@ typedef struct {
     int mlp, norm;
     gboolean bias, tied_embeddings;
     double attention_dropout, hidden_dropout;
+    double rotary;
 } Architecture;
 
 static const ParoField architecture_fields[] = {
@@ -48,6 +49,10 @@ static const ParoField architecture_fields[] = {
     {"position_embeddings", PARO_FIELD_INT, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(Architecture, position_embeddings), 0, NULL, NULL,
      "learned position embeddings (GPT-3: 2048); 0 for rotary", &paro_limit_model_dim},
+    {"rotary", PARO_FIELD_DOUBLE, PARO_FIELD_UNIT_RANGE, G_STRUCT_OFFSET(Architecture, rotary), 0,
+     NULL, NULL,
+     "share of each head's dimensions a rotary embedding turns in q and k (LLaMA: 1; "
+     "GPT-NeoX: 0.25; 0: none, as with ALiBi); default 1 without position_embeddings, else 0"},
     {"mlp", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(Architecture, mlp), 0, mlp_names, NULL,
      "gated (SwiGLU: gate, up, down) or plain (up, down)"},
     {"norm", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(Architecture, norm), 0, norm_names, NULL,
@@ -113,6 +118,8 @@ static gboolean parse_architecture(const ParoNode *node, gpointer ptr, gpointer 
         return FALSE;
     if (arch->kv_heads == 0)
         arch->kv_heads = arch->heads;
+    if (paro_node_lookup(node, "rotary") == NULL) /* learned positions, or else rotary */
+        arch->rotary = arch->position_embeddings > 0 ? 0.0 : 1.0;
     if (arch->head_dim == 0) {
         if (arch->hidden % arch->heads != 0) {
             paro_node_error(error, paro_node_lookup(node, "heads"), PARO_CONFIG_ERROR_CONSTRAINT,
@@ -169,6 +176,7 @@ static ParoModel *model_from_record(const ModelFile *f, const char *path)
     m->ffn = f->arch.ffn;
     m->vocab = f->arch.vocab;
     m->position_embeddings = f->arch.position_embeddings;
+    m->rotary = f->arch.rotary;
     m->mlp = f->arch.mlp;
     m->norm = f->arch.norm;
     m->attn_bias = f->arch.bias;
@@ -468,6 +476,14 @@ static ParoModel *model_from_hf(const ParoNode *root, GError **error)
         a->ffn = fam->ffn_per_hidden * a->hidden;
     if (a->position_embeddings > 0)
         a->position_embeddings += fam->position_offset;
+    /* The rotary families turn every dimension of a head but GPT-NeoX, whose config says
+     * which share (rotary_pct, 0.25 by default in GPTNeoXConfig; partial_rotary_factor in
+     * newer transformers, which Phi-3 and others also read) */
+    gboolean neox = fam == &hf_families[1];
+    a->rotary = fam->positions ? 0.0 : neox ? 0.25 : 1.0;
+    if (!fam->positions && (!hf_probability(root, "partial_rotary_factor", &a->rotary, error) ||
+                            (neox && !hf_probability(root, "rotary_pct", &a->rotary, error))))
+        return NULL;
     if (a->kv_heads == 0)
         a->kv_heads = a->heads;
     if (a->head_dim == 0)

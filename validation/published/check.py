@@ -128,8 +128,12 @@ def framework(r):
     if "FSDP" in fw:
         fp32 = "fsdp_mixed_precision=DEFAULT" in r["notes"] or "torchtitan" in fw
         fused = "llm-foundry" in fw
+        # torchtitan's model code turns q and k as Meta's reference does, an fp32 complex
+        # product (model.py apply_rotary_emb at 1ea476e9); the fsdp profile's default is
+        # HuggingFace's rotate_half (decision 61)
+        complex_rope = "  rope: complex\n" if "torchtitan" in fw else ""
         return ("framework:\n  name: fsdp\n" + ("  reduce_precision: fp32\n" if fp32 else "") +
-                ("  fused_loss: true\n" if fused else "") + eager_norm)
+                ("  fused_loss: true\n" if fused else "") + eager_norm + complex_rope)
     if "DeepSpeed" in fw or "GPT-NeoX" in fw:
         # the version where the row states it; else DeepSpeed's last release before the
         # row's date (0.5.0 of 2021-08 for 2021, 0.5.10 of 2022-01 for February 2022, 0.6.0
@@ -138,8 +142,13 @@ def framework(r):
         stated = re.search(r"DeepSpeed (\d+\.\d+(?:\.\d+)?)", fw)
         dated = "0.5.0" if "2021" in fw else "0.5.10" if "Feb 2022" in fw else "0.6.0"
         old = f"  version: {stated.group(1) if stated else dated}\n"
-        # HuggingFace's LLaMA under the PaRO fork: PyTorch's softmax kernels
-        eager_hf = "  fused_softmax: false\n" if "PaRO" in fw else ""
+        # HuggingFace's LLaMA under the PaRO fork: PyTorch's softmax kernels. Its norm and
+        # rotary embedding stay one kernel each, though HuggingFace's are PyTorch operators:
+        # the source's two rows calibrate its unpublished node bandwidth between them
+        # (leave_one_out), and with HuggingFace's kernels the NII row's bandwidth jumps
+        # from one of NCCL's ring speeds to another, 279 to 148 Gb/s, which puts the IIG
+        # row at +32% (decisions 60 and 61)
+        eager_hf = "  fused_softmax: false\n  rope: fused\n" if "PaRO" in fw else ""
         return "framework:\n  name: deepspeed\n" + old + eager_hf + eager_norm
     # Megatron-Bridge's performance recipes and NVIDIA's MLPerf runs overlap TP communication
     # (userbuffers; SOURCES.md): the row says so
