@@ -701,6 +701,21 @@ START_TEST(compute_rotary_embedding_kernels)
 }
 END_TEST
 
+/* A small GPT-NeoX config.json with @extra keys (", \"key\": value" ...) loaded as a model;
+ * the test fails if it does not load. */
+static ParoModel *small_neox(const char *extra)
+{
+    g_autofree char *json = g_strdup_printf(
+        "{\"model_type\": \"gpt_neox\", \"hidden_size\": 512, \"intermediate_size\": 2048, "
+        "\"num_hidden_layers\": 6, \"num_attention_heads\": 8, \"vocab_size\": 50304%s}",
+        extra);
+    g_autoptr(ParoNode) root = paro_yaml_load_data(json, strlen(json), NULL, NULL);
+    g_autoptr(GError) error = NULL;
+    ParoModel *m = paro_model_from_node(root, &error);
+    ck_assert_msg(m != NULL, "%s", error ? error->message : "");
+    return m;
+}
+
 START_TEST(model_hf_matches_yaml)
 {
     /* The Llama-2-7B config.json and our LLaMA-7B file describe the same shape. */
@@ -713,14 +728,8 @@ START_TEST(model_hf_matches_yaml)
     ck_assert_double_eq(hf->attention_dropout, 0);
     ck_assert_double_eq(hf->hidden_dropout, 0);
     /* GPT-NeoX's config names both (EleutherAI's Pythia configs: 0.0; here 0.1). */
-    const char *neox = "{\"model_type\": \"gpt_neox\", \"hidden_size\": 512, "
-                       "\"intermediate_size\": 2048, \"num_hidden_layers\": 6, "
-                       "\"num_attention_heads\": 8, \"vocab_size\": 50304, "
-                       "\"attention_dropout\": 0.1, \"hidden_dropout\": 0.25}";
-    g_autoptr(ParoNode) root = paro_yaml_load_data(neox, strlen(neox), NULL, NULL);
-    g_autoptr(GError) error = NULL;
-    g_autoptr(ParoModel) dropped = paro_model_from_node(root, &error);
-    ck_assert_msg(dropped != NULL, "%s", error ? error->message : "");
+    g_autoptr(ParoModel) dropped = small_neox(", \"attention_dropout\": 0.1, "
+                                              "\"hidden_dropout\": 0.25");
     ck_assert_double_eq(dropped->attention_dropout, 0.1);
     ck_assert_double_eq(dropped->hidden_dropout, 0.25);
     /* Rotary shares (decision 61): LLaMA's turn every dimension; GPT-NeoX's config says
@@ -728,12 +737,7 @@ START_TEST(model_hf_matches_yaml)
      * its positions. */
     ck_assert_double_eq(hf->rotary, 1.0);
     ck_assert_double_eq(dropped->rotary, 0.25);
-    const char *pythia = "{\"model_type\": \"gpt_neox\", \"hidden_size\": 512, "
-                         "\"intermediate_size\": 2048, \"num_hidden_layers\": 6, "
-                         "\"num_attention_heads\": 8, \"vocab_size\": 50304, "
-                         "\"rotary_pct\": 0.5}";
-    g_autoptr(ParoNode) half_root = paro_yaml_load_data(pythia, strlen(pythia), NULL, NULL);
-    g_autoptr(ParoModel) half = paro_model_from_node(half_root, NULL);
+    g_autoptr(ParoModel) half = small_neox(", \"rotary_pct\": 0.5");
     ck_assert_double_eq(half->rotary, 0.5);
     g_autoptr(ParoModel) gpt2 = load_model("models/hf/gpt2-config.json");
     ck_assert_double_eq(gpt2->rotary, 0.0);

@@ -170,6 +170,19 @@ START_TEST(scenario_set_key_of_named_framework)
 }
 END_TEST
 
+/* The scenario under `framework: @name`, with `framework.@key: @value` unless @value is
+ * NULL; the test fails if it does not load. */
+static ParoScenario *load_framework(const char *name, const char *key, const char *value)
+{
+    g_autofree char *fw = g_strdup_printf("framework=%s", name);
+    g_autofree char *kv = value ? g_strdup_printf("framework.%s=%s", key, value) : NULL;
+    const char *sets[] = {fw, kv, NULL};
+    g_autoptr(GError) error = NULL;
+    ParoScenario *s = load(sets, &error);
+    ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+    return s;
+}
+
 START_TEST(scenario_megatron_version_decides_async_dgrad)
 {
     /* Megatron-LM issues the backward's input-gradient collective asynchronously since
@@ -183,13 +196,7 @@ START_TEST(scenario_megatron_version_decides_async_dgrad)
                  {"megatron", "2.7", TRUE},  {"megatron", "0.20", TRUE},
                  {"deepspeed", NULL, FALSE}, {"ideal", NULL, FALSE}};
     for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-        g_autofree char *fw = g_strdup_printf("framework=%s", cases[i].framework);
-        g_autofree char *v =
-            cases[i].version ? g_strdup_printf("framework.version=%s", cases[i].version) : NULL;
-        const char *sets[] = {fw, v, NULL};
-        g_autoptr(GError) error = NULL;
-        g_autoptr(ParoScenario) s = load(sets, &error);
-        ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+        g_autoptr(ParoScenario) s = load_framework(cases[i].framework, "version", cases[i].version);
         ck_assert_msg(paro_framework_tp_async_dgrad(&s->framework) == cases[i].async, "%s %s",
                       cases[i].framework, cases[i].version ? cases[i].version : "-");
     }
@@ -213,13 +220,7 @@ START_TEST(scenario_framework_decides_rotary_kernels)
                  {"megatron", "rotate_half", PARO_ROPE_ROTATE_HALF},
                  {"deepspeed", "fused", PARO_ROPE_FUSED}};
     for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-        g_autofree char *fw = g_strdup_printf("framework=%s", cases[i].framework);
-        g_autofree char *rope =
-            cases[i].rope ? g_strdup_printf("framework.rope=%s", cases[i].rope) : NULL;
-        const char *sets[] = {fw, rope, NULL};
-        g_autoptr(GError) error = NULL;
-        g_autoptr(ParoScenario) s = load(sets, &error);
-        ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+        g_autoptr(ParoScenario) s = load_framework(cases[i].framework, "rope", cases[i].rope);
         g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
         ck_assert_msg(d->compute.rope == cases[i].want, "%s %s", cases[i].framework,
                       cases[i].rope ? cases[i].rope : "-");
