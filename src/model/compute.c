@@ -138,16 +138,14 @@ static void elementwise_bytes(const ParoModel *m, const ParoComputeSetup *c, dou
      * HuggingFace's) also repeat k and v to every query head under grouped-query attention
      * before the attention kernel (repeat_kv: a copy of each, read kv and write q; backward
      * the sum over the copies), where Transformer Engine's attention reads them as they are. */
-    double rope_f = 0, rope_b = 0;
-    if (m->rotary > 0) {
-        double turned = m->rotary * (q + kv);
-        rope_f = turned * (c->rope == PARO_ROPE_FUSED     ? PARO_ROPE_FUSED_BYTES
-                           : c->rope == PARO_ROPE_COMPLEX ? PARO_ROPE_COMPLEX_BYTES
-                                                          : PARO_ROPE_ROTATE_HALF_FORWARD_BYTES);
-        rope_b = turned * (c->rope == PARO_ROPE_FUSED     ? PARO_ROPE_FUSED_BYTES
-                           : c->rope == PARO_ROPE_COMPLEX ? PARO_ROPE_COMPLEX_BYTES
-                                                          : PARO_ROPE_ROTATE_HALF_BACKWARD_BYTES);
-    }
+    static const double rope_bytes[][2] = {
+        [PARO_ROPE_FUSED] = {PARO_ROPE_FUSED_BYTES, PARO_ROPE_FUSED_BYTES},
+        [PARO_ROPE_COMPLEX] = {PARO_ROPE_COMPLEX_BYTES, PARO_ROPE_COMPLEX_BYTES},
+        [PARO_ROPE_ROTATE_HALF] = {PARO_ROPE_ROTATE_HALF_FORWARD_BYTES,
+                                   PARO_ROPE_ROTATE_HALF_BACKWARD_BYTES},
+    };
+    double turned = m->rotary * (q + kv);
+    double rope_f = turned * rope_bytes[c->rope][0], rope_b = turned * rope_bytes[c->rope][1];
     if (c->rope != PARO_ROPE_FUSED && kv < q) {
         rope_f += 4.0 * (q + kv);
         rope_b += 4.0 * (q + kv);
