@@ -48,6 +48,9 @@ golden run-llama2-70b-lora.txt run scenarios/llama2-70b-lora_hgx-h200x8-mlperf.y
 golden run-calibrated.txt run scenarios/llama-7b_dgx-h100x8_n32-calibrated.yaml \
     --strategies zero-1,zero-2,zero-3,NIG,IIG,mics
 golden strategies-default.txt strategies "$scenario"
+# the framework line names a dated profile and the kernels it runs for LLaMA (decision 61)
+golden run-deepspeed-dated.json run "$scenario" --format json --strategies zero-2 \
+    --set framework=deepspeed --set framework.version=0.10.0
 golden run-zeropp.txt run scenarios/paro-llama-7b-zeropp_n32.yaml \
     --strategies zero-1,zero-2,zero-3,zero++,NII,NGI
 golden run-naive.json run "$scenario" --set compression.preset=naive --strategies zero-3,NII \

@@ -112,6 +112,7 @@ static void json(const ParoScenarioDerived *g, const ParoStepResult *rows, guint
     paro_report_number(out, g->sizes.params);
     g_string_append(out, ",\n  \"trainable_params\": ");
     paro_report_number(out, g->sizes.trainable);
+    paro_report_framework_json(s, &g->compute, out);
     g_string_append(out, ",\n  \"gpu_memory\": ");
     paro_report_number(out, s->topology->gpu.memory_bytes);
     /* Compression fields appear only with compression, so plain reports keep their bytes. */

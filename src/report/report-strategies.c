@@ -55,6 +55,75 @@ static char *aliases_joined(const ParoStrategy *s, const char *sep)
     return g_strjoinv(sep, (char **)s->aliases);
 }
 
+/* The kernels the framework profile decides for this model, each with how it runs, in the
+ * order the framework line and the JSON object give them; returns how many. */
+typedef struct {
+    const char *kernel, *how;
+} KernelChoice;
+
+static guint framework_kernels(const ParoScenario *s, const ParoComputeSetup *cs,
+                               KernelChoice out[6])
+{
+    const ParoModel *m = s->model;
+    guint n = 0;
+    out[n++] = (KernelChoice){"loss", cs->fused_loss ? "fused" : "fp32 unfused"};
+    out[n++] = (KernelChoice){"optimizer",
+                              paro_framework_fused_optimizer(&s->framework) ? "fused" : "unfused"};
+    if (s->training.attention == PARO_ATTENTION_EAGER)
+        out[n++] = (KernelChoice){"softmax", cs->fused_softmax ? "fused" : "unfused"};
+    if (m->has_shape && m->norm == PARO_NORM_RMSNORM)
+        out[n++] = (KernelChoice){"rmsnorm", cs->eager_norm ? "unfused" : "fused"};
+    if (m->has_shape && m->mlp == PARO_MLP_GATED)
+        out[n++] = (KernelChoice){"swiglu", cs->fused_swiglu ? "fused" : "unfused"};
+    if (m->has_shape && m->rotary > 0)
+        out[n++] = (KernelChoice){"rotary", paro_rope_names[cs->rope + 1]};
+    return n;
+}
+
+/* The profile's version as the scenario gave it ("0.10.0"), or NULL when it gives none. */
+static char *framework_version(const ParoFramework *f)
+{
+    if (f->version == 0)
+        return NULL;
+    return g_strdup_printf("%" G_GINT64_FORMAT ".%" G_GINT64_FORMAT ".%" G_GINT64_FORMAT,
+                           f->version / 1000000, f->version / 1000 % 1000, f->version % 1000);
+}
+
+/* The framework line: the profile and the kernels it decides for this model, so a reader
+ * sees which code's costs the figures assume (docs/frameworks.md). */
+static void append_framework(GString *out, const ParoScenario *s, const ParoComputeSetup *cs)
+{
+    KernelChoice k[6];
+    guint n = framework_kernels(s, cs, k);
+    g_autofree char *version = framework_version(&s->framework);
+    g_string_append_printf(out,
+                           "# framework: %s%s%s  kernels:", paro_framework_names[s->framework.kind],
+                           version ? " " : "", version ? version : "");
+    for (guint i = 0; i < n; i++)
+        g_string_append_printf(out, "%s %s %s", i ? "," : "", k[i].kernel, k[i].how);
+    g_string_append_c(out, '\n');
+}
+
+void paro_report_framework_json(const ParoScenario *s, const ParoComputeSetup *cs, GString *out)
+{
+    KernelChoice k[6];
+    guint n = framework_kernels(s, cs, k);
+    g_autofree char *version = framework_version(&s->framework);
+    g_string_append(out, ",\n  \"framework\": {\"name\": ");
+    paro_report_json_string(out, paro_framework_names[s->framework.kind]);
+    g_string_append(out, ", \"version\": ");
+    if (version)
+        paro_report_json_string(out, version);
+    else
+        g_string_append(out, "null");
+    g_string_append(out, ", \"kernels\": {");
+    for (guint i = 0; i < n; i++) {
+        g_string_append_printf(out, "%s\"%s\": ", i ? ", " : "", k[i].kernel);
+        paro_report_json_string(out, k[i].how);
+    }
+    g_string_append(out, "}}");
+}
+
 /* The LoRA line: the adapters, and what their own kernels cost a layer (decision 52). */
 static void append_lora(GString *out, const ParoScenario *s, const ParoComputeSetup *cs)
 {
@@ -129,6 +198,7 @@ void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
         g_string_append_printf(out,
                                " at best (GEMMs by shape: %g of peak, %" G_GINT64_FORMAT " SMs)\n",
                                cs->matmul_efficiency, cs->sms);
+    append_framework(out, s, cs);
     if (tr->fp8) {
         g_autofree char *fp8 =
             paro_units_format(paro_compute_fp8_rate(cs), PARO_QUANTITY_FLOP_RATE);
@@ -262,7 +332,9 @@ static void json(const ParoGuideline *guideline, GString *out)
     json_field(out, "intra_latency", g->comm.intra_lat_s, FALSE);
     json_field(out, "inter_bandwidth", g->comm.inter_Bps, FALSE);
     json_field(out, "inter_latency", g->comm.inter_lat_s, TRUE);
-    g_string_append(out, "},\n  \"gpu_memory\": ");
+    g_string_append(out, "}");
+    paro_report_framework_json(s, &g->compute, out);
+    g_string_append(out, ",\n  \"gpu_memory\": ");
     paro_report_number(out, s->topology->gpu.memory_bytes);
     g_string_append(out, ",\n  \"strategies\": [\n");
     for (guint i = 0; i < results->len; i++) {

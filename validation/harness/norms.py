@@ -18,11 +18,12 @@ Output: a table in nccl-tests layout ('#' header and footer lines) and, with -J,
 """
 import argparse
 import datetime
-import json
 import statistics
 import sys
 
 import torch
+
+from harness_io import finish
 
 VERSION = "0.1.0"
 EPS = 1e-6
@@ -116,11 +117,7 @@ def main():
                 out.flush()
         del x, w, g
         torch.cuda.empty_cache()
-    out.write(f"# {len(results)} rows\n")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"header": header, "check_error": err, "results": results}, f, indent=1)
-    return 0 if err <= 1e-2 else 1
+    return finish(out, results, header, err, 1e-2, args.json)
 
 
 if __name__ == "__main__":

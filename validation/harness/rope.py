@@ -23,12 +23,13 @@ the script; its times mean nothing).
 """
 import argparse
 import datetime
-import json
 import statistics
 import sys
 import time
 
 import torch
+
+from harness_io import finish
 
 VERSION = "0.1.0"
 # tokens a micro-batch, query heads, key/value heads, head size: torchtitan's Llama 3 8B
@@ -205,11 +206,7 @@ def main():
         del q, k, v
         if cuda:
             torch.cuda.empty_cache()
-    out.write(f"# {len(results)} rows\n")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"header": header, "check_error": err, "results": results}, f, indent=1)
-    return 0 if err <= 2e-2 else 1
+    return finish(out, results, header, err, 2e-2, args.json)
 
 
 if __name__ == "__main__":
