@@ -55,14 +55,18 @@ static char *aliases_joined(const ParoStrategy *s, const char *sep)
     return g_strjoinv(sep, (char **)s->aliases);
 }
 
-/* The kernels the framework profile decides for this model, each with how it runs, in the
- * order the framework line and the JSON object give them; returns how many. */
+/* A kernel the framework profile decides, and how it runs ("fused", "rotate_half"...). */
 typedef struct {
     const char *kernel, *how;
 } KernelChoice;
 
+/* loss, optimizer, softmax, rmsnorm, swiglu, rotary */
+#define FRAMEWORK_KERNELS_MAX 6
+
+/* The kernels the profile decides for this model, in the order the framework line and the
+ * JSON object give them; returns how many. */
 static guint framework_kernels(const ParoScenario *s, const ParoComputeSetup *cs,
-                               KernelChoice out[6])
+                               KernelChoice out[FRAMEWORK_KERNELS_MAX])
 {
     const ParoModel *m = s->model;
     guint n = 0;
@@ -93,7 +97,7 @@ static char *framework_version(const ParoFramework *f)
  * sees which code's costs the figures assume (docs/frameworks.md). */
 static void append_framework(GString *out, const ParoScenario *s, const ParoComputeSetup *cs)
 {
-    KernelChoice k[6];
+    KernelChoice k[FRAMEWORK_KERNELS_MAX];
     guint n = framework_kernels(s, cs, k);
     g_autofree char *version = framework_version(&s->framework);
     g_string_append_printf(out,
@@ -106,7 +110,7 @@ static void append_framework(GString *out, const ParoScenario *s, const ParoComp
 
 void paro_report_framework_json(const ParoScenario *s, const ParoComputeSetup *cs, GString *out)
 {
-    KernelChoice k[6];
+    KernelChoice k[FRAMEWORK_KERNELS_MAX];
     guint n = framework_kernels(s, cs, k);
     g_autofree char *version = framework_version(&s->framework);
     g_string_append(out, ",\n  \"framework\": {\"name\": ");
