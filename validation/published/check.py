@@ -24,6 +24,10 @@ each is predicted with its own overrides and printed after the throughput summar
 recorded and checked as `memory:ID`; the rows parosim puts out of memory (each ran, so
 none should be) as `fits:out-of-memory`.
 
+Last, the groups of data-parallel runs that give every GPU the same work and were measured
+more than 8% apart (equal_work): where the smaller run is the slower, a bound on any model's
+error there; where the larger runs are, a cost growing with scale that parosim lacks.
+
 Rules where a source is silent (each counted in the `assumed` column):
   micro-batch unknown -> 1; NICs unknown -> the machine class's (DGX A100: 8 x 200 Gb/s,
   DGX H100: 8 x 400 Gb/s); dp sharding unknown -> none (Megatron's DDP); interleaving
@@ -493,6 +497,39 @@ def comparisons(root, rows, results):
     return out
 
 
+# Runs of equal work per GPU whose measured step times differ by more than this are printed
+EQUAL_WORK_SPREAD = 0.08
+
+
+def equal_work(rows, results):
+    """Groups of a source's data-parallel runs (tp = pp = 1) that give every GPU the same work:
+    the same GPU, model, sequence, micro-batch and samples a GPU, only the GPU count
+    differing. A data-parallel step's compute a GPU is then the same and its collectives only
+    grow with the GPU count, so no model of that kind can predict the smaller run slower: a
+    group whose smaller run measured slower bounds every such model's error on it; one whose
+    larger runs measured much slower names a cost that grows with scale. Returns (spread,
+    [(gpus, measured s, parosim's error, id)]) for groups spread beyond EQUAL_WORK_SPREAD."""
+    by_id = {x["id"]: x for x in results if "skip" not in x and x["metric"] == "step_s"}
+    groups = {}
+    for r in rows:
+        x = by_id.get(r["id"])
+        if x is None or as_int(r["tp"]) != 1 or as_int(r["pp"]) != 1:
+            continue
+        gpus = int(r["nodes"]) * int(r["gpus_per_node"])
+        if int(r["global_batch"]) % gpus:
+            continue
+        key = (r["source_key"], r["gpu"], r["gpu_mem_gb"], r["layers"], r["hidden"], r["seq"],
+               r["micro_batch"], int(r["global_batch"]) // gpus, r["precision"], r["recompute"])
+        groups.setdefault(key, []).append((gpus, x["measured"], x["predicted"] / x["measured"]
+                                           - 1, r["id"]))
+    out = []
+    for runs in groups.values():
+        times = [t for _, t, _, _ in runs]
+        if len(runs) > 1 and max(times) / min(times) - 1 > EQUAL_WORK_SPREAD:
+            out.append((max(times) / min(times) - 1, sorted(runs)))
+    return sorted(out, key=lambda g: -g[0])
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -583,6 +620,12 @@ def main():
           f"{max((x['regret'] for x in told), default=0):.1%} of tokens/s")
     print("# lead: the measured winner's tokens/s over the runner-up's (parosim: the same two "
           "runs' predicted); cost: the measured winner's tokens/s over those of parosim's pick")
+    print()
+    print(f"runs of equal work per GPU measured more than {EQUAL_WORK_SPREAD:.0%} apart "
+          "(GPUs: measured step, parosim's error)")
+    for spread, runs in equal_work(rows, results):
+        print(f"{spread:6.1%}  {runs[0][3]}: " +
+              ", ".join(f"{g} GPUs {t:.4g} s {e:+.1%}" for g, t, e, _ in runs))
     if mode == "--record":
         with open(target, "w") as f:
             f.write("id\tpredicted\terror\n")
