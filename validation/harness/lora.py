@@ -27,14 +27,14 @@ six longest kernels. The row's bytes are those parosim counts for it
 
 Output: a table in nccl-tests layout ('#' header and footer lines) and, with -J, JSON.
 """
-import argparse
-import datetime
 import json
 import statistics
 import sys
 
 import torch
 import torch.nn.functional as F
+
+from harness_io import argument_parser, check_line, cuda_device, run_header
 
 VERSION = "0.1.0"
 
@@ -201,32 +201,15 @@ def check(dev):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argument_parser(__doc__)
     ap.add_argument("--tp", default="1,2,4,8", help="tensor-parallel sizes (comma-separated)")
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--reps", type=int, default=30)
-    ap.add_argument("-J", "--json", help="also write the results as JSON to this file")
     args = ap.parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("lora.py: no CUDA device")
-    dev = torch.device("cuda")
-    torch.manual_seed(0)
-    props = torch.cuda.get_device_properties(dev)
+    dev = cuda_device("lora.py")
     out = sys.stdout
-    header = {"tool": f"paro-harness lora {VERSION}",
-              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-              "device": props.name, "sms": props.multi_processor_count,
-              "memory_gib": props.total_memory / 2**30, "torch": torch.__version__,
-              "cuda": torch.version.cuda, "command": " ".join(sys.argv)}
-    out.write(f"# {header['tool']}  subcommand: lora (PyTorch)\n# date: {header['date']}\n")
-    out.write(f"# device: {props.name}  SMs: {props.multi_processor_count}  memory: "
-              f"{header['memory_gib']:.2f} GiB\n")
-    out.write(f"# torch: {torch.__version__}  CUDA: {torch.version.cuda}\n# command: {header['command']}\n")
+    header = run_header(out, "lora", VERSION, dev)
     err = check(dev)
     ok = err <= 1e-2
-    out.write(f"# check: adapter output and input gradient vs float64: worst error {err:.2e} of "
-              f"the largest value (limit 1e-2, bf16) {'OK' if ok else 'FAILED'}\n")
+    check_line(out, "adapter output and input gradient", err, 1e-2)
     out.write(f"# Llama-2-70B, {TOKENS} tokens, r={RANK}, alpha={ALPHA:g}, dropout={DROPOUT}; "
               f"median of {args.reps} after {args.warmup} warm-ups; bytes = parosim's count\n")
     out.write(f"# kernels(us): the profiler's sum of the kernels' own times a call (no launch gaps); "

@@ -16,14 +16,12 @@ RMSNorm.
 
 Output: a table in nccl-tests layout ('#' header and footer lines) and, with -J, JSON.
 """
-import argparse
-import datetime
 import statistics
 import sys
 
 import torch
 
-from harness_io import finish
+from harness_io import argument_parser, check_line, cuda_device, finish, run_header
 
 VERSION = "0.1.0"
 EPS = 1e-6
@@ -69,31 +67,12 @@ def check(dev):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--reps", type=int, default=30)
-    ap.add_argument("-J", "--json", help="also write the results as JSON to this file")
-    args = ap.parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("norms.py: no CUDA device")
-    dev = torch.device("cuda")
-    torch.manual_seed(0)
-    props = torch.cuda.get_device_properties(dev)
+    args = argument_parser(__doc__).parse_args()
+    dev = cuda_device("norms.py")
     out = sys.stdout
-    header = {"tool": f"paro-harness norms {VERSION}",
-              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-              "device": props.name, "sms": props.multi_processor_count,
-              "memory_gib": props.total_memory / 2**30, "torch": torch.__version__,
-              "cuda": torch.version.cuda, "command": " ".join(sys.argv)}
-    out.write(f"# {header['tool']}  subcommand: norms (PyTorch)\n# date: {header['date']}\n")
-    out.write(f"# device: {props.name}  SMs: {props.multi_processor_count}  memory: "
-              f"{header['memory_gib']:.2f} GiB\n")
-    out.write(f"# torch: {torch.__version__}  CUDA: {torch.version.cuda}\n"
-              f"# command: {header['command']}\n")
+    header = run_header(out, "norms", VERSION, dev)
     err = check(dev)
-    out.write(f"# check: eager RMSNorm vs float64: worst error {err:.2e} of the largest value "
-              f"(limit 1e-2, bf16) {'OK' if err <= 1e-2 else 'FAILED'}\n")
+    check_line(out, "eager RMSNorm", err, 1e-2)
     out.write(f"# bf16; median of {args.reps} after {args.warmup} warm-ups; bytes = parosim's "
               "count (fused 4 + 10, eager 36 + 66 an element); bw = bytes / time\n")
     out.write(f"#{'norm':>6} {'tokens':>7} {'hidden':>7} {'pass':>8} {'bytes':>12} "

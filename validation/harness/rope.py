@@ -21,15 +21,13 @@ Output: a table in nccl-tests layout ('#' header and footer lines) and, with -J,
 --device cpu runs the same code paths on the CPU with wall-clock timing (a smoke test of
 the script; its times mean nothing).
 """
-import argparse
-import datetime
 import statistics
 import sys
 import time
 
 import torch
 
-from harness_io import finish
+from harness_io import argument_parser, check_line, cuda_device, finish, run_header
 
 VERSION = "0.1.0"
 # tokens a micro-batch, query heads, key/value heads, head size: torchtitan's Llama 3 8B
@@ -134,32 +132,18 @@ def compiled_rope():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--reps", type=int, default=30)
+    ap = argument_parser(__doc__)
     ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
                     help="cpu: a smoke test of the script on small shapes (times mean nothing)")
-    ap.add_argument("-J", "--json", help="also write the results as JSON to this file")
     args = ap.parse_args()
     cuda = args.device == "cuda"
-    if cuda and not torch.cuda.is_available():
-        sys.exit("rope.py: no CUDA device")
-    dev = torch.device(args.device)
+    dev = cuda_device("rope.py") if cuda else torch.device("cpu")
     torch.manual_seed(0)
-    name = torch.cuda.get_device_properties(dev).name if cuda else "cpu"
     shapes = SHAPES if cuda else tuple((64, h, kv, d) for _, h, kv, d in SHAPES[:2])
     out = sys.stdout
-    header = {"tool": f"paro-harness rope {VERSION}",
-              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-              "device": name, "torch": torch.__version__, "cuda": torch.version.cuda,
-              "command": " ".join(sys.argv)}
-    out.write(f"# {header['tool']}  subcommand: rope (PyTorch)\n# date: {header['date']}\n"
-              f"# device: {name}\n# torch: {torch.__version__}  CUDA: {torch.version.cuda}\n"
-              f"# command: {header['command']}\n")
+    header = run_header(out, "rope", VERSION, dev)
     err = check(dev)
-    out.write(f"# check: both forms vs float64: worst error {err:.2e} of the largest value "
-              f"(limit 2e-2, bf16) {'OK' if err <= 2e-2 else 'FAILED'}\n")
+    check_line(out, "both forms", err, 2e-2)
     out.write(f"# bf16; median of {args.reps} after {args.warmup} warm-ups; bytes = parosim's "
               "count over q and k (fused 4 + 4, complex 20 + 20, rotate_half 20 + 30 an "
               "element; repeat_kv 4 (q + kv) a token each way); bw = bytes / time\n")
