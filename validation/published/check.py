@@ -26,7 +26,9 @@ none should be) as `fits:out-of-memory`.
 
 Last, the groups of data-parallel runs that give every GPU the same work and were measured
 more than 8% apart (equal_work): where the smaller run is the slower, a bound on any model's
-error there; where the larger runs are, a cost growing with scale that parosim lacks.
+error there (printed: the least error a model that never predicts the smaller run slower
+must make on one of the group's runs); where the larger runs are, a cost growing with scale
+that parosim lacks.
 
 Rules where a source is silent (each counted in the `assumed` column):
   micro-batch unknown -> 1; NICs unknown -> the machine class's (DGX A100: 8 x 200 Gb/s,
@@ -530,6 +532,12 @@ def equal_work(rows, results):
     return sorted(out, key=lambda g: -g[0])
 
 
+def least_error(slow, fast):
+    """The least worst error any model that must predict `slow` no slower than `fast` can
+    make on the pair: both predicted at the harmonic mean 2 slow fast / (slow + fast)."""
+    return (slow - fast) / (slow + fast)
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -622,10 +630,14 @@ def main():
           "runs' predicted); cost: the measured winner's tokens/s over those of parosim's pick")
     print()
     print(f"runs of equal work per GPU measured more than {EQUAL_WORK_SPREAD:.0%} apart "
-          "(GPUs: measured step, parosim's error)")
+          "(GPUs: measured step, parosim's error; bound: the least error any model must make on "
+          "one of them where a smaller run measured slower than a larger one)")
     for spread, runs in equal_work(rows, results):
+        slower_small = [least_error(a[1], b[1]) for a in runs for b in runs if a[0] < b[0]]
+        bound = max(slower_small, default=0)
         print(f"{spread:6.1%}  {runs[0][3]}: " +
-              ", ".join(f"{g} GPUs {t:.4g} s {e:+.1%}" for g, t, e, _ in runs))
+              ", ".join(f"{g} GPUs {t:.4g} s {e:+.1%}" for g, t, e, _ in runs) +
+              (f"; bound {bound:.1%}" if bound > 0 else ""))
     if mode == "--record":
         with open(target, "w") as f:
             f.write("id\tpredicted\terror\n")
