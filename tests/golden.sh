@@ -51,6 +51,9 @@ golden strategies-default.txt strategies "$scenario"
 # the framework line names a dated profile and the kernels it runs for LLaMA (decision 61)
 golden run-deepspeed-dated.json run "$scenario" --format json --strategies zero-2 \
     --set framework=deepspeed --set framework.version=0.10.0
+# FSDP2 copies each gather out and builds its reduce-scatter input in one cast (decision 62)
+golden run-fsdp2.txt run "$scenario" --strategies zero-3,zero-2 --set framework=fsdp \
+    --set framework.fsdp2=true --set framework.reduce_precision=fp32
 golden run-zeropp.txt run scenarios/paro-llama-7b-zeropp_n32.yaml \
     --strategies zero-1,zero-2,zero-3,zero++,NII,NGI
 golden run-naive.json run "$scenario" --set compression.preset=naive --strategies zero-3,NII \

@@ -118,6 +118,21 @@ START_TEST(scenario_framework_profiles_set_defaults)
     ck_assert_double_eq(paro_framework_grad_pass_bytes(&ds, 2, 2, FALSE), 0);
     fsdp.grad_passes = PARO_SETTING_FALSE;
     ck_assert_double_eq(paro_framework_grad_pass_bytes(&fsdp, 2, 4, FALSE), 0);
+    /* FSDP2 (decision 62, _fsdp_collectives.py): the gradients concatenated into the
+     * reduce-scatter's input in its type, one copy that casts (b_g + b_r), then pre-divided
+     * (2 b_r): 2 + 4 + 8 = 14 in fp32, 2 + 2 + 4 = 8 in bf16; and each all-gather's output
+     * copied into the parameters, read and written: 2 bytes a gathered byte. FSDP1 copies
+     * nothing out; the key is FSDP's alone. */
+    ParoFramework fsdp2 = {PARO_FRAMEWORK_FSDP};
+    fsdp2.fsdp2 = PARO_SETTING_TRUE;
+    ck_assert_double_eq(paro_framework_grad_pass_bytes(&fsdp2, 2, 4, FALSE), 14);
+    ck_assert_double_eq(paro_framework_grad_pass_bytes(&fsdp2, 2, 2, FALSE), 8);
+    ck_assert_double_eq(paro_framework_gather_copy_bytes(&fsdp2), 2);
+    ck_assert_double_eq(paro_framework_gather_copy_bytes(&fsdp), 0);
+    ParoFramework ds_fsdp2 = {PARO_FRAMEWORK_DEEPSPEED};
+    ds_fsdp2.fsdp2 = PARO_SETTING_TRUE;
+    ck_assert(!paro_framework_fsdp2(&ds_fsdp2));
+    ck_assert_double_eq(paro_framework_gather_copy_bytes(&ds_fsdp2), 0);
     ParoFramework megatron = {PARO_FRAMEWORK_MEGATRON}, ideal = {PARO_FRAMEWORK_IDEAL};
     megatron.grad_passes = PARO_SETTING_TRUE;
     ck_assert_double_eq(paro_framework_grad_pass_bytes(&megatron, 2, 4, TRUE), 0);
@@ -167,6 +182,12 @@ START_TEST(scenario_set_key_of_named_framework)
     ck_assert(!paro_framework_fused_norm(&e->framework));
     g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(e);
     ck_assert(d->compute.eager_norm);
+    /* FSDP1 unless the run says FSDP2 (decision 62) */
+    ck_assert(!paro_framework_fsdp2(&e->framework));
+    const char *two[] = {"framework=fsdp", "framework.fsdp2=true", NULL};
+    g_autoptr(ParoScenario) f2 = load(two, &error);
+    ck_assert_msg(f2 != NULL, "%s", error ? error->message : "");
+    ck_assert(paro_framework_fsdp2(&f2->framework));
 }
 END_TEST
 

@@ -372,6 +372,52 @@ START_TEST(step_gradient_passes_lengthen_backward)
 }
 END_TEST
 
+START_TEST(step_fsdp2_copies_gathers_out)
+{
+    /* System: the default scenario (LLaMA-7B, bf16, A = 10, 32 A100s) under FSDP's profile
+     * reducing in fp32, with overlap off so that every task runs in series and the step
+     * changes by exactly the tasks' changes. FSDP2 (`fsdp2: true`, decision 62) against
+     * FSDP1, by hand from _fsdp_collectives.py: each all-gather's output is copied into the
+     * parameters on the compute stream, 2 bytes moved a gathered byte; ZeRO-3 gathers every
+     * layer in the forward and again in the backward of each micro-batch, so 2 x 2 x G
+     * bytes a micro-batch (G: the gathered bytes of all the parameters); its gradient passes
+     * move 14 bytes a trainable parameter instead of FSDP1's 18. Step change = A x (4 G -
+     * 4 Psi') / (the flat passes' bandwidth), each of the 2 A L layer tasks rounding to the
+     * picosecond once. ZeRO-2 gathers nothing: only the passes' -4 Psi' remain. */
+    const char *one[] = {"framework=fsdp", "framework.reduce_precision=fp32",
+                         "training.overlap=false", NULL};
+    const char *two[] = {"framework=fsdp", "framework.reduce_precision=fp32",
+                         "training.overlap=false", "framework.fsdp2=true", NULL};
+    const struct {
+        const char *strategy;
+        double gather_passes; /* gathers of each layer a micro-batch */
+    } cases[] = {{"zero-3", 2}, {"zero-2", 0}};
+    for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+        double step[2], want = 0, tasks = 0;
+        for (guint v = 0; v < 2; v++) {
+            g_autoptr(ParoScenario) s = paro_test_default_scenario(v == 0 ? two : one);
+            g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+            g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+            ParoStepResult r;
+            g_autoptr(GError) error = NULL;
+            ck_assert_msg(paro_step_simulate(d, paro_strategy_lookup(cases[c].strategy), cache,
+                                             &(ParoStepOptions){FALSE, TRUE}, &r, &error),
+                          "%s", error ? error->message : "");
+            step[v] = paro_time_to_s(r.step);
+            double A = (double)s->training.accumulation;
+            double gathered = paro_scenario_gathered_bytes(d, d->sizes.params);
+            want = A * (cases[c].gather_passes * 2.0 * gathered - 4.0 * d->sizes.trainable) /
+                   d->compute.flat_pass_Bps;
+            tasks = 2.0 * A * (double)s->model->layers;
+            paro_step_result_clear(&r);
+        }
+        double grew = step[0] - step[1];
+        ck_assert_msg(fabs(grew - want) <= tasks * 1e-12, "%s: grew %.12g s, want %.12g s",
+                      cases[c].strategy, grew, want);
+    }
+}
+END_TEST
+
 START_TEST(step_unfused_optimizer_by_hand)
 {
     /* System: the default scenario (LLaMA-7B, 6,738,415,616 parameters; 32 A100-SXM4-80GB,
@@ -495,6 +541,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, step_trace_is_consistent);
     tcase_add_test(tc, step_deepspeed_stage2_reduces_in_series);
     tcase_add_test(tc, step_gradient_passes_lengthen_backward);
+    tcase_add_test(tc, step_fsdp2_copies_gathers_out);
     tcase_add_test(tc, step_unfused_optimizer_by_hand);
     tcase_add_test(tc, step_recompute_every_second_layer_memory);
     tcase_add_test(tc, step_loss_memory_by_framework);

@@ -60,8 +60,8 @@ typedef struct {
     const char *kernel, *how;
 } KernelChoice;
 
-/* loss, optimizer, softmax, rmsnorm, swiglu, rotary */
-#define FRAMEWORK_KERNELS_MAX 6
+/* loss, optimizer, softmax, rmsnorm, swiglu, rotary, gathers */
+#define FRAMEWORK_KERNELS_MAX 7
 
 /* The kernels the profile decides for this model, in the order the framework line and the
  * JSON object give them; returns how many. */
@@ -81,6 +81,8 @@ static guint framework_kernels(const ParoScenario *s, const ParoComputeSetup *cs
         out[n++] = (KernelChoice){"swiglu", cs->fused_swiglu ? "fused" : "unfused"};
     if (m->has_shape && m->rotary > 0)
         out[n++] = (KernelChoice){"rotary", paro_rope_names[cs->rope + 1]};
+    if (paro_framework_gather_copy_bytes(&s->framework) > 0) /* FSDP2, decision 62 */
+        out[n++] = (KernelChoice){"gathers", "copied out"};
     return n;
 }
 

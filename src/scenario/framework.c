@@ -102,6 +102,12 @@ static const ParoField framework_fields[] = {
      "LoRA on q, k, v (gate, up) is one adapter over the packed product (default: the "
      "profile's; megatron: true, NeMo's LoraKQVAdapter; else false, one a projection as "
      "HuggingFace PEFT)"},
+    {"fsdp2", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, fsdp2), 0, paro_setting_names,
+     NULL,
+     "fsdp only: PyTorch's FSDP2 (fully_shard, per-parameter sharding; torchtitan), which "
+     "copies each all-gather's output into the parameters on the compute stream and "
+     "concatenates the gradients into the reduce-scatter's input (default false: FSDP1, "
+     "gathering into the flat parameter in place; decision 62)"},
     {"rope", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoFramework, rope), 0, paro_rope_names, NULL,
      "a rotary embedding's kernels (default: the profile's; megatron and ideal: fused, one "
      "kernel each way; deepspeed and fsdp: rotate_half, HuggingFace's operators; complex: "
@@ -235,13 +241,33 @@ gboolean paro_framework_fused_optimizer(const ParoFramework *f)
 double paro_framework_grad_pass_bytes(const ParoFramework *f, double grad_bytes,
                                       double reduce_bytes, gboolean bf16_optimizer)
 {
-    double fsdp = 2.0 * grad_bytes + (reduce_bytes != grad_bytes ? grad_bytes + reduce_bytes : 0) +
-                  2.0 * reduce_bytes;
+    /* FSDP1: copy (2 b_g), cast where the types differ (b_g + b_r), pre-divide (2 b_r).
+     * FSDP2 (_fsdp_collectives.py foreach_reduce_scatter_copy_in: torch.cat into the
+     * reduce_dtype input, then _div_if_needed): one copy that casts (b_g + b_r) and the
+     * pre-divide (2 b_r). */
+    double fsdp = paro_framework_fsdp2(f)
+                      ? grad_bytes + reduce_bytes + 2.0 * reduce_bytes
+                      : 2.0 * grad_bytes +
+                            (reduce_bytes != grad_bytes ? grad_bytes + reduce_bytes : 0) +
+                            2.0 * reduce_bytes;
     gboolean known =
         f->kind == PARO_FRAMEWORK_FSDP || (f->kind == PARO_FRAMEWORK_DEEPSPEED && bf16_optimizer);
     if (!known || !decide(f->grad_passes, TRUE))
         return 0;
     return f->kind == PARO_FRAMEWORK_FSDP ? fsdp : BF16_OPTIMIZER_PASS_BYTES;
+}
+
+gboolean paro_framework_fsdp2(const ParoFramework *f)
+{
+    return f->kind == PARO_FRAMEWORK_FSDP && decide(f->fsdp2, FALSE);
+}
+
+/* FSDP2's copy-out reads the all-gather's buffer and writes each parameter's tensor. */
+#define FSDP2_COPY_OUT_BYTES_PER_GATHERED_BYTE 2.0
+
+double paro_framework_gather_copy_bytes(const ParoFramework *f)
+{
+    return paro_framework_fsdp2(f) ? FSDP2_COPY_OUT_BYTES_PER_GATHERED_BYTE : 0;
 }
 
 double paro_framework_accumulate_bytes(const ParoFramework *f, double grad_bytes, gboolean bf16,

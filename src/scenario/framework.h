@@ -58,7 +58,8 @@ typedef struct {
     int fused_swiglu;      /* ParoSetting: a gated MLP's SwiGLU is one kernel keeping its input */
     int fused_norm;        /* ParoSetting: an RMSNorm is one kernel, not PyTorch's operators */
     int packed_lora;       /* ParoSetting: one LoRA adapter over the packed QKV (gate-up) product */
-    int rope;              /* 0: the profile's rotary kernels; else a ParoRope + 1 */
+    int fsdp2;      /* ParoSetting: FSDP2's per-parameter sharding (fully_shard), not FSDP1 */
+    int rope;       /* 0: the profile's rotary kernels; else a ParoRope + 1 */
     gint64 version; /* MAJOR * 1e6 + MINOR * 1e3 + PATCH; 0: the version the profile documents */
 } ParoFramework;
 
@@ -67,14 +68,14 @@ typedef struct {
         PARO_FRAMEWORK_IDEAL, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, 0, PARO_SETTING_DEFAULT, \
             PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT,                      \
             PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT,                      \
-            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT                       \
+            PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT, PARO_SETTING_DEFAULT \
     }
 
 /** paro_framework_parse: `framework: NAME` or a mapping {name, reduce_on_compute,
  * bucket_allreduce, reduce_precision, fused_softmax, blocking_p2p, tp_overlap,
  * tp_async_dgrad, grad_passes,
- * fused_loss, fused_optimizer, fused_swiglu, fused_norm, packed_lora, rope, version} into
- * @out. */
+ * fused_loss, fused_optimizer, fused_swiglu, fused_norm, packed_lora, fsdp2, rope, version}
+ * into @out. */
 gboolean paro_framework_parse(const ParoNode *node, gpointer out, gpointer record, GError **error);
 
 /* DeepSpeed 0.12.4 (commit 2afa1c7f, "Communication Optimization for Large-Scale
@@ -208,12 +209,27 @@ double paro_framework_accumulate_bytes(const ParoFramework *f, double grad_bytes
  * the profile's gradient handling moves beside the backward's own kernels, for gradients of
  * @grad_bytes reduced as @reduce_bytes elements (docs/frameworks.md, decision 42):
  * FSDP's flat gradient assembled from its views (read and write), cast to the reduction's
- * type, and pre-divided in place before each reduce-scatter; DeepSpeed's BF16_Optimizer
+ * type, and pre-divided in place before each reduce-scatter; FSDP2 (`fsdp2`, decision 62)
+ * concatenates the parameters' gradients into the reduce-scatter's input in the
+ * reduction's type (one pass that casts as it copies) and pre-divides it; DeepSpeed's
+ * BF16_Optimizer
  * (@bf16_optimizer: paro_framework_bf16_optimizer) adding each micro-batch's gradient,
  * cast to fp32, into its fp32 copy. 0 otherwise: megatron's wgrad products accumulate into
  * the fp32 main_grad themselves, and ideal has none. */
 double paro_framework_grad_pass_bytes(const ParoFramework *f, double grad_bytes,
                                       double reduce_bytes, gboolean bf16_optimizer);
+
+/* FSDP2 (`fully_shard`, the fsdp profile with `fsdp2: true`; decision 62) all-gathers a
+ * layer's shards into one buffer and copies it out into the parameters' own tensors
+ * (`foreach_all_gather_copy_out`: torch.split_with_sizes_copy) on the compute stream before
+ * the layer's forward or backward can start; FSDP1 gathers into the flat parameter the
+ * layer's parameters are views of, and DeepSpeed and Megatron-LM gather in place too. */
+gboolean paro_framework_fsdp2(const ParoFramework *f);
+
+/** paro_framework_gather_copy_bytes: HBM bytes the compute stream moves for each byte a
+ * layer's all-gather delivers before the layer can run: FSDP2's copy-out reads the gathered
+ * buffer and writes the parameters (2); 0 for every other profile. */
+double paro_framework_gather_copy_bytes(const ParoFramework *f);
 
 /** paro_framework_bucket_bytes: the profile's gradient bucket for @grad_bytes per element
  * (@ideal: training's default); 0 means one bucket per layer. */

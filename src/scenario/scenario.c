@@ -389,7 +389,7 @@ static const ParoField scenario_fields[] = {
      "{name, reduce_on_compute, bucket_allreduce, reduce_precision, fused_softmax, "
      "blocking_p2p, tp_overlap, tp_async_dgrad, grad_passes, fused_loss, fused_optimizer, "
      "fused_swiglu, fused_norm, "
-     "packed_lora, rope, version}"},
+     "packed_lora, fsdp2, rope, version}"},
 };
 
 /* training.bucket and training.prefetch the scenario does not write take the framework

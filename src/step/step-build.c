@@ -176,6 +176,7 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     }
     apply_framework(b);
     b->grad_pass_s = grad_pass_s(b);
+    b->copy_out_s = flat_pass_s(b, paro_framework_gather_copy_bytes(&sc->framework));
     b->accumulate_s = accumulate_s(b);
     b->gather_f = find_phase(b->calls, PARO_PHASE_FORWARD);
     b->gather_b = find_phase(b->calls, PARO_PHASE_BACKWARD);
@@ -349,6 +350,10 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
         if (!forward)
             seconds += (b->grad_pass_s + (micro > 0 ? b->accumulate_s : 0)) * z->trainable *
                        lc->weight_share;
+        /* FSDP2 copies the gathered buffer out into the parameters before the layer's
+         * kernels, on the compute stream (decision 62) */
+        if (gather && first_pass)
+            seconds += b->copy_out_s * gathered;
         ParoTaskId c =
             paro_task_graph_add(graph, forward ? "forward" : "backward", PARO_TASK_COMPUTE, d,
                                 PARO_STREAM_COMPUTE, m, (gint)l, paro_time_from_s(seconds));

@@ -133,6 +133,7 @@ typedef struct {
                                  * under the recomputation, and all of them */
     ParoLossMemory loss;        /* the loss's bytes on the last layer (decision 50) */
     double grad_pass_s;         /* the framework's gradient passes, s a trainable param */
+    double copy_out_s;          /* the framework's copy of a gather's output, s a gathered byte */
     double accumulate_s;        /* adding each later micro-batch's gradients, s a trainable param */
     ParoStepStage *stages;
     ParoTaskId *gathers_f, *gathers_b; /* per layer, the layered pass's gathers */

@@ -138,8 +138,11 @@ def framework(r):
         # product (model.py apply_rotary_emb at 1ea476e9); the fsdp profile's default is
         # HuggingFace's rotate_half (decision 61)
         complex_rope = "  rope: complex\n" if "torchtitan" in fw else ""
+        # torchtitan shards with FSDP2's fully_shard (parallelize_llama.py at 1ea476e9),
+        # llm-foundry with Composer's FSDP1 (decision 62)
+        fsdp2 = "  fsdp2: true\n" if "FSDP2" in fw else ""
         return ("framework:\n  name: fsdp\n" + ("  reduce_precision: fp32\n" if fp32 else "") +
-                ("  fused_loss: true\n" if fused else "") + eager_norm + complex_rope)
+                ("  fused_loss: true\n" if fused else "") + eager_norm + complex_rope + fsdp2)
     if "DeepSpeed" in fw or "GPT-NeoX" in fw:
         # the version where the row states it; else DeepSpeed's last release before the
         # row's date (0.5.0 of 2021-08 for 2021, 0.5.10 of 2022-01 for February 2022, 0.6.0
