@@ -212,10 +212,9 @@ double paro_framework_accumulate_bytes(const ParoFramework *f, double grad_bytes
  * type, and pre-divided in place before each reduce-scatter; FSDP2 (`fsdp2`, decision 62)
  * concatenates the parameters' gradients into the reduce-scatter's input in the
  * reduction's type (one pass that casts as it copies) and pre-divides it; DeepSpeed's
- * BF16_Optimizer
- * (@bf16_optimizer: paro_framework_bf16_optimizer) adding each micro-batch's gradient,
- * cast to fp32, into its fp32 copy. 0 otherwise: megatron's wgrad products accumulate into
- * the fp32 main_grad themselves, and ideal has none. */
+ * BF16_Optimizer (@bf16_optimizer: paro_framework_bf16_optimizer) adding each
+ * micro-batch's gradient, cast to fp32, into its fp32 copy. 0 otherwise: megatron's wgrad
+ * products accumulate into the fp32 main_grad themselves, and ideal has none. */
 double paro_framework_grad_pass_bytes(const ParoFramework *f, double grad_bytes,
                                       double reduce_bytes, gboolean bf16_optimizer);
 
