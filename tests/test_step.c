@@ -254,6 +254,16 @@ static void simulate_default(const char *const sets[], const char *strategy, gbo
                   "%s", error ? error->message : "");
 }
 
+/* The step time in seconds of @strategy on the default scenario with @sets. */
+static double default_step_s(const char *const sets[], const char *strategy)
+{
+    ParoStepResult r;
+    simulate_default(sets, strategy, FALSE, &r);
+    double seconds = paro_time_to_s(r.step);
+    paro_step_result_clear(&r);
+    return seconds;
+}
+
 START_TEST(step_deepspeed_stage2_reduces_in_series)
 {
     /* DeepSpeed's profile for ZeRO-2 (docs/frameworks.md: overlap_comm defaults to false
@@ -342,25 +352,14 @@ START_TEST(step_gradient_passes_lengthen_backward)
                  {ds10_on, ds10_off, "zero-2", UNCHANGED, 0, FALSE},
                  {mg25_on, mg25_off, "zero-1", EXACT, 10, TRUE}};
     for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
-        double step[2], want = 0, tasks = 0;
-        for (guint v = 0; v < 2; v++) {
-            g_autoptr(ParoScenario) s =
-                paro_test_default_scenario(v == 0 ? cases[c].with : cases[c].without);
-            g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
-            g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
-            ParoStepResult r;
-            g_autoptr(GError) error = NULL;
-            ck_assert_msg(paro_step_simulate(d, paro_strategy_lookup(cases[c].strategy), cache,
-                                             &(ParoStepOptions){FALSE, TRUE}, &r, &error),
-                          "%s", error ? error->message : "");
-            step[v] = paro_time_to_s(r.step);
-            double micro = (double)s->training.accumulation - (cases[c].not_first ? 1 : 0);
-            want = micro * cases[c].bytes * d->sizes.trainable / (double)s->tp /
-                   d->compute.flat_pass_Bps;
-            tasks = (double)(s->training.accumulation * s->model->layers);
-            paro_step_result_clear(&r);
-        }
-        double grew = step[0] - step[1];
+        double grew = default_step_s(cases[c].with, cases[c].strategy) -
+                      default_step_s(cases[c].without, cases[c].strategy);
+        g_autoptr(ParoScenario) s = paro_test_default_scenario(cases[c].with);
+        g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+        double micro = (double)s->training.accumulation - (cases[c].not_first ? 1 : 0);
+        double want =
+            micro * cases[c].bytes * d->sizes.trainable / (double)s->tp / d->compute.flat_pass_Bps;
+        double tasks = (double)(s->training.accumulation * s->model->layers);
         if (cases[c].expect == EXACT)
             ck_assert_msg(want > 0 && fabs(grew - want) <= tasks * 1e-12,
                           "case %u: grew %.12g s, want %.12g s", c, grew, want);
@@ -393,25 +392,15 @@ START_TEST(step_fsdp2_copies_gathers_out)
         double gather_passes; /* gathers of each layer a micro-batch */
     } cases[] = {{"zero-3", 2}, {"zero-2", 0}};
     for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
-        double step[2], want = 0, tasks = 0;
-        for (guint v = 0; v < 2; v++) {
-            g_autoptr(ParoScenario) s = paro_test_default_scenario(v == 0 ? two : one);
-            g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
-            g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
-            ParoStepResult r;
-            g_autoptr(GError) error = NULL;
-            ck_assert_msg(paro_step_simulate(d, paro_strategy_lookup(cases[c].strategy), cache,
-                                             &(ParoStepOptions){FALSE, TRUE}, &r, &error),
-                          "%s", error ? error->message : "");
-            step[v] = paro_time_to_s(r.step);
-            double A = (double)s->training.accumulation;
-            double gathered = paro_scenario_gathered_bytes(d, d->sizes.params);
-            want = A * (cases[c].gather_passes * 2.0 * gathered - 4.0 * d->sizes.trainable) /
-                   d->compute.flat_pass_Bps;
-            tasks = 2.0 * A * (double)s->model->layers;
-            paro_step_result_clear(&r);
-        }
-        double grew = step[0] - step[1];
+        double grew =
+            default_step_s(two, cases[c].strategy) - default_step_s(one, cases[c].strategy);
+        g_autoptr(ParoScenario) s = paro_test_default_scenario(two);
+        g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+        double A = (double)s->training.accumulation;
+        double gathered = paro_scenario_gathered_bytes(d, d->sizes.params);
+        double want = A * (cases[c].gather_passes * 2.0 * gathered - 4.0 * d->sizes.trainable) /
+                      d->compute.flat_pass_Bps;
+        double tasks = 2.0 * A * (double)s->model->layers;
         ck_assert_msg(fabs(grew - want) <= tasks * 1e-12, "%s: grew %.12g s, want %.12g s",
                       cases[c].strategy, grew, want);
     }
