@@ -38,7 +38,7 @@ Rules where a source is silent (each counted in the `assumed` column):
   attention unknown -> FlashAttention, but eager (HuggingFace LLaMA's, PyTorch's softmax
   kernels) for the PaRO fork of 2023; a node bandwidth a source does not publish but
   measured ratios on (rows marked node_bw=leave-one-out) -> the bandwidth its other marked
-  rows give (leave_one_out, decision 30).
+  rows give (leave_one_out, decision 30), its collectives on the flow model (decision 63).
 A source whose cluster's collectives were measured and published runs on that cluster's
 calibrated topology instead of its datasheet NICs (CLUSTER: BLOOM's Jean Zay, decision 57).
 Rows parosim cannot model are listed as skipped with the reason (fp8 GEMMs, a layout or a
@@ -127,9 +127,7 @@ def framework(r):
     xentropy-cuda-lib), no benchmark yaml sets another."""
     fw = r["framework"]
     # an RMSNorm written as PyTorch operators where the run's config says so (torchtitan's
-    # norm_type; decision 60). The PaRO fork's model code is not stated: its norm stays one
-    # kernel (with HuggingFace's eager LlamaRMSNorm assumed, the leave-one-out bandwidth of
-    # its two ratios moves from 279 to 148 Gb/s and IIG's ratio to +30.6%: decision 60)
+    # norm_type; decision 60)
     eager_norm = "  fused_norm: false\n" if "norm_type=rmsnorm" in r["notes"] else ""
     if "FSDP" in fw:
         fp32 = "fsdp_mixed_precision=DEFAULT" in r["notes"] or "torchtitan" in fw
@@ -151,13 +149,10 @@ def framework(r):
         stated = re.search(r"DeepSpeed (\d+\.\d+(?:\.\d+)?)", fw)
         dated = "0.5.0" if "2021" in fw else "0.5.10" if "Feb 2022" in fw else "0.6.0"
         old = f"  version: {stated.group(1) if stated else dated}\n"
-        # HuggingFace's LLaMA under the PaRO fork: PyTorch's softmax kernels. Its norm and
-        # rotary embedding stay one kernel each, though HuggingFace's are PyTorch operators:
-        # the source's two rows calibrate its unpublished node bandwidth between them
-        # (leave_one_out), and with HuggingFace's kernels the NII row's bandwidth jumps
-        # from one of NCCL's ring speeds to another, 279 to 148 Gb/s, which puts the IIG
-        # row at +32% (decisions 60 and 61)
-        eager_hf = "  fused_softmax: false\n  rope: fused\n" if "PaRO" in fw else ""
+        # HuggingFace's LLaMA under the PaRO fork: PyTorch's softmax kernels and its
+        # LlamaRMSNorm written as operators (the rotary embedding is the profile's
+        # default, HuggingFace's rotate_half; decisions 60, 61 and 63)
+        eager_hf = "  fused_softmax: false\n  fused_norm: false\n" if "PaRO" in fw else ""
         return "framework:\n  name: deepspeed\n" + old + eager_hf + eager_norm
     # Megatron-Bridge's performance recipes and NVIDIA's MLPerf runs overlap TP communication
     # (userbuffers; SOURCES.md): the row says so
@@ -232,7 +227,11 @@ def scenario(r, root):
     if r["source_key"] in CLUSTER:
         pass  # the cluster's measured network, not the datasheet's NICs
     elif r.get("node_gbps"):  # calibrated on the source's other rows (leave_one_out)
-        sets += ["topology.node.nics.count=1", f"topology.node.nics.bandwidth={r['node_gbps']} Gb/s"]
+        # on the flow model, whose collective times follow a link's bandwidth continuously;
+        # NCCL's tuning model moves in its search's speed steps, which a fitted bandwidth
+        # would jump between (decision 63)
+        sets += ["topology.node.nics.count=1", f"topology.node.nics.bandwidth={r['node_gbps']} Gb/s",
+                 "collectives.model=flow"]
         assumed.append(f"bandwidth={r['node_gbps']}G(others)")
     elif known(r["nic_count"]) and known(r["nic_gbps"]):
         sets += [f"topology.node.nics.count={r['nic_count']}",
@@ -341,7 +340,9 @@ def leave_one_out(parosim, root, tmp, rows, pool):
     squares in log ratio over NODE_GBPS; of equally good ones, the middle), so no row is
     predicted from its own measurement. The bandwidth is one figure per cluster, the same
     kind of figure as a NIC count, and the topology file that records it
-    (topologies/paro-a100x8-calibrated.yaml) is fitted on all the marked rows together."""
+    (topologies/paro-a100x8-calibrated.yaml) is fitted on all the marked rows together. The
+    rows run on the flow model (scenario(): decision 63), in which a step's time follows the
+    bandwidth continuously, so the fit has one minimum instead of NCCL's speed steps."""
     marked = [r for r in rows if "node_bw=leave-one-out" in r["notes"]]
     if len(marked) < 2:
         return
