@@ -308,7 +308,7 @@ START_TEST(send_and_reduce_scatter_share_a_nic)
     g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     const ParoStrategy *st = paro_strategy_lookup("zero-2");
-    ParoStepComm send = paro_step_p2p(s, &s->compression), rs;
+    ParoStepComm send = paro_step_p2p(s, &s->compression, FALSE), rs;
     g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
     paro_strategy_collectives(st, &d->sizes, calls);
     const ParoCollCall *reduce = NULL;
@@ -344,6 +344,58 @@ START_TEST(send_and_reduce_scatter_share_a_nic)
     double rs_want = (double)rs.time + (double)send.time * (u - 1);
     ck_assert_msg(fabs((double)(rs1->end - rs1->start) - rs_want) <= 2,
                   "%" G_GINT64_FORMAT " vs %.1f", rs1->end - rs1->start, rs_want);
+    paro_step_result_clear(&r);
+}
+END_TEST
+
+START_TEST(stages_sharing_a_node_send_within_it)
+{
+    /* System: the default scenario (LLaMA-7B, 2 layers a stage here) on 2 nodes of 8 A100,
+     * tp 1 x pp 4 x dp 4, Megatron's order (TP, then DP, then PP): a node holds two whole
+     * stages, 0-1 and 2-3 (NeMo 24.07's Llama 2 13B layout). Expectation: a stage's 4 DP
+     * ranks are one node's (the DP view: 1 node of 4 GPUs); the sends 0->1 and 2->3 stay
+     * in the node at the fabric's bandwidth, the send 1->2 crosses the NIC (and 2->1
+     * back), so in the trace devices 0 and 3, which send only within their node, take at
+     * least the intra-node send's time and less than the inter-node one's, while devices 1
+     * and 2 each have a send that takes at least the inter-node time. */
+    const char *sets[] = {"model.architecture.layers=8",
+                          "topology.nodes=2",
+                          "parallelism.pp=4",
+                          "parallelism.dp=4",
+                          "parallelism.group=4",
+                          "training.accumulation=4",
+                          NULL};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
+    ParoTopology view;
+    paro_step_dp_cluster(s, &view);
+    ck_assert_int_eq(view.nodes, 1);
+    ck_assert_int_eq(view.gpus_per_node, 4);
+    ck_assert(paro_step_p2p_is_intra(s, 0, 1) && !paro_step_p2p_is_intra(s, 1, 2) &&
+              paro_step_p2p_is_intra(s, 3, 2) && !paro_step_p2p_is_intra(s, 2, 1));
+    ParoStepComm intra = paro_step_p2p(s, &s->compression, TRUE);
+    ParoStepComm inter = paro_step_p2p(s, &s->compression, FALSE);
+    ck_assert(intra.time < inter.time && intra.intra_share > 0 && inter.inter_share > 0);
+    g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+    ParoStepResult r;
+    ck_assert_msg(paro_step_simulate(d, paro_strategy_lookup("zero-1"), cache,
+                                     &(ParoStepOptions){TRUE, TRUE}, &r, &error),
+                  "%s", error ? error->message : "");
+    guint within[4] = {0}, across[4] = {0};
+    for (guint i = 0; i < r.trace->len; i++) {
+        const ParoTraceTask *t = &g_array_index(r.trace, ParoTraceTask, i);
+        if (!g_str_equal(t->name, "p2p"))
+            continue;
+        ParoTime took = t->end - t->start;
+        ck_assert_msg(took >= intra.time, "p2p from %d: %" G_GINT64_FORMAT " ps", t->device, took);
+        if (took >= inter.time)
+            across[t->device]++;
+        else
+            within[t->device]++;
+    }
+    ck_assert(within[0] > 0 && across[0] == 0 && within[3] > 0 && across[3] == 0);
+    ck_assert(within[1] > 0 && across[1] > 0 && within[2] > 0 && across[2] > 0);
     paro_step_result_clear(&r);
 }
 END_TEST
@@ -408,6 +460,7 @@ static Suite *three_d_suite(void)
     tcase_add_test(tc, compressed_tp_and_p2p_are_counted_per_call);
     tcase_add_test(tc, module_dp_collectives_overlap);
     tcase_add_test(tc, send_and_reduce_scatter_share_a_nic);
+    tcase_add_test(tc, stages_sharing_a_node_send_within_it);
     tcase_add_test(tc, layout_keys_default_to_dp_only);
     tcase_add_test(tc, uneven_stages_run_their_own_layers);
     suite_add_tcase(s, tc);

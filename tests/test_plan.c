@@ -112,8 +112,8 @@ START_TEST(plan_rows_follow_their_definitions)
         ck_assert(r->batch_tokens == micro * (double)r->accumulation);
         ck_assert(fabs(r->batch_tokens - 2e6) <= micro / 2 + 1 || r->accumulation == 1);
     }
-    /* every layout the cluster takes was searched: tp up to 8, pp 2 (pp 4 would leave a
-     * stage's DP ranks short of whole nodes, which the scenario refuses), with and without
+    /* every layout whose stages fill whole nodes was searched: tp up to 8, pp 2 (pp 4 puts
+     * two stages on a node, which runs but the search leaves out: plan.c), with and without
      * layered accumulation */
     gboolean seen_tp8 = FALSE, seen_pp2 = FALSE, seen_lga = FALSE;
     for (guint i = 0; i < rows->len; i++) {
@@ -121,6 +121,7 @@ START_TEST(plan_rows_follow_their_definitions)
         seen_tp8 |= r->layout.tp == 8;
         seen_pp2 |= r->layout.pp == 2;
         seen_lga |= r->layout.layered;
+        ck_assert_int_le(r->layout.pp, 2);
     }
     ck_assert(seen_tp8 && seen_pp2 && seen_lga);
     const ParoPlanRow *best = NULL;

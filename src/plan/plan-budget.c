@@ -48,7 +48,7 @@ gboolean paro_plan_check_work(const ParoScenario *base, const ParoPlanRequest *r
             gint64 dp = n / (tp * pp);
             gboolean plain = tp == 1 && pp == 1;
             if (dp % (gpn / tp) != 0)
-                continue; /* a stage's DP ranks must fill whole nodes: refused at load */
+                continue; /* stages sharing a node: left out of the search (plan.c) */
             double groups = 1;
             if (plain) {
                 groups = 0;

@@ -361,6 +361,12 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
         for (gint64 pp = 1; pp <= (rq->dp_only ? 1 : MIN(L, 64)); pp *= 2) {
             if (gpn % tp != 0 || L % pp != 0 || rq->gpus % (tp * pp) != 0)
                 continue;
+            /* stages that share a node (fewer DP ranks than a node holds) run, but the
+             * search leaves them out: they put the pipeline where tensor parallelism would
+             * use the node's NVLink, and simulating their many stages costs the search most
+             * of its time (plan-budget.c counts the same layouts) */
+            if ((rq->gpus / (tp * pp)) % (gpn / tp) != 0)
+                continue;
             ParoPlanLayout plain = {tp, pp, PARO_PIPE_1F1B, 1, FALSE};
             g_array_append_val(layouts, plain);
             if (rq->lga && base->model->has_shape) {

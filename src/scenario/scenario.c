@@ -47,7 +47,7 @@ gint64 paro_scenario_dp_ranks(const ParoScenario *s)
 
 gint64 paro_scenario_dp_per_node(const ParoScenario *s)
 {
-    return s->topology->gpus_per_node / s->tp;
+    return MIN(s->topology->gpus_per_node / s->tp, s->dp);
 }
 
 gint64 paro_scenario_module_span(const ParoScenario *s, gint64 n_layers, gint64 module,
@@ -534,14 +534,17 @@ static gboolean check_3d(ParoScenario *s, const ParoNode *root, GError **error)
                         s->tp);
         return FALSE;
     }
-    /* The step maps a stage's DP ranks onto whole nodes (coll-cache.c): each node then holds
-     * gpn/tp of them. */
-    if (s->dp % (gpn / s->tp) != 0) {
+    /* The step maps a stage's DP ranks onto whole nodes (coll-cache.c), each node holding
+     * gpn/tp of them, or, with fewer DP ranks than that, a node onto whole stages (Megatron's
+     * order: TP ranks, then DP, then PP): gpn/(tp dp) neighbouring stages a node. */
+    gint64 q = gpn / s->tp;
+    if (s->dp >= q ? s->dp % q != 0 : q % s->dp != 0) {
         paro_node_error(error, parallelism_node(root, "dp"), PARO_CONFIG_ERROR_CONSTRAINT,
                         "dp %" G_GINT64_FORMAT " must be a multiple of the %" G_GINT64_FORMAT
-                        " data-parallel ranks a node holds (GPUs per node / tp), so that a "
-                        "stage's data-parallel ranks fill whole nodes",
-                        s->dp, gpn / s->tp);
+                        " data-parallel ranks a node holds (GPUs per node / tp), or divide "
+                        "them, so that a stage's data-parallel ranks fill whole nodes or a "
+                        "node holds whole stages",
+                        s->dp, q);
         return FALSE;
     }
     const ParoNode *training = paro_node_lookup(root, "training");

@@ -128,7 +128,8 @@ gint64 paro_scenario_dp_ranks(const ParoScenario *s);
 double paro_precision_bytes(ParoPrecision p);
 
 /** paro_scenario_dp_per_node: data-parallel peers of one (TP rank, stage) on a node:
- * GPUs per node / tp (Megatron's layout: TP ranks contiguous, then DP, PP outermost). */
+ * GPUs per node / tp (Megatron's layout: TP ranks contiguous, then DP, PP outermost), or
+ * dp where a node holds several whole stages (tp x dp below the GPUs of a node). */
 gint64 paro_scenario_dp_per_node(const ParoScenario *s);
 
 /**

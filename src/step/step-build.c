@@ -206,7 +206,8 @@ gboolean paro_step_build_init(ParoStepBuild *b)
             b->tp_bwd_async[l] = paro_step_tp_backward_async(
                 sc, b->compression, &b->d->compute, &g_array_index(b->d->layers, ParoLayerCost, l));
     }
-    b->p2p = paro_step_p2p(sc, b->compression);
+    b->p2p_intra = paro_step_p2p(sc, b->compression, TRUE);
+    b->p2p_inter = paro_step_p2p(sc, b->compression, FALSE);
     b->p2p_stream =
         paro_framework_blocking_p2p(&sc->framework) ? PARO_STREAM_COMPUTE : PARO_STREAM_P2P;
     /* full and per-op recomputation run the forward's TP collectives again */
@@ -426,7 +427,8 @@ static ParoTaskId add_send(gpointer data, ParoTaskGraph *graph, gint64 from, gin
                            ParoPipeKind kind, gint64 module, gint64 micro)
 {
     ParoStepBuild *b = data;
-    const ParoStepComm *c = &b->p2p;
+    const ParoScenario *sc = b->d->scenario;
+    const ParoStepComm *c = paro_step_p2p_is_intra(sc, from, to) ? &b->p2p_intra : &b->p2p_inter;
     ParoTaskId t = paro_task_graph_add(graph, "p2p", PARO_TASK_COMM, (guint)from, b->p2p_stream,
                                        (gint)micro, (gint)module, c->time);
     gboolean intra = c->intra_share > 0;

@@ -226,12 +226,17 @@ ParoTime paro_step_tp_backward_async(const ParoScenario *s, const ParoCompressio
     return paro_time_from_s(exposed);
 }
 
-gboolean paro_step_p2p_is_intra(const ParoScenario *s)
+gboolean paro_step_p2p_is_intra(const ParoScenario *s, gint64 from, gint64 to)
 {
-    return s->tp * s->dp < s->topology->gpus_per_node;
+    gint64 per_stage = s->tp * s->dp, gpn = s->topology->gpus_per_node;
+    if (per_stage >= gpn)
+        return FALSE; /* each stage has nodes of its own */
+    gint64 stages_per_node = gpn / per_stage;
+    return from / stages_per_node == to / stages_per_node;
 }
 
-ParoStepComm paro_step_p2p(const ParoScenario *s, const ParoCompression *compression)
+ParoStepComm paro_step_p2p(const ParoScenario *s, const ParoCompression *compression,
+                           gboolean intra)
 {
     const ParoTopology *t = s->topology;
     double act = (double)s->training.micro_batch * (double)s->training.sequence *
@@ -239,7 +244,6 @@ ParoStepComm paro_step_p2p(const ParoScenario *s, const ParoCompression *compres
                  (double)s->tp;
     ParoCompressCost cc =
         paro_compress_cost(&compression->kinds[PARO_TENSOR_PIPELINE], PARO_COLL_SENDRECV, 2, act);
-    gboolean intra = paro_step_p2p_is_intra(s);
     double bw = intra ? t->fabric.bandwidth_Bps : paro_topology_inter_Bps(t);
     double lat = intra ? t->fabric.latency_s : paro_topology_inter_latency_s(t);
     double net_s = lat + cc.wire_bytes / bw;

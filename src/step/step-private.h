@@ -65,12 +65,14 @@ gboolean paro_step_tp_layer(const ParoScenario *s, const ParoCompression *compre
  * One pipeline send between neighbouring stages: a micro-batch's activation (or its
  * gradient) b*s*h*bytes / tp (Megatron's scatter-gather split across the TP ranks), through
  * the pipeline's compressor, at the per-GPU inter-node bandwidth and latency, or the
- * fabric's when neighbouring stages share a node (tp x dp < GPUs per node).
+ * fabric's when the two stages share a node (@intra: paro_step_p2p_is_intra).
  */
-ParoStepComm paro_step_p2p(const ParoScenario *s, const ParoCompression *compression);
+ParoStepComm paro_step_p2p(const ParoScenario *s, const ParoCompression *compression,
+                           gboolean intra);
 
-/** paro_step_p2p_is_intra: neighbouring stages share a node. */
-gboolean paro_step_p2p_is_intra(const ParoScenario *s);
+/** paro_step_p2p_is_intra: stages @from and @to share a node: with tp x dp below the GPUs
+ * of a node, each node holds GPUs per node / (tp x dp) consecutive stages. */
+gboolean paro_step_p2p_is_intra(const ParoScenario *s, gint64 from, gint64 to);
 
 /**
  * paro_step_stage_share:
@@ -124,8 +126,9 @@ typedef struct {
     ParoStateSizes z; /* one TP rank's share of the whole model, n = dp */
     GArray *calls;    /* ParoCollCall of the strategy on z */
     const ParoCollCall *gather_f, *gather_b, *reduce;
-    ParoStepComm tp_fwd, tp_bwd, p2p; /* one layer's TP collectives; one pipeline send */
-    ParoStepComm tp_bwd_kept;         /* the backward's of a layer not recomputed */
+    ParoStepComm tp_fwd, tp_bwd;       /* one layer's TP collectives */
+    ParoStepComm p2p_intra, p2p_inter; /* one pipeline send within a node, across nodes */
+    ParoStepComm tp_bwd_kept;          /* the backward's of a layer not recomputed */
     ParoTime *tp_bwd_async;     /* per layer, its backward's own TP collectives left exposed beside
                                  * its products (decision 58); NULL: in series */
     guint p2p_stream;           /* the sender's stream for it (the framework decides) */
