@@ -250,6 +250,14 @@ def scenario(r, root):
         if deepspeed_pipeline_before_bf16(r):
             precision = "fp16"
     gated = r["mlp"].startswith("gated")
+    # a shape the MLP's kind does not imply, stated in the notes (Nemotron-4: a plain MLP
+    # without biases, untied embeddings, half of each head rotated)
+    bias = re.search(r"\bbias=(true|false)\b", r["notes"])
+    bias = bias.group(1) if bias else ("false" if gated else "true")
+    tied = re.search(r"\btied=(true|false)\b", r["notes"])
+    tied = tied.group(1) if tied else ("false" if gated else "true")
+    rotary = re.search(r"\brotary=([0-9.]+)\b", r["notes"])
+    learned_positions = not gated and rotary is None
     kv = r["kv_heads"] if known(r["kv_heads"]) else r["heads"]
     recompute = r["recompute"] if known(r["recompute"]) else "none"
     if not known(r["recompute"]):
@@ -302,10 +310,10 @@ model:
     kv_heads: {kv}
     ffn: {r['ffn']}
     vocab: {r['vocab']}
-{'' if gated else '    position_embeddings: ' + r['seq'] + chr(10)}    mlp: {'gated' if gated else 'plain'}
+{'    position_embeddings: ' + r['seq'] + chr(10) if learned_positions else ''}{'    rotary: ' + rotary.group(1) + chr(10) if rotary else ''}    mlp: {'gated' if gated else 'plain'}
     norm: {'rmsnorm' if gated else 'layernorm'}
-    bias: {'false' if gated else 'true'}
-    tied_embeddings: {'false' if gated else 'true'}
+    bias: {bias}
+    tied_embeddings: {tied}
 {"" if legacy else f"    attention_dropout: {p_drop}{chr(10)}    hidden_dropout: {p_drop}{chr(10)}"}topology: {os.path.join(root, 'topologies', topo_file)}
 parallelism:
   tp: {tp}
