@@ -250,6 +250,11 @@ def scenario(r, root):
         if deepspeed_pipeline_before_bf16(r):
             precision = "fp16"
     gated = r["mlp"].startswith("gated")
+    # optimizer state a parameter: Adam's fp32 master weights and moments (12), unless the
+    # row's framework keeps less (NeMo's distributed Adam over a bf16 model: 16-bit
+    # remainders of the master weights, 10; SOURCES.md section 12)
+    optimizer_bytes = re.search(r"\boptimizer_bytes=(\d+)\b", r["notes"])
+    optimizer_bytes = optimizer_bytes.group(1) if optimizer_bytes else "12"
     # a shape the MLP's kind does not imply, stated in the notes (Nemotron-4: a plain MLP
     # without biases, untied embeddings, half of each head rotated)
     bias = re.search(r"\bbias=(true|false)\b", r["notes"])
@@ -325,7 +330,7 @@ parallelism:
   sequence: {r['seq']}
   accumulation: {batch // (mb * dp)}
   precision: {precision}
-  optimizer_bytes: 12
+  optimizer_bytes: {optimizer_bytes}
   recompute: {recompute}
 {f"  recompute_every: {every.group(1)}{chr(10)}" if every else ""}  {'efficiency: 0.5' if legacy else 'attention: ' + attention}
   memory_overhead: 2 GiB
