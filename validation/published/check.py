@@ -285,7 +285,9 @@ def scenario(r, root):
     if r["attention"].startswith("cudnn"):  # Transformer Engine's choice on Hopper
         attention = "cudnn"
     fp8 = "  fp8: true\n" if "fp8" in r["precision"] else ""
-    if fp8 and ("fp8_params" in r["notes"] or "FP8_PARAMS=True" in r["notes"]):
+    # the weights held in fp8 only, as a row's notes state it (a tag or the run's variable,
+    # not any mention of the word)
+    if fp8 and re.search(r"\(fp8_params\)|\bFP8_PARAMS=True\b|\bfp8_params=true\b", r["notes"]):
         fp8 += "  fp8_params: true\n"  # weights held in fp8 only (decision 39)
     if fp8 and attention == "cudnn" and "FP8_DPA=1" in r["notes"]:
         fp8 += "  fp8_attention: true\n"  # q, k, v, O kept in fp8 (decision 53)
