@@ -108,9 +108,8 @@ void paro_report_json_string(GString *out, const char *text);
 
 /** paro_report_framework_json: appends `,\n  "framework": {"name": ..., "version": ...,
  * "kernels": {...}}`: the framework profile, its version (null when the scenario gives
- * none), and how it runs the kernels it
- * decides for this model (loss, optimizer, softmax, rmsnorm, swiglu, rotary), the same as
- * the reports' `# framework:` line. */
+ * none), and how it runs the kernels it decides for this model (loss, optimizer, softmax,
+ * rmsnorm, swiglu, rotary, gathers), the same as the reports' `# framework:` line. */
 void paro_report_framework_json(const ParoScenario *s, const ParoComputeSetup *cs, GString *out);
 
 /** paro_report_json_strategy: opens a strategy's JSON object with its name and aliases,

@@ -75,6 +75,13 @@ CLUSTER = {"bigscience-bloom": ("jean-zay-a100x8-opa.yaml", [])}
 NOISE = 0.02
 
 
+def note(r, key, pattern, default):
+    """The value a row's notes give as `key=VALUE` (VALUE matching @pattern), else @default:
+    settings a source states that the row's columns do not carry."""
+    found = re.search(rf"\b{key}=({pattern})\b", r["notes"])
+    return found.group(1) if found else default
+
+
 def known(v):
     return v not in ("", "-", "unknown") and not v.startswith("unknown")
 
@@ -253,15 +260,12 @@ def scenario(r, root):
     # optimizer state a parameter: Adam's fp32 master weights and moments (12), unless the
     # row's framework keeps less (NeMo's distributed Adam over a bf16 model: 16-bit
     # remainders of the master weights, 10; SOURCES.md section 12)
-    optimizer_bytes = re.search(r"\boptimizer_bytes=(\d+)\b", r["notes"])
-    optimizer_bytes = optimizer_bytes.group(1) if optimizer_bytes else "12"
+    optimizer_bytes = note(r, "optimizer_bytes", r"\d+", "12")
     # a shape the MLP's kind does not imply, stated in the notes (Nemotron-4: a plain MLP
     # without biases, untied embeddings, half of each head rotated)
-    bias = re.search(r"\bbias=(true|false)\b", r["notes"])
-    bias = bias.group(1) if bias else ("false" if gated else "true")
-    tied = re.search(r"\btied=(true|false)\b", r["notes"])
-    tied = tied.group(1) if tied else ("false" if gated else "true")
-    rotary = re.search(r"\brotary=([0-9.]+)\b", r["notes"])
+    bias = note(r, "bias", "true|false", "false" if gated else "true")
+    tied = note(r, "tied", "true|false", "false" if gated else "true")
+    rotary = note(r, "rotary", r"[0-9.]+", None)
     learned_positions = not gated and rotary is None
     kv = r["kv_heads"] if known(r["kv_heads"]) else r["heads"]
     recompute = r["recompute"] if known(r["recompute"]) else "none"
@@ -317,7 +321,7 @@ model:
     kv_heads: {kv}
     ffn: {r['ffn']}
     vocab: {r['vocab']}
-{'    position_embeddings: ' + r['seq'] + chr(10) if learned_positions else ''}{'    rotary: ' + rotary.group(1) + chr(10) if rotary else ''}    mlp: {'gated' if gated else 'plain'}
+{'    position_embeddings: ' + r['seq'] + chr(10) if learned_positions else ''}{'    rotary: ' + rotary + chr(10) if rotary else ''}    mlp: {'gated' if gated else 'plain'}
     norm: {'rmsnorm' if gated else 'layernorm'}
     bias: {bias}
     tied_embeddings: {tied}
