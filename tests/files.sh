@@ -119,29 +119,30 @@ left=$(ls -A "$work" | grep '^\.' || true)
 [ -z "$left" ] && ok "no temporary file left" || not_ok "left: $left"
 
 # ---- an interrupted plot leaves nothing (gnuplot replaced by a slow stand-in) ----
-still_running() { # a command line, from /proc (no procps needed)
-    for p in /proc/[0-9]*; do
-        [ "$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" = "$1" ] && return 0
-    done
-    return 1
-}
+# Synchronised on events, never on a sleep: the stand-in says it started through one FIFO,
+# and holds another open until it dies, so reading that one to its end waits for its death
+# (timeout only guards against a hang).
 mkdir "$work/tmp"
-printf '#!/bin/sh\nexec sleep 31.7\n' >"$work/slow-gnuplot"
+mkfifo "$work/started" "$work/alive"
+printf '#!/bin/sh\nexec 3>"%s"\necho started >"%s"\nexec sleep 31.7\n' "$work/alive" \
+    "$work/started" >"$work/slow-gnuplot"
 chmod +x "$work/slow-gnuplot"
 "$parosim" run "$scenario" --strategies zero-3 --format csv >"$work/run.csv"
 TMPDIR="$work/tmp" PAROSIM_GNUPLOT="$work/slow-gnuplot" \
     "$parosim" plot strategies "$work/run.csv" -o "$work/p.png" 2>/dev/null &
 pid=$!
-sleep 1
+exec 4<"$work/alive" # returns once the stand-in opens its end
+read -r _ <"$work/started"
 kill -TERM $pid
 wait $pid
 code=$?
-sleep 0.2
-if [ $code = 143 ] && [ -z "$(ls -A "$work/tmp")" ] && [ ! -e "$work/p.png" ] &&
-    ! still_running "sleep 31.7 "; then
+gone=no
+timeout 60 cat <&4 >/dev/null && gone=yes # end of file: no process holds the stand-in's end
+exec 4<&-
+if [ $code = 143 ] && [ -z "$(ls -A "$work/tmp")" ] && [ ! -e "$work/p.png" ] && [ $gone = yes ]; then
     ok "SIGTERM during plot: exit 143, gnuplot gone, no temporary folder or partial file"
 else
-    not_ok "SIGTERM during plot: exit $code, left: $(ls -A "$work/tmp") $(ls "$work" | grep png)"
+    not_ok "SIGTERM during plot: exit $code, gnuplot gone: $gone, left: $(ls -A "$work/tmp") $(ls "$work" | grep png)"
 fi
 echo "1..$n"
 exit $fail

@@ -81,6 +81,15 @@ gboolean paro_cli_write_parts(const char *command, const char *path, const ParoF
 /** paro_cli_parse_format: "table" -> 0 ...; -1 and a message when unknown. */
 int paro_cli_parse_format(const char *name);
 
+/** paro_cli_install_signal_cleanup: SIGINT, SIGTERM and SIGHUP remove the output being
+ * written (its temporary file) and a running plot's gnuplot and files, then kill as
+ * before: no command leaves a `.NAME.XXXXXX` behind (main.c). */
+void paro_cli_install_signal_cleanup(void);
+
+/** paro_cli_arm_faults: reads PAROSIM_FAULT in the tests' parosim-faults (cli/faults.c);
+ * FALSE, with a message, when it is malformed. */
+gboolean paro_cli_arm_faults(void);
+
 int paro_cmd_strategies(int argc, char **argv);
 int paro_cmd_collective(int argc, char **argv);
 int paro_cmd_pipeline(int argc, char **argv);

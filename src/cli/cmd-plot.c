@@ -3,7 +3,6 @@
  * a file parosim wrote. */
 #include "cli/cli.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,15 +34,6 @@ static const char plot_help_tail[] =
 static gboolean parse_size(const char *text, int *width, int *height)
 {
     return text == NULL || (sscanf(text, "%dx%d", width, height) == 2 && *width > 0 && *height > 0);
-}
-
-/* SIGINT, SIGTERM, SIGHUP: kill gnuplot and remove the temporary files, then die of the
- * signal as before. */
-static void on_signal(int signo)
-{
-    paro_plot_abort();
-    signal(signo, SIG_DFL);
-    raise(signo);
 }
 
 /* The metrics each kind's script knows (NULL: the kind takes no --metric). */
@@ -142,9 +132,8 @@ int paro_cmd_plot(int argc, char **argv)
                                  : "--metric applies to collective-scaling and throughput-scaling";
     if (usage)
         return paro_cli_usage("plot", usage);
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    signal(SIGHUP, on_signal);
+    /* SIGINT, SIGTERM, SIGHUP kill gnuplot and remove the temporary files: main.c's
+     * handler, paro_cli_install_signal_cleanup */
     if (!paro_plot_render(&rq, &error)) {
         paro_cli_report_error(error, NULL, NULL);
         return PARO_EXIT_ERROR;

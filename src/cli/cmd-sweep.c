@@ -10,6 +10,7 @@
 
 #include "cli/sweep-mpi.h"
 #include "core/error.h"
+#include "core/files.h"
 #include "core/limits.h"
 #include "report/report.h"
 #include "sweep/sweep.h"
@@ -48,11 +49,6 @@ static void show_progress(guint64 done, guint64 total, gpointer data)
         fputc('\n', stderr);
 }
 
-/* SIGINT or SIGTERM during a sweep: no new point starts; what is done is written. A
- * second signal kills at once (SA_RESETHAND restores the default action). SIGTERM too,
- * since mpirun answers Ctrl-C by sending it to every rank (and SIGKILL a second later,
- * Open MPI's odls_base_sigkill_timeout): each rank then stops, and rank 0 writes the
- * points done, as a single process does (issue #16). */
 /* What a worker renders a finished point with. */
 typedef struct {
     const GPtrArray *axes;
@@ -68,7 +64,25 @@ static char *render_point(const ParoSweepPoint *point, gpointer data)
     return g_realloc(text, strlen(text) + 1);
 }
 
+/* SIGINT or SIGTERM during a sweep: no new point starts; what is done is written. SIGTERM
+ * too, since mpirun answers Ctrl-C by sending it to every rank (and SIGKILL a second later,
+ * Open MPI's odls_base_sigkill_timeout): each rank then stops, and rank 0 writes the
+ * points done, as a single process does (issue #16). The handler stays until the output
+ * is in place, so a signal that lands while it is written or renamed is one more
+ * interruption, never a half-written file (issue #42). A second signal kills at once,
+ * removing the temporary file: the output stays as it was before the sweep. */
 static volatile sig_atomic_t interrupted;
+
+static void on_signal(int signo)
+{
+    if (interrupted) {
+        paro_file_abort_pending();
+        signal(signo, SIG_DFL);
+        raise(signo);
+        return;
+    }
+    interrupted = signo;
+}
 
 /* --vary and --zip in the order written ("v" or "z", then the argument): a zip goes with
  * the axis before it, so their order matters and one option array each would lose it. */
@@ -79,11 +93,6 @@ static gboolean on_axis(const char *name, const char *value, gpointer data, GErr
     gboolean zip = strcmp(name, "--zip") == 0 || strcmp(name, "-z") == 0;
     g_ptr_array_add(axis_args, g_strconcat(zip ? "z" : "v", value, NULL));
     return TRUE;
-}
-
-static void on_signal(int signo)
-{
-    interrupted = signo;
 }
 
 int paro_cmd_sweep(int argc, char **argv)
@@ -222,8 +231,7 @@ int paro_cmd_sweep(int argc, char **argv)
     if (mpi.size > 1 && mpi.rank == 0)
         g_printerr("parosim sweep: %" G_GUINT64_FORMAT " points over %d MPI ranks\n",
                    paro_sweep_n_points(axes), mpi.size);
-    struct sigaction action = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND}, previous,
-                     previous_term;
+    struct sigaction action = {.sa_handler = on_signal}, previous, previous_term;
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, &previous);
     sigaction(SIGTERM, &action, &previous_term);
@@ -240,8 +248,6 @@ int paro_cmd_sweep(int argc, char **argv)
     guint64 n_done = 0;
     g_autoptr(GPtrArray) points = paro_sweep_run_with(argv[1], (const char *const *)sets, axes,
                                                       strategies, &options, &n_done, &error);
-    sigaction(SIGINT, &previous, NULL);
-    sigaction(SIGTERM, &previous_term, NULL);
     /* every rank fails alike on bad input (each checks every value); a simulation error on
      * one rank makes all of them stop here */
     if (!paro_mpi_all_ok(&mpi, points != NULL)) {
@@ -274,6 +280,8 @@ int paro_cmd_sweep(int argc, char **argv)
     paro_report_sweep_parts(texts, format, parts);
     gboolean written = paro_cli_write_parts("sweep", output, (const ParoFilePart *)parts->data,
                                             parts->len, (const char *const *)inputs);
+    sigaction(SIGINT, &previous, NULL);
+    sigaction(SIGTERM, &previous_term, NULL);
     if (interrupted) {
         g_printerr("parosim sweep: interrupted: %" G_GUINT64_FORMAT " of %u points done%s%s\n",
                    n_done, points->len, written && output ? ", written to " : "",

@@ -3,12 +3,15 @@
 #include <gsl/gsl_errno.h>
 #include <locale.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/files.h"
 #include "core/limits.h"
 #include "core/spell.h"
+#include "plot/plot.h"
 
 typedef struct {
     const char *name;
@@ -83,6 +86,29 @@ static gboolean apply_work_scale(void)
     return TRUE;
 }
 
+/* Whatever a command is doing when a signal lands, it leaves no temporary file or
+ * gnuplot behind; then it dies of the signal, as without a handler. */
+static void on_signal(int signo)
+{
+    paro_plot_abort();
+    paro_file_abort_pending();
+    signal(signo, SIG_DFL);
+    raise(signo);
+}
+
+void paro_cli_install_signal_cleanup(void)
+{
+    struct sigaction action = {.sa_handler = on_signal};
+    sigemptyset(&action.sa_mask);
+    const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+    for (guint i = 0; i < G_N_ELEMENTS(signals); i++) {
+        struct sigaction before;
+        /* a signal ignored by whoever started us (nohup, a background job) stays ignored */
+        if (sigaction(signals[i], NULL, &before) == 0 && before.sa_handler != SIG_IGN)
+            sigaction(signals[i], &action, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
@@ -98,6 +124,11 @@ int main(int argc, char **argv)
     setlocale(LC_NUMERIC, "C");
     if (!apply_work_scale())
         return PARO_EXIT_USAGE;
+#ifdef PARO_FAULT_INJECTION
+    if (!paro_cli_arm_faults())
+        return PARO_EXIT_USAGE;
+#endif
+    paro_cli_install_signal_cleanup();
     if (argc < 2) {
         usage(stderr);
         return PARO_EXIT_USAGE;

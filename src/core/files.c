@@ -7,10 +7,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "core/fault.h"
 
 /* What a non-regular file is, for messages. */
 static const char *kind_of(mode_t mode)
@@ -207,6 +210,8 @@ static gboolean write_direct(int fd, gboolean owned, const char *path, const Par
         ok = set_errno_error(error, path, "cannot flush", errno);
     if (owned && close(fd) != 0 && ok)
         ok = set_errno_error(error, path, "cannot close", errno);
+    if (ok)
+        paro_fault_point("write-done");
     return ok;
 }
 
@@ -220,15 +225,40 @@ static gboolean is_input(const struct stat *st, const char *const *inputs)
     return FALSE;
 }
 
+/* The temporary file being written, for paro_file_abort_pending (called from signal
+ * handlers): only async-signal-safe state. One at a time: the commands write their
+ * outputs from one thread, one after another. */
+static struct {
+    volatile sig_atomic_t armed; /* path below is complete and the file may exist */
+    char path[4096];
+} pending;
+
+void paro_file_abort_pending(void)
+{
+    if (pending.armed)
+        unlink(pending.path);
+}
+
 /* Temporary file beside @target, written, given @mode, renamed over @target. */
 static gboolean replace(const char *target, const ParoFilePart *parts, gsize n, int mode,
                         GError **error)
 {
     g_autofree char *dir = g_path_get_dirname(target), *base = g_path_get_basename(target);
     g_autofree char *tmpl = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
-    int fd = g_mkstemp_full(tmpl, O_WRONLY | O_CLOEXEC, 0666);
+    if (strlen(tmpl) >= sizeof pending.path) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NAMETOOLONG, "%s: %s", target,
+                    g_strerror(ENAMETOOLONG));
+        return FALSE;
+    }
+    /* The name is armed before the file exists: a signal between mkstemp and the arming
+     * would otherwise leave it behind (unlinking a name not yet created does nothing). */
+    memcpy(pending.path, tmpl, strlen(tmpl) + 1);
+    pending.armed = 1;
+    int fd = g_mkstemp_full(pending.path, O_WRONLY | O_CLOEXEC, 0666);
+    pending.armed = fd >= 0;
     if (fd < 0)
         return set_errno_error(error, target, "cannot create a temporary file beside it", errno);
+    paro_fault_point("write-open");
     gboolean ok = write_parts(fd, parts, n, target, error);
     if (ok && mode >= 0 && fchmod(fd, (mode_t)mode) != 0)
         ok = set_errno_error(error, target, "cannot keep its mode", errno);
@@ -236,10 +266,15 @@ static gboolean replace(const char *target, const ParoFilePart *parts, gsize n, 
         ok = set_errno_error(error, target, "cannot flush", errno);
     if (close(fd) != 0 && ok)
         ok = set_errno_error(error, target, "cannot close", errno);
-    if (ok && g_rename(tmpl, target) != 0)
+    if (ok)
+        paro_fault_point("write-temp");
+    if (ok && rename(pending.path, target) != 0)
         ok = set_errno_error(error, target, "cannot rename the temporary file onto it", errno);
     if (!ok)
-        g_unlink(tmpl);
+        unlink(pending.path);
+    pending.armed = 0;
+    if (ok)
+        paro_fault_point("write-done");
     return ok;
 }
 

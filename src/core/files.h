@@ -72,4 +72,12 @@ gboolean paro_file_write_parts(const char *path, const ParoFilePart *parts, gsiz
  */
 gboolean paro_file_check_output(const char *path, const char *const *inputs, GError **error);
 
+/**
+ * paro_file_abort_pending:
+ * Removes the temporary file of the output being written, if any. Async-signal-safe: the
+ * CLI's handlers of SIGINT, SIGTERM and SIGHUP call it before dying of the signal, so that
+ * a command stopped at any moment leaves its output as it was, never a `.NAME.XXXXXX`.
+ */
+void paro_file_abort_pending(void);
+
 G_END_DECLS

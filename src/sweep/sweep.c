@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/fault.h"
 #include "core/units.h"
 #include "scenario/workload.h"
 #include "step/memo.h"
@@ -361,6 +362,7 @@ static void work(gpointer data, gpointer user_data)
     if (run->progress)
         run->progress(run->done, run->total, run->progress_data);
     g_mutex_unlock(&run->lock);
+    paro_fault_point("sweep-point");
 }
 
 GPtrArray *paro_sweep_run(const char *scenario_path, const char *const *sets, GPtrArray *axes,
