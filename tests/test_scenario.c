@@ -2,6 +2,7 @@
 /* Scenario loading: references, --set overrides (located in the argument), cross-field
  * checks, and the guideline's invariants on the library's default scenario. */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -264,6 +265,55 @@ START_TEST(scenario_set_swaps_model_file)
 }
 END_TEST
 
+START_TEST(scenario_bare_name_ignores_current_directory)
+{
+    /* Issue #42: a bare `model: llama-7b` is looked up beside the scenario, then among the
+     * shipped models, never in the current directory, where a checkpoint folder of that
+     * name (or a stray llama-7b.yaml) hid the shipped model wherever parosim ran. */
+    g_autofree char *here = g_get_current_dir();
+    g_autofree char *scenarios = g_dir_make_tmp("paro-bare-XXXXXX", NULL);
+    g_autofree char *elsewhere = g_dir_make_tmp("paro-cwd-XXXXXX", NULL);
+    ck_assert(scenarios != NULL && elsewhere != NULL);
+    g_autofree char *path = g_build_filename(scenarios, "bare.yaml", NULL);
+    /* the default scenario with bare names for its references */
+    g_autofree char *original = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
+    g_autofree char *yaml = NULL;
+    ck_assert(g_file_get_contents(original, &yaml, NULL, NULL));
+    g_autoptr(GString) bare = g_string_new(yaml);
+    ck_assert_uint_eq(g_string_replace(bare, "../models/llama-7b.yaml", "llama-7b", 1), 1);
+    ck_assert_uint_eq(g_string_replace(bare, "../topologies/a100x8-100g.yaml", "a100x8-100g", 1),
+                      1);
+    ck_assert(g_file_set_contents(path, bare->str, (gssize)bare->len, NULL));
+    g_autofree char *folder = g_build_filename(elsewhere, "llama-7b", NULL);
+    g_autofree char *stray = g_build_filename(elsewhere, "a100x8-100g", NULL);
+    ck_assert_int_eq(g_mkdir(folder, 0755), 0);
+    ck_assert(g_file_set_contents(stray, "kind: topology\nnot: a topology\n", -1, NULL));
+    ck_assert_int_eq(g_chdir(elsewhere), 0);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoScenario) s = paro_scenario_load(path, NULL, &error);
+    ck_assert_int_eq(g_chdir(here), 0);
+    ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+    ck_assert_str_eq(s->model->name, "llama-7b");
+    ck_assert(g_str_has_suffix(s->model->source_path, "models/llama-7b.yaml"));
+    ck_assert(g_str_has_suffix(s->topology->source_path, "topologies/a100x8-100g.yaml"));
+    /* a file beside the scenario still comes first */
+    g_autofree char *beside = g_build_filename(scenarios, "llama-7b", NULL);
+    g_autofree char *shipped = paro_test_path("models/llama-65b.yaml");
+    g_autofree char *text = NULL;
+    ck_assert(g_file_get_contents(shipped, &text, NULL, NULL));
+    ck_assert(g_file_set_contents(beside, text, -1, NULL));
+    g_autoptr(ParoScenario) b = paro_scenario_load(path, NULL, &error);
+    ck_assert_msg(b != NULL, "%s", error ? error->message : "");
+    ck_assert_str_eq(b->model->name, "llama-65b");
+    g_unlink(beside);
+    g_unlink(stray);
+    g_rmdir(folder);
+    g_unlink(path);
+    g_rmdir(scenarios);
+    g_rmdir(elsewhere);
+}
+END_TEST
+
 /* The guideline's figures for @strategy in the default scenario on DGX H100 nodes, fp8 off
  * (0), on (1), or on with the weights held in fp8 (2). */
 static ParoStrategyResult h100_result(int fp8, const char *strategy)
@@ -480,6 +530,7 @@ static Suite *scenario_suite(void)
     tcase_add_test(tc, scenario_set_overrides);
     tcase_add_test(tc, scenario_framework_profiles_set_defaults);
     tcase_add_test(tc, scenario_set_swaps_model_file);
+    tcase_add_test(tc, scenario_bare_name_ignores_current_directory);
     tcase_add_loop_test(tc, scenario_set_errors_are_located, 0, G_N_ELEMENTS(bad_sets));
     tcase_add_test(tc, scenario_guideline_invariants);
     tcase_add_test(tc, scenario_fp8_weight_copies);

@@ -39,6 +39,14 @@ char *paro_data_find(const char *folder, const char *name)
 {
     if (strchr(name, '/') != NULL || g_file_test(name, G_FILE_TEST_EXISTS))
         return g_strdup(name);
+    char *shipped = paro_data_find_shipped(folder, name);
+    return shipped ? shipped : g_strdup(name);
+}
+
+char *paro_data_find_shipped(const char *folder, const char *name)
+{
+    if (strchr(name, '/') != NULL)
+        return NULL;
     g_autofree char *yaml =
         g_str_has_suffix(name, ".yaml") ? g_strdup(name) : g_strconcat(name, ".yaml", NULL);
     const char *files[] = {name, yaml};
@@ -48,7 +56,7 @@ char *paro_data_find(const char *folder, const char *name)
         if (dir)
             return g_build_filename(dir, probe, NULL);
     }
-    return g_strdup(name);
+    return NULL;
 }
 
 char *paro_data_find_scenario(const char *name)

@@ -26,6 +26,16 @@ char *paro_data_dir(const char *probe);
 char *paro_data_find(const char *folder, const char *name);
 
 /**
+ * paro_data_find_shipped:
+ * @folder: "scenarios", "models" or "topologies"
+ * Returns: (transfer full) (nullable): the data folder's @folder/@name or
+ * @folder/@name.yaml when @name is a bare name (no folder part) and one exists, else
+ * NULL. Never looks in the current directory: a reference inside a file names a file
+ * beside that file or a shipped one, wherever parosim runs.
+ */
+char *paro_data_find_shipped(const char *folder, const char *name);
+
+/**
  * paro_data_find_scenario:
  * @name: what the user wrote
  * Returns: (transfer full): @name itself when it is an existing file or has a folder

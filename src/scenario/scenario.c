@@ -422,13 +422,14 @@ static gboolean resolve_reference(ParoNode *root, const char *key, GError **erro
             path = g_build_filename(dir, v->scalar, NULL);
         }
         /* a bare name that is no file beside the scenario: a shipped model or topology
-         * (model: llama-13b), as `parosim run NAME` finds a scenario */
+         * (model: llama-13b), as `parosim run NAME` finds a scenario; never a file or
+         * folder of that name in the current directory (a checkpoint folder `llama-13b`
+         * there hid the shipped model, issue #42) */
         static const char *const folders[][2] = {{"model", "models"}, {"topology", "topologies"}};
         for (guint f = 0; f < G_N_ELEMENTS(folders); f++)
-            if (strcmp(key, folders[f][0]) == 0 && strchr(v->scalar, '/') == NULL &&
-                !g_file_test(path, G_FILE_TEST_EXISTS)) {
-                g_autofree char *found = paro_data_find(folders[f][1], v->scalar);
-                if (strcmp(found, v->scalar) != 0) {
+            if (strcmp(key, folders[f][0]) == 0 && !g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+                g_autofree char *found = paro_data_find_shipped(folders[f][1], v->scalar);
+                if (found != NULL) {
                     g_free(path);
                     path = g_steal_pointer(&found);
                 }
