@@ -383,6 +383,12 @@ static gboolean check_hf_dense(const ParoNode *root, const HfFamily *fam, GError
 static gboolean check_hf_every_layer_sparse(const ParoNode *root, GError **error)
 {
     const ParoNode *dense = paro_node_lookup(root, "mlp_only_layers");
+    /* a number or a string ("0,1") was read as no dense layer, every layer sparse */
+    if (dense != NULL && !paro_node_is_null(dense) && dense->kind != PARO_NODE_SEQUENCE) {
+        paro_node_error(error, dense, PARO_CONFIG_ERROR_TYPE,
+                        "'mlp_only_layers' must be a list of layer indices ([] or [0, 47])");
+        return FALSE;
+    }
     if (dense != NULL && dense->kind == PARO_NODE_SEQUENCE && dense->values->len > 0) {
         paro_node_error(error, dense, PARO_CONFIG_ERROR_RANGE,
                         "mlp_only_layers: dense layers among the experts' are not modelled "
