@@ -9,9 +9,21 @@
     parosim.Scenario("x.yaml", overrides=["topology.nodes=8"])  # as --set takes them
 
 Each row is one strategy of `parosim run --format json`: name, aliases, rank, fits, and
-the time, throughput and memory objects, flattened in run_frame() as time.step... The
-library is found through $PAROSIM_LIBRARY, else beside this package in an installed tree
-(prefix/lib*/.../libparosim.so.0), else on the system's library path.
+the time, throughput and memory objects, flattened in run_frame() as time.step...
+
+The library is found through $PAROSIM_LIBRARY (a path to libparosim.so), else the build
+tree's (`meson compile` puts a copy of this package with its library's path in
+BUILD/python, so PYTHONPATH=BUILD/python needs no install), else beside this package in an
+installed tree (prefix/lib*/.../libparosim.so.0), else on the system's library path.
+
+Threads: a Scenario may be shared by threads. run, run_text, run_rows, run_frame and
+strategies only read it, release the GIL while they simulate, and give each thread what one
+thread alone would get; loading scenarios is independent too. A scenario is freed when the
+last reference to it goes, so no call can outlive it.
+
+Strings reach C as NUL-terminated bytes: one with a NUL inside (a path, an override, YAML
+text, strategies, a format) raises ValueError("embedded null character"), as open() does,
+rather than being cut there.
 """
 import ctypes
 import ctypes.util
@@ -34,13 +46,24 @@ class _Row(ctypes.Structure):
             "tokens_per_s", "tflops_per_gpu", "mfu", "peak_bytes")]
 
 
+_HOW = ("set PAROSIM_LIBRARY to the path of libparosim.so, or use a build tree's copy of "
+        "this package (PYTHONPATH=BUILD/python, made by meson compile), or install parosim "
+        "(meson install)")
+
+
 def _find_library():
     explicit = os.environ.get("PAROSIM_LIBRARY")
     if explicit:
         return explicit
+    try:  # written beside the copy in BUILD/python by meson (src/meson.build)
+        from . import _buildtree
+        return _buildtree.LIBRARY
+    except ImportError:
+        pass
     here = pathlib.Path(__file__).resolve().parent
     for ancestor in here.parents:  # prefix/lib/python3/dist-packages/parosim -> prefix
-        for pattern in ("libparosim.so.0", "*/libparosim.so.0", "*/*/libparosim.so.0"):
+        # lib* only: from a source tree, */*/ matched whichever build folder sorted first
+        for pattern in ("lib*/libparosim.so.0", "lib*/*/libparosim.so.0"):
             found = sorted(ancestor.glob(pattern))
             if found:
                 return str(found[0])
@@ -50,9 +73,11 @@ def _find_library():
 def _load():
     path = _find_library()
     if path is None:
-        raise ImportError("libparosim not found: install parosim (meson install) or set "
-                          "PAROSIM_LIBRARY to the path of libparosim.so")
-    lib = ctypes.CDLL(path)
+        raise ImportError("libparosim not found: " + _HOW)
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        raise ImportError(f"libparosim cannot be loaded from {path} ({e}): {_HOW}") from e
     c_str, err = ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)
     strings = ctypes.POINTER(ctypes.c_char_p)
     lib.parosim_version.restype = c_str
@@ -95,10 +120,21 @@ def _check(result, error):
     return result
 
 
+def _c(text):
+    """text as a C string (None: NULL). ctypes would pass one with a NUL inside, and C would
+    read it only up to there (another file, a shorter override): refused as open() does."""
+    if text is None:
+        return None
+    data = text.encode()
+    if b"\0" in data:
+        raise ValueError("embedded null character")
+    return data
+
+
 def _strings(items):
     if not items:
         return None
-    array = (ctypes.c_char_p * (len(items) + 1))(*[s.encode() for s in items], None)
+    array = (ctypes.c_char_p * (len(items) + 1))(*[_c(s) for s in items], None)
     return ctypes.cast(array, ctypes.POINTER(ctypes.c_char_p))
 
 
@@ -108,15 +144,17 @@ class Scenario:
     def __init__(self, path, overrides=None, _handle=None):
         error = ctypes.c_void_p()
         self._handle = _handle or _check(
-            _lib.parosim_scenario_load(str(path).encode(), _strings(overrides),
+            _lib.parosim_scenario_load(_c(str(path)), _strings(overrides),
                                        ctypes.byref(error)), error)
 
     @classmethod
     def from_yaml(cls, text, base_dir=None, label="yaml", overrides=None):
-        """Loads YAML text; its model: and topology: references are relative to base_dir."""
+        """Loads YAML text; its model: and topology: references are relative to base_dir
+        (default: the current directory), whatever the label says: the label only names
+        the text in messages, as <label>."""
         error = ctypes.c_void_p()
         handle = _check(_lib.parosim_scenario_load_yaml(
-            text.encode(), str(base_dir or ".").encode(), label.encode(), _strings(overrides),
+            _c(text), _c(str(base_dir or ".")), _c(label), _strings(overrides),
             ctypes.byref(error)), error)
         return cls(None, _handle=handle)
 
@@ -128,8 +166,9 @@ class Scenario:
     def run_text(self, strategies=None, format="table"):
         """What `parosim run --format FORMAT` prints for these strategies (default: all)."""
         error = ctypes.c_void_p()
-        text = _check(_lib.parosim_run(self._handle, strategies and strategies.encode(),
-                                       format.encode(), ctypes.byref(error)), error)
+        # "" is passed on, not taken for None (every strategy): C refuses it as the CLI does
+        text = _check(_lib.parosim_run(self._handle, _c(strategies), _c(format),
+                                       ctypes.byref(error)), error)
         return _taken(text)
 
     def run(self, strategies=None):
@@ -141,7 +180,7 @@ class Scenario:
         error = ctypes.c_void_p()
         rows = ctypes.POINTER(_Row)()
         n = ctypes.c_size_t()
-        if _lib.parosim_run_rows(self._handle, strategies and strategies.encode(),
+        if _lib.parosim_run_rows(self._handle, _c(strategies),
                                  ctypes.byref(rows), ctypes.byref(n), ctypes.byref(error)) != 0:
             _check(None, error)
         try:

@@ -61,10 +61,11 @@ ParosimScenario *parosim_scenario_load_yaml(const char *yaml, const char *base_d
         set_error(error, "no YAML text");
         return NULL;
     }
+    /* the label names the text in messages; references are found from base_dir alone */
     g_autofree char *name = g_strdup_printf("<%s>", label ? label : "yaml");
-    g_autofree char *located = g_build_filename(base_dir ? base_dir : ".", name, NULL);
     GError *local = NULL;
-    ParoScenario *scenario = paro_scenario_load_data(yaml, located, overrides, &local);
+    ParoScenario *scenario = paro_scenario_load_data(
+        yaml, name, base_dir && *base_dir ? base_dir : ".", overrides, &local);
     return wrap(scenario, local, error);
 }
 

@@ -8,8 +8,13 @@
  * names starting with parosim_ are exported; no GLib type appears here. Errors come back
  * as NULL (or -1) with a message the caller frees with parosim_free; for bad input the
  * message starts with file:line:column. Nothing here exits the process or writes to
- * stdout or stderr. Functions are safe to call from several threads on different
- * scenarios.
+ * stdout or stderr.
+ *
+ * Threads: every function may be called from several threads at once, on different
+ * scenarios or on one shared scenario. A loaded scenario never changes: parosim_run,
+ * parosim_run_rows and parosim_strategies only read it (the collective timings they share
+ * lock themselves), so threads sharing one get the same results as one thread would. Only
+ * parosim_scenario_free must wait until no other call is using that scenario.
  *
  * Stability: this header's functions and the fields of ParosimStepRow keep their meaning
  * within a major version; fields are only ever appended (check row_size). */
@@ -67,7 +72,8 @@ PAROSIM_API ParosimScenario *parosim_scenario_load(const char *path, const char 
 /**
  * parosim_scenario_load_yaml:
  * The same from YAML text; relative references (model:, topology:) are resolved against
- * @base_dir (NULL: the current directory); @label names the text in error messages.
+ * @base_dir (NULL or "": the current directory), whatever @label says; @label (NULL:
+ * "yaml") only names the text in error messages, as <@label> ("<runs/today>:7:3: ...").
  */
 PAROSIM_API ParosimScenario *parosim_scenario_load_yaml(const char *yaml, const char *base_dir,
                                                         const char *label,
@@ -78,8 +84,9 @@ PAROSIM_API void parosim_scenario_free(ParosimScenario *scenario);
 /**
  * parosim_run:
  * Simulates @strategies (comma-separated names as --strategies takes them; NULL or "all":
- * every strategy) and returns what `parosim run --format FORMAT` prints, FORMAT being
- * "table", "json" or "csv", byte for byte. Returns: a string to parosim_free, or NULL.
+ * every strategy; "" names none and is an error, as `--strategies ""` is) and returns what
+ * `parosim run --format FORMAT` prints, FORMAT being "table", "json" or "csv" (NULL:
+ * "table"), byte for byte. Returns: a string to parosim_free, or NULL.
  */
 PAROSIM_API char *parosim_run(ParosimScenario *scenario, const char *strategies, const char *format,
                               char **error);

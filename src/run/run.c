@@ -9,7 +9,7 @@
 struct _ParoRun {
     ParoScenario *scenario;
     ParoScenarioDerived *derived;
-    ParoGuideline *guideline; /* NULL until asked for */
+    ParoGuideline *guideline; /* built with the run: read-only, so threads may share a run */
     ParoCollCache *cache;
 };
 
@@ -19,6 +19,10 @@ ParoRun *paro_run_new(ParoScenario *scenario, ParoCollCache *cache)
     ParoRun *run = g_new0(ParoRun, 1);
     run->scenario = scenario;
     run->derived = paro_scenario_derive(scenario);
+    /* Evaluated here rather than on first need: a field filled lazily raced when threads
+     * shared a run (issue #42: each built its own, all but one leaked); and loading the
+     * scenario evaluated it once already (the clock's range), so it costs no more than that. */
+    run->guideline = paro_guideline_evaluate(run->derived);
     run->cache = cache ? paro_coll_cache_ref(cache) : paro_coll_cache_new();
     return run;
 }
@@ -51,10 +55,8 @@ const ParoScenarioDerived *paro_run_get_derived(const ParoRun *run)
     return run->derived;
 }
 
-const ParoGuideline *paro_run_get_guideline(ParoRun *run)
+const ParoGuideline *paro_run_get_guideline(const ParoRun *run)
 {
-    if (run->guideline == NULL)
-        run->guideline = paro_guideline_evaluate(run->derived);
     return run->guideline;
 }
 

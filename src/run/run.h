@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* One run of a scenario: the object `run`, `sweep` and `plan` (and a library caller) go
- * through. It owns the loaded scenario, its derived quantities and, on first need, its
- * closed-form guideline; it times collectives on a cache it shares or owns; it simulates
- * strategies, completes each result (the guideline beside it, the time compression saves)
- * and ranks them. Nothing in it is global, so runs on different threads are independent
- * apart from the shared, thread-safe cache. */
+ * through. It owns the loaded scenario, its derived quantities and its closed-form
+ * guideline; it times collectives on a cache it shares or owns; it simulates strategies,
+ * completes each result (the guideline beside it, the time compression saves) and ranks
+ * them. Nothing in it is global, and nothing in it changes after paro_run_new (the cache
+ * and a memo passed in options lock themselves), so threads may share one run: the public
+ * API's scenarios are shared that way (issue #42). */
 #pragma once
 
 #include "scenario/guideline.h"
@@ -52,8 +53,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoRun, paro_run_free)
 
 const ParoScenario *paro_run_get_scenario(const ParoRun *run);
 const ParoScenarioDerived *paro_run_get_derived(const ParoRun *run);
-/** paro_run_get_guideline: the closed form of every strategy, evaluated on first call. */
-const ParoGuideline *paro_run_get_guideline(ParoRun *run);
+/** paro_run_get_guideline: the closed form of every strategy, evaluated by paro_run_new. */
+const ParoGuideline *paro_run_get_guideline(const ParoRun *run);
 ParoCollCache *paro_run_get_cache(const ParoRun *run);
 
 /**

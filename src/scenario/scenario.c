@@ -406,8 +406,11 @@ static void apply_framework_defaults(ParoScenario *s, const ParoNode *root)
             &s->framework, paro_model_layer_params(s->model) / (double)s->tp, s->training.prefetch);
 }
 
-/* Replaces a scalar `model:` or `topology:` reference by the tree of the file it names. */
-static gboolean resolve_reference(ParoNode *root, const char *key, GError **error)
+/* Replaces a scalar `model:` or `topology:` reference by the tree of the file it names:
+ * relative to @base_dir when given (YAML text, whose label only names it), else to the
+ * folder of the file that wrote it; a --set path is relative to the current directory. */
+static gboolean resolve_reference(ParoNode *root, const char *key, const char *base_dir,
+                                  GError **error)
 {
     for (guint i = 0; i < root->keys->len; i++) {
         const ParoNode *k = g_ptr_array_index(root->keys, i);
@@ -415,8 +418,10 @@ static gboolean resolve_reference(ParoNode *root, const char *key, GError **erro
         if (strcmp(k->scalar, key) != 0 || v->kind != PARO_NODE_SCALAR)
             continue;
         g_autofree char *path = NULL;
-        if (g_path_is_absolute(v->scalar) || v->source[0] == '-' || v->source[0] == '<') {
+        if (g_path_is_absolute(v->scalar) || v->source[0] == '-') {
             path = g_strdup(v->scalar);
+        } else if (base_dir != NULL) {
+            path = g_build_filename(base_dir, v->scalar, NULL);
         } else {
             g_autofree char *dir = g_path_get_dirname(v->source);
             path = g_build_filename(dir, v->scalar, NULL);
@@ -697,16 +702,25 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
     return root ? paro_scenario_from_node(root, found, overrides, error) : NULL;
 }
 
-ParoScenario *paro_scenario_load_data(const char *yaml, const char *label,
+static ParoScenario *from_node_in(ParoNode *root_in, const char *path, const char *base_dir,
+                                  const char *const *overrides, GError **error);
+
+ParoScenario *paro_scenario_load_data(const char *yaml, const char *label, const char *base_dir,
                                       const char *const *overrides, GError **error)
 {
     g_return_val_if_fail(yaml != NULL && label != NULL, NULL);
     ParoNode *root = paro_yaml_load_data(yaml, strlen(yaml), label, error);
-    return root ? paro_scenario_from_node(root, label, overrides, error) : NULL;
+    return root ? from_node_in(root, label, base_dir ? base_dir : ".", overrides, error) : NULL;
 }
 
-ParoScenario *paro_scenario_from_node(ParoNode *root_in, const char *path,
+ParoScenario *paro_scenario_from_node(ParoNode *root, const char *path,
                                       const char *const *overrides, GError **error)
+{
+    return from_node_in(root, path, NULL, overrides, error);
+}
+
+static ParoScenario *from_node_in(ParoNode *root_in, const char *path, const char *base_dir,
+                                  const char *const *overrides, GError **error)
 {
     g_autoptr(ParoNode) root = root_in;
     if (!paro_schema_check_header(root, "scenario", error))
@@ -726,8 +740,9 @@ ParoScenario *paro_scenario_from_node(ParoNode *root_in, const char *path,
         if (is_reference_override(o) && !paro_override_apply(root, o, 0, error))
             return NULL;
     }
-    if (!resolve_reference(root, "model", error) || !resolve_reference(root, "topology", error) ||
-        !resolve_reference(root, "calibration", error))
+    if (!resolve_reference(root, "model", base_dir, error) ||
+        !resolve_reference(root, "topology", base_dir, error) ||
+        !resolve_reference(root, "calibration", base_dir, error))
         return NULL;
     for (guint i = 0; i < parsed->len; i++) {
         const ParoOverride *o = g_ptr_array_index(parsed, i);

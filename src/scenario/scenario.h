@@ -107,10 +107,13 @@ ParoScenario *paro_scenario_load(const char *path, const char *const *overrides,
 
 /**
  * paro_scenario_load_data:
- * The same from YAML text; @label names it in messages, and its folder part is where
- * relative references (model:, topology:, calibration:) are looked up ("DIR/<yaml>").
+ * @label: names the text in messages ("<notebook>"), whatever characters it holds
+ * @base_dir: (nullable): where relative references (model:, topology:, calibration:) are
+ *   looked up; NULL for the current directory
+ * The same from YAML text. The label never moves where references are found (issue #42:
+ * "runs/today" made them be looked up in "<runs").
  */
-ParoScenario *paro_scenario_load_data(const char *yaml, const char *label,
+ParoScenario *paro_scenario_load_data(const char *yaml, const char *label, const char *base_dir,
                                       const char *const *overrides, GError **error);
 
 /**
