@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # One-step set-up for a fresh Debian machine: installs what is missing (apt-get, as root
 # or through sudo), configures and builds with meson, then either runs the main job on
-# the default scenario and renders the plot gallery into gallery/ (`run`) or the whole test suite (`test`).
+# the default scenario and renders the plot gallery into BUILD/gallery/ (`run`) or the whole
+# test suite (`test`). Neither touches a tracked file.
 # Environment: PARO_BUILD (build folder, default build), PARO_MESON_ARGS (extra options
 # for `meson setup`, e.g. -Db_sanitize=address,undefined).
 set -euo pipefail
@@ -43,8 +44,10 @@ meson compile -C "$build" >/dev/null
 
 if [ "$what" = run ]; then
     "$build/src/parosim" run scenarios/llama-7b_a100x8-100g_n32.yaml
-    # the README's gallery, from the same build
-    bash scripts/gallery.sh "$build/src/parosim" gallery
+    # the README's gallery, from the same build, into the build folder: the committed
+    # gallery/ changes only when a developer means it to (ninja -C build plots), so both
+    # quick-start commands leave `git status` clean
+    bash scripts/gallery.sh "$build/src/parosim" "$build/gallery"
 else
     meson test -C "$build" --print-errorlogs
 fi
