@@ -54,12 +54,18 @@ step "throughput scaling: LLaMA-7B, 16 to 128 GPUs (Figure 5 form)"
     --strategies zero-2,zero-3,NIG,IGG,IIG,NII,mics,fsdp-hsz,zero++ \
     --title 'LLaMA-7B, full training: throughput vs GPUs'
 
-step "memory timeline and step Gantt of the best strategy (NII)"
-"$parosim" run "$default" --strategies NII --trace "$out/trace-nii.tsv" >/dev/null
-"$parosim" plot memory-timeline "$out/trace-nii.tsv" --capacity '80 GiB' \
-    -o "$out/memory-timeline.png" --title 'LLaMA-7B, NII: memory per GPU over one step'
-"$parosim" plot gantt "$out/trace-nii.tsv" -o "$out/gantt.png" \
-    --title 'LLaMA-7B, NII: one step on the compute and communication streams'
+# The best strategy as parosim ranks it: the first row of run-7b.csv that fits (rows come in
+# rank order, those that fit first), labelled with its first alias when it has one.
+best=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $col["fits"] == "true" { a = $col["aliases"]; sub(/;.*/, "", a)
+        print $col["name"] (a == "" ? "" : " (" a ")"); exit }' "$out/run-7b.csv")
+[ -n "$best" ] || { echo "gallery: no strategy fits in $out/run-7b.csv" >&2; exit 1; }
+step "memory timeline and step Gantt of the best strategy, $best"
+"$parosim" run "$default" --strategies "${best%% *}" --trace "$out/trace-best.tsv" >/dev/null
+"$parosim" plot memory-timeline "$out/trace-best.tsv" --capacity '80 GiB' \
+    -o "$out/memory-timeline.png" --title "LLaMA-7B, $best, the best: memory per GPU over one step"
+"$parosim" plot gantt "$out/trace-best.tsv" -o "$out/gantt.png" \
+    --title "LLaMA-7B, $best, the best: one step on the compute and communication streams"
 
 step "calibration check: the H100 fit against held-out LLaMA-13B GEMMs and the HBM log"
 data=validation/data/h100/2026-11-23

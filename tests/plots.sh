@@ -95,5 +95,19 @@ fi
 "$parosim" plot pie "$work/run.csv" -o "$work/pie.png" 2>/dev/null
 if [ $? = 2 ]; then ok "an unknown kind is a usage error"; else not_ok "unknown kind"; fi
 
+# The gallery (scripts/gallery.sh) renders its nine plots, and its "best strategy" is the
+# first row that fits in parosim's own ranking (issue #42: it once said NII, ranked 4th).
+best=$("$parosim" run "$scenario" --format json | python3 -c '
+import json, sys
+print(next(s["name"] for s in json.load(sys.stdin)["strategies"] if s["fits"]))')
+if bash scripts/gallery.sh "$parosim" "$work/gallery" 2>"$work/gallery.log" &&
+    [ "$(ls "$work/gallery"/*.png | wc -l)" = 9 ] && is_png "$work/gallery/gantt.png" &&
+    grep -q "of the best strategy, $best[ (]" "$work/gallery.log" &&
+    [ "$(grep -c "^task	$best	" "$work/gallery/trace-best.tsv")" -gt 0 ]; then
+    ok "the gallery renders, its best strategy is run's first that fits ($best)"
+else
+    not_ok "gallery: best '$best'; $(grep 'best strategy' "$work/gallery.log" | tr '\n' ' ')"
+fi
+
 echo "1..$n"
 exit $fail

@@ -31,6 +31,14 @@ if ! grep -qiE '(src|href|data)="(https?:)?//' "$page" && grep -q 'data:image/sv
 else
     not_ok "self-contained page"
 fi
+# every parallel degree by its name, and memory in GiB everywhere on the page (issue #42)
+if grep -q 'gpus: 32 (4 nodes x 8 A100-SXM4-80GB, 80 GiB)  tp 1  pp 1  dp 32  group m: 8' "$page" &&
+    grep -q '<th>peak (GiB)</th>' "$page" && grep -q 'GiB per GPU at its peak' "$page" &&
+    ! grep -qE '[0-9] GB[ )]|\(GB\)' "$page"; then
+    ok "the header names gpus, tp, pp and dp; memory in GiB"
+else
+    not_ok "header or memory unit: $(grep -o 'gpus[^<]*groups' "$page" | head -1)"
+fi
 first=$(python3 -c '
 import re, sys
 body = open(sys.argv[1]).read().split("<tbody>", 1)[1]

@@ -88,7 +88,7 @@ static void table(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n, G
                          "train  behind   GPU-hours    peak  fits\n"
                          "#                                                                        "
                          "   (tokens)     (s)              (days)"
-                         "                       (GB)\n");
+                         "                      (GiB)\n");
     for (guint i = 0; i < n; i++) {
         const ParoPlanRow *r = &rows[i];
         g_autofree char *schedule = schedule_label(&r->layout);
@@ -106,7 +106,7 @@ static void table(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n, G
             paro_format_fixed(steps, sizeof steps, r->steps, 0, 9),
             paro_format_fixed(days, sizeof days, r->train_s / 86400.0, 2, 7),
             100.0 * behind(rows, i), r->gpu_hours,
-            paro_format_fixed(peak, sizeof peak, r->peak_bytes / 1e9, 2, 7),
+            paro_format_fixed(peak, sizeof peak, r->peak_bytes / PARO_GIB, 2, 7),
             r->fits ? "yes" : "OOM");
     }
 }

@@ -34,7 +34,7 @@ static void results_table(GString *out, const ParoStepResult *rows, guint n)
     g_string_append(out, "<table id=\"ranking\">\n<thead><tr><th>rank</th><th>strategy</th>"
                          "<th>aliases</th><th>step (s)</th><th>compute (s)</th>"
                          "<th>exposed comm (s)</th><th>samples/s</th><th>TFLOP/s per GPU</th>"
-                         "<th>MFU</th><th>peak (GB)</th><th>fits</th></tr></thead>\n<tbody>\n");
+                         "<th>MFU</th><th>peak (GiB)</th><th>fits</th></tr></thead>\n<tbody>\n");
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
         g_autofree char *aliases = g_strjoinv(", ", (char **)r->strategy->aliases);
@@ -58,7 +58,7 @@ static void results_table(GString *out, const ParoStepResult *rows, guint n)
                                "</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.1f</td>"
                                "<td>%.1f</td><td>%.3f</td><td>%.2f</td><td>%s</td></tr>\n",
                                step, r->compute_s, r->exposed_comm_s, r->samples_per_s,
-                               r->tflops_per_gpu, r->mfu, r->peak_bytes / 1e9,
+                               r->tflops_per_gpu, r->mfu, r->peak_bytes / PARO_GIB,
                                r->fits ? "yes" : "OOM");
     }
     g_string_append(out, "</tbody>\n</table>\n");
@@ -75,9 +75,9 @@ void paro_report_html(const ParoHtmlReport *in, GString *out)
     if (in->best)
         g_string_append_printf(out,
                                "<p id=\"verdict\">Fastest strategy that fits: <b>%s</b>, "
-                               "%.3f s a step, %.1f GB per GPU at its peak.</p>\n",
+                               "%.3f s a step, %.1f GiB per GPU at its peak.</p>\n",
                                in->best->strategy->name, paro_time_to_s(in->best->step),
-                               in->best->peak_bytes / 1e9);
+                               in->best->peak_bytes / PARO_GIB);
     else
         g_string_append(out, "<p id=\"verdict\">No strategy fits in the GPU's memory.</p>\n");
     g_string_append(out, "<pre>");

@@ -55,7 +55,7 @@ static void table(const ParoScenarioDerived *g, const ParoStepResult *rows, guin
                          "    exposed   samples/s    tokens/s  TFLOP/s    MFU     peak  fits");
     g_string_append(out, compressed ? "  compress     saved     saved\n" : "\n");
     g_string_append(out, "#                                              (s)        (s)        (s)"
-                         "        (s)                           (/GPU)            (GB)");
+                         "        (s)                           (/GPU)           (GiB)");
     g_string_append(out, compressed ? "             (s)       (s)      (GB)\n" : "\n");
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
@@ -70,7 +70,7 @@ static void table(const ParoScenarioDerived *g, const ParoStepResult *rows, guin
         fixed(out, "%.0f", r->tokens_per_s, 11);
         fixed(out, "%.1f", r->tflops_per_gpu, 8);
         fixed(out, "%.3f", r->mfu, 6);
-        fixed(out, "%.2f", r->peak_bytes / 1e9, 8);
+        fixed(out, "%.2f", r->peak_bytes / PARO_GIB, 8);
         g_string_append_printf(out, "  %s", r->fits ? "yes" : "OOM");
         if (compressed) {
             fixed(out, "%.3f", r->compress_s, 9);
@@ -82,9 +82,9 @@ static void table(const ParoScenarioDerived *g, const ParoStepResult *rows, guin
     if (n > 0 && rows[0].fits) {
         char step[G_ASCII_DTOSTR_BUF_SIZE], mem[G_ASCII_DTOSTR_BUF_SIZE];
         g_string_append_printf(
-            out, "# best: %s  step %s s  peak %s GB per GPU\n", rows[0].strategy->name,
+            out, "# best: %s  step %s s  peak %s GiB per GPU\n", rows[0].strategy->name,
             g_ascii_formatd(step, sizeof step, "%.4g", paro_time_to_s(rows[0].step)),
-            g_ascii_formatd(mem, sizeof mem, "%.4g", rows[0].peak_bytes / 1e9));
+            g_ascii_formatd(mem, sizeof mem, "%.4g", rows[0].peak_bytes / PARO_GIB));
     } else {
         g_string_append(out, "# best: none fits in GPU memory\n");
     }
@@ -108,6 +108,7 @@ static void json(const ParoScenarioDerived *g, const ParoStepResult *rows, guint
     paro_report_json_string(out, s->name);
     g_string_append_printf(out, ",\n  \"n\": %" G_GINT64_FORMAT ",\n  \"m\": %" G_GINT64_FORMAT,
                            g->sizes.n, g->sizes.m);
+    paro_report_json_degrees(g, out);
     g_string_append(out, ",\n  \"params\": ");
     paro_report_number(out, g->sizes.params);
     g_string_append(out, ",\n  \"trainable_params\": ");

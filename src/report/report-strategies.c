@@ -50,6 +50,12 @@ void paro_report_number(GString *out, double value)
         g_string_append(out, g_ascii_formatd(buf, sizeof buf, "%.10g", value));
 }
 
+char *paro_report_gib(double bytes)
+{
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    return g_strdup_printf("%s GiB", g_ascii_formatd(buf, sizeof buf, "%.4g", bytes / PARO_GIB));
+}
+
 static char *aliases_joined(const ParoStrategy *s, const char *sep)
 {
     return g_strjoinv(sep, (char **)s->aliases);
@@ -164,7 +170,7 @@ void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
     g_autofree char *inter_bw = paro_units_format(c->inter_Bps, PARO_QUANTITY_BANDWIDTH);
     g_autofree char *intra_lat = paro_units_format(c->intra_lat_s, PARO_QUANTITY_TIME);
     g_autofree char *inter_lat = paro_units_format(c->inter_lat_s, PARO_QUANTITY_TIME);
-    g_autofree char *memory = paro_units_format(t->gpu.memory_bytes, PARO_QUANTITY_BYTES);
+    g_autofree char *memory = paro_report_gib(t->gpu.memory_bytes);
     const ParoComputeSetup *cs = &g->compute;
     g_autofree char *rate =
         paro_units_format(paro_compute_matmul_rate(cs), PARO_QUANTITY_FLOP_RATE);
@@ -176,12 +182,16 @@ void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
     g_string_append_printf(out, "# scenario: %s (%s)\n", name, path);
     g_string_append_printf(out, "# model: %s  params: %.6g  trainable: %.6g\n", model,
                            g->sizes.params, g->sizes.trainable);
+    /* every degree by its name: n, the PaRO paper's data-parallel ranks, is dp, not the
+     * GPUs, once tp or pp > 1 (issue #42) */
     g_string_append_printf(out,
-                           "# topology: %s  gpus n: %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT
-                           " nodes x %" G_GINT64_FORMAT " %s, %s)  group m: %" G_GINT64_FORMAT
-                           "  groups g: %" G_GINT64_FORMAT "\n",
-                           topology, g->sizes.n, t->nodes, t->gpus_per_node, gpu, memory,
-                           g->sizes.m, g->sizes.n / g->sizes.m);
+                           "# topology: %s  gpus: %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT
+                           " %s x %" G_GINT64_FORMAT " %s, %s)  tp %" G_GINT64_FORMAT
+                           "  pp %" G_GINT64_FORMAT "  dp %" G_GINT64_FORMAT
+                           "  group m: %" G_GINT64_FORMAT "  groups g: %" G_GINT64_FORMAT "\n",
+                           topology, paro_topology_n_gpus(t), t->nodes,
+                           t->nodes == 1 ? "node" : "nodes", t->gpus_per_node, gpu, memory, s->tp,
+                           s->pp, g->sizes.n, g->sizes.m, g->sizes.n / g->sizes.m);
     g_string_append_printf(out,
                            "# links: B' %s alpha' %s (intra)   B %s alpha %s (inter, per GPU)\n",
                            intra_bw, intra_lat, inter_bw, inter_lat);
@@ -250,22 +260,21 @@ static void table(const ParoGuideline *g, GString *out)
     g_string_append(out, "#rank strategy          aliases            params   grads   optim  states"
                          "   activ   total  fits    intra    inter  compute     comm     step   "
                          "serial  marks\n");
-    g_string_append(out,
-                    "#                                              (GB)    (GB)    (GB)    (GB)"
-                    "    (GB)    (GB)          (GB)     (GB)      (s)      (s)      (s)"
-                    "      (s)\n");
+    g_string_append(out, "#                                           (GiB)   (GiB)   (GiB)   (GiB)"
+                         "   (GiB)   (GiB)           (GB)     (GB)      (s)      (s)      (s)"
+                         "      (s)\n");
     for (guint i = 0; i < g->results->len; i++) {
         const ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
         g_autofree char *aliases = aliases_joined(r->strategy, ",");
         g_string_append_printf(out, "%5d %-17s %-17s", r->rank, r->strategy->name,
                                aliases[0] ? aliases : "-");
-        const double gb[] = {r->mem_params,       r->mem_grads,       r->mem_optimizer,
-                             r->mem_model_states, r->mem_activations, r->mem_total};
-        for (guint k = 0; k < G_N_ELEMENTS(gb); k++) {
+        const double mem[] = {r->mem_params,       r->mem_grads,       r->mem_optimizer,
+                              r->mem_model_states, r->mem_activations, r->mem_total};
+        for (guint k = 0; k < G_N_ELEMENTS(mem); k++) {
             g_string_append_c(out, ' ');
             char buf[G_ASCII_DTOSTR_BUF_SIZE];
             g_string_append_printf(out, "%7s",
-                                   paro_format_fixed(buf, sizeof buf, gb[k] / 1e9, 2, 7));
+                                   paro_format_fixed(buf, sizeof buf, mem[k] / PARO_GIB, 2, 7));
         }
         g_string_append_printf(out, "  %-4s", r->fits ? "yes" : "OOM");
         const double cols[] = {r->traffic_intra / 1e9,
@@ -283,8 +292,8 @@ static void table(const ParoGuideline *g, GString *out)
     }
     const ParoStrategyResult *best = &g_array_index(g->results, ParoStrategyResult, 0);
     if (best->fits)
-        g_string_append_printf(out, "# best: %s  step %.4g s  %.4g GB per GPU\n",
-                               best->strategy->name, best->t_step, best->mem_total / 1e9);
+        g_string_append_printf(out, "# best: %s  step %.4g s  %.4g GiB per GPU\n",
+                               best->strategy->name, best->t_step, best->mem_total / PARO_GIB);
     else
         g_string_append(out, "# best: none fits in GPU memory\n");
     /* Trim "marks" trailing spaces for stable golden files. */
@@ -300,6 +309,15 @@ static void table(const ParoGuideline *g, GString *out)
     }
     g_string_assign(out, clean->str);
     g_string_free(clean, TRUE);
+}
+
+void paro_report_json_degrees(const ParoScenarioDerived *g, GString *out)
+{
+    const ParoScenario *s = g->scenario;
+    g_string_append_printf(out,
+                           ",\n  \"gpus\": %" G_GINT64_FORMAT ",\n  \"tp\": %" G_GINT64_FORMAT
+                           ",\n  \"pp\": %" G_GINT64_FORMAT ",\n  \"dp\": %" G_GINT64_FORMAT,
+                           paro_topology_n_gpus(s->topology), s->tp, s->pp, g->sizes.n);
 }
 
 static void json_field(GString *out, const char *key, double value, gboolean last)
@@ -326,6 +344,7 @@ static void json(const ParoGuideline *guideline, GString *out)
     paro_report_json_string(out, s->topology->name);
     g_string_append_printf(out, ",\n  \"n\": %" G_GINT64_FORMAT ",\n  \"m\": %" G_GINT64_FORMAT,
                            g->sizes.n, g->sizes.m);
+    paro_report_json_degrees(g, out);
     g_string_append(out, ",\n  \"params\": ");
     paro_report_number(out, g->sizes.params);
     g_string_append(out, ",\n  \"trainable_params\": ");

@@ -21,6 +21,12 @@ G_BEGIN_DECLS
  * one at the end (CSV) or anywhere (JSON) does not. */
 #define PARO_SCHEMA_VERSION 1
 
+/* Memory in tables, headers, the HTML page and plots is in GiB (2^30 bytes), as GPU memory
+ * capacity and PyTorch's allocator report it; traffic and bandwidths stay decimal (GB,
+ * GB/s), as NCCL and nccl-tests report them, so that GB / (GB/s) is seconds. JSON and CSV
+ * carry bytes. */
+#define PARO_GIB 1073741824.0
+
 typedef enum { PARO_FORMAT_TABLE, PARO_FORMAT_JSON, PARO_FORMAT_CSV } ParoFormat;
 extern const char *const paro_format_names[]; /* "table", "json", "csv", NULL */
 
@@ -112,10 +118,17 @@ void paro_report_json_string(GString *out, const char *text);
  * rmsnorm, swiglu, rotary, gathers), the same as the reports' `# framework:` line. */
 void paro_report_framework_json(const ParoScenario *s, const ParoComputeSetup *cs, GString *out);
 
+/** paro_report_json_degrees: appends the `"gpus"`, `"tp"`, `"pp"` and `"dp"` fields (after
+ * `"n"`, the PaRO paper's data-parallel ranks, which equals `"dp"`). */
+void paro_report_json_degrees(const ParoScenarioDerived *g, GString *out);
+
 /** paro_report_json_strategy: opens a strategy's JSON object with its name and aliases,
  * `    {"name": "...", "aliases": [...`, leaving the aliases list open for the caller to
  * close and continue. */
 void paro_report_json_strategy(GString *out, const ParoStrategy *strategy);
+
+/** paro_report_gib: @bytes as "80 GiB" (four significant digits). (transfer full) */
+char *paro_report_gib(double bytes);
 
 /** paro_report_number: appends a double as the shortest round-tripping %.17g-style
  * text ("null" if not finite, which the simulation never produces). */
