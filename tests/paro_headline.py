@@ -10,7 +10,8 @@ with HuggingFace's kernels (decision 63), which this check runs too. So, as a ch
 calibration could fail: no scenario of the paper's that scenarios/ holds may give a PaRO
 strategy more than 2.66x ZeRO-3's speed (10% allowed), and the largest gain must reach the
 2.28x the paper measured for IIG in one of them (10% allowed). On one 100 Gb/s NIC per
-node, the paper's words, the five give 4.1x to 5.1x.
+node, the paper's words, the five give far larger gains (scenarios/README.md quotes them,
+checked by the doc-figures test).
 
   paro_headline.py PAROSIM ROOT
 """
