@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Calibration: reading nccl-tests and paro-harness logs (located errors), the weighted
  * alpha-beta fit against known lines, a real log reproduced within the error its fit
- * reports, the written YAML loaded back, and the network figures applied to a topology. */
+ * reports, the written YAML loaded back, and the network figures applied to a topology;
+ * layer logs and the corpus record read against the named limits, and the corpus found
+ * from its folder however it is written (issue #42). */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <gsl/gsl_randist.h>
@@ -13,6 +15,8 @@
 #include "calib/calib-fit.h"
 #include "calib/calib-predict.h"
 #include "calib/calib-validate.h"
+#include "calib/corpus.h"
+#include "calib/layer-check.h"
 #include "check-main.h"
 #include "coll/analytic.h"
 #include "yaml/loaders.h"
@@ -70,7 +74,10 @@ static const char *const bad_logs[] = {
     /* issue #16: a truncated row, non-ASCII digits, a number of 1,000 digits, a GEMM dtype
      * or memory op the harness never measures */
     "bad-log-truncated-row.txt", "bad-log-non-ascii-digits.txt", "bad-log-long-number.txt",
-    "bad-log-gemm-dtype.txt", "bad-log-mem-op.txt"};
+    "bad-log-gemm-dtype.txt", "bad-log-mem-op.txt",
+    /* issue #42: times and sizes outside the named limits, a corpus node of 2^24 GPUs */
+    "bad-log-time-huge.txt", "bad-log-time-tiny.txt", "bad-log-size-huge.txt",
+    "bad-log-corpus-ranks.txt"};
 
 START_TEST(calib_bad_logs_are_located)
 {
@@ -92,6 +99,91 @@ START_TEST(calib_bad_logs_are_located)
     ck_assert_int_eq(loc->column, column);
     g_autofree char *prefix = g_strdup_printf("%s:%d:%d: ", path, line, column);
     ck_assert(g_str_has_prefix(error->message, prefix));
+}
+END_TEST
+
+/* issue #42: layer logs and corpus records whose values leave the limits, each located. */
+static const char *const bad_inputs[] = {
+    "bad-layer-hidden.txt", "bad-layer-seq.txt",    "bad-layer-dropout.txt", "bad-layer-time.txt",
+    "bad-layer-zero.txt",   "bad-layer-tp.txt",     "bad-record-nan.tsv",    "bad-record-empty.tsv",
+    "bad-record-band.tsv",  "bad-record-twice.tsv", "bad-record-huge.tsv"};
+
+START_TEST(calib_bad_layers_and_records_are_located)
+{
+    g_autofree char *rel = g_strdup_printf("tests/data/calib/%s", bad_inputs[_i]);
+    g_autofree char *path = paro_test_path(rel);
+    g_autofree char *text = NULL;
+    ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+    char code[32];
+    int line, column;
+    ck_assert_int_eq(sscanf(text, "# expect: %31s %d:%d", code, &line, &column), 3);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GArray) rows = g_str_has_suffix(path, ".tsv") ? paro_corpus_record_load(path, &error)
+                                                            : paro_layer_log_load(path, &error);
+    ck_assert_msg(rows == NULL, "%s accepted", rel);
+    ck_assert_msg(g_error_matches(error, PARO_CONFIG_ERROR, paro_config_error_code_from_name(code)),
+                  "%s: %s", rel, error->message);
+    const ParoConfigErrorPrivate *loc = paro_config_error_get_location(error);
+    ck_assert_int_eq(loc->line, line);
+    ck_assert_int_eq(loc->column, column);
+    g_autofree char *prefix = g_strdup_printf("%s:%d:%d: ", path, line, column);
+    ck_assert(g_str_has_prefix(error->message, prefix));
+}
+END_TEST
+
+START_TEST(calib_corpus_folder_as_written)
+{
+    /* Expectations: the repository root is the corpus folder's grandparent whatever the
+     * folder's spelling (a trailing or doubled separator, "." parts, a ".." folded), so
+     * the shipped corpus loads and predicts from each; its inputs are the index, every log
+     * and each topology once (the classes share topologies), counted from the index. */
+    g_autofree char *repo = paro_test_path("");
+    g_autofree char *base = g_build_filename(repo, "validation", "nccl-corpus", NULL);
+    g_autofree char *dotted = g_strdup_printf("%s/./..//nccl-corpus//", base);
+    g_autofree char *slash = g_strdup_printf("%s/", base);
+    const char *const spellings[] = {base, slash, dotted};
+    g_autofree char *want_root = g_canonicalize_filename(repo, NULL);
+    for (guint i = 0; i < G_N_ELEMENTS(spellings); i++) {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(ParoCorpus) c = paro_corpus_load(spellings[i], &error);
+        ck_assert_msg(c != NULL, "%s: %s", spellings[i], error ? error->message : "");
+        ck_assert_str_eq(c->folder, base);
+        ck_assert_str_eq(c->root, want_root);
+        GArray *results = paro_corpus_predict(c, PARO_PREDICT_NCCL, &error);
+        ck_assert_msg(results != NULL, "%s: %s", spellings[i], error ? error->message : "");
+        paro_corpus_results_free(results);
+        g_auto(GStrv) inputs = paro_corpus_inputs(c);
+        g_autoptr(GHashTable) topologies = g_hash_table_new(g_str_hash, g_str_equal);
+        for (guint k = 0; k < c->entries->len; k++)
+            g_hash_table_add(topologies, g_array_index(c->entries, ParoCorpusEntry, k).topology);
+        ck_assert_uint_eq(g_strv_length(inputs),
+                          1 + c->entries->len + g_hash_table_size(topologies));
+        ck_assert(g_str_has_suffix(inputs[0], "nccl-corpus/corpus.yaml"));
+    }
+}
+END_TEST
+
+START_TEST(calib_log_without_rows_is_not_predicted)
+{
+    /* A log of prose, and a log whose only row is of 0 bytes: nothing to predict, located at
+     * the log's first line; a row of 8 bytes is something. */
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoCalibLog) prose =
+        paro_calib_log_parse("ib_write_bw\n 2 5000 0.11 0.10\n", "prose.txt", &error);
+    ck_assert_ptr_nonnull(prose);
+    ck_assert(!paro_calib_predict_check_log(prose, &error));
+    ck_assert(g_error_matches(error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_SYNTAX));
+    ck_assert(g_str_has_prefix(error->message, "prose.txt:1:1: no collective row"));
+    g_clear_error(&error);
+    const char *zero = "# corpus: op: allreduce\n# corpus: ranks: 8 nodes: 1\n"
+                       "  0 0 float sum -1 10.00 0.00 0.00 0\n";
+    g_autoptr(ParoCalibLog) empty = paro_calib_log_parse(zero, "zero.txt", &error);
+    ck_assert_ptr_nonnull(empty);
+    ck_assert(!paro_calib_predict_check_log(empty, NULL));
+    g_autofree char *eight = g_strconcat(zero, "  8 2 float sum -1 10.00 0.00 0.00 0\n", NULL);
+    g_autoptr(ParoCalibLog) some = paro_calib_log_parse(eight, "eight.txt", &error);
+    ck_assert_ptr_nonnull(some);
+    ck_assert(paro_calib_predict_check_log(some, NULL));
 }
 END_TEST
 
@@ -352,6 +444,9 @@ static Suite *calib_suite(void)
     tcase_add_test(tc, calib_parse_nccl_tests);
     tcase_add_test(tc, calib_parse_harness);
     tcase_add_loop_test(tc, calib_bad_logs_are_located, 0, G_N_ELEMENTS(bad_logs));
+    tcase_add_loop_test(tc, calib_bad_layers_and_records_are_located, 0, G_N_ELEMENTS(bad_inputs));
+    tcase_add_test(tc, calib_corpus_folder_as_written);
+    tcase_add_test(tc, calib_log_without_rows_is_not_predicted);
     tcase_add_test(tc, calib_fit_exact_line);
     tcase_add_test(tc, calib_fit_recovers_noisy_line);
     tcase_add_test(tc, calib_fit_real_log_within_reported_error);

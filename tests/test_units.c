@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit parser tables: every quantity kind, SI vs IEC, bits vs bytes, and the refusals. */
+/* Unit parser tables: every quantity kind, SI vs IEC, bits vs bytes, and the refusals; the
+ * order statistics of core/stats.h. */
 #include <glib.h>
 #include <math.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "check-main.h"
 #include "core/error.h"
 #include "core/spell.h"
+#include "core/stats.h"
 #include "core/units.h"
 
 typedef struct {
@@ -128,6 +130,62 @@ START_TEST(spell_distance_and_nearest)
 }
 END_TEST
 
+START_TEST(stats_percentile_definition_7)
+{
+    /* System: the sample {15, 20, 35, 40, 50} (Wikipedia, "Percentile", whose worked
+     * examples use it) given out of order, and the six values of NumPy's percentile()
+     * documentation example, [[10, 7, 4], [3, 2, 1]].
+     * Expectations, derived by hand from Hyndman and Fan's definition 7 (h = (n - 1) p /
+     * 100, then linear between the ranks floor(h) and floor(h) + 1), and the same figures
+     * from Python's statistics.quantiles(method='inclusive'), which implements it: p5 =
+     * 15 + 0.2 x 5 = 16; p30 = 20 + 0.2 x 15 = 23; p40 = 20 + 0.6 x 15 = 29; p50 = 35;
+     * p95 = 40 + 0.8 x 10 = 48; p0 and p100 the extremes. Six values: the median (3 +
+     * 4) / 2 = 3.5, p25 = 2 + 0.25 x 1 = 2.25, p90 = 7 + 0.5 x 3 = 8.5.
+     * Tolerance: p / 100 and h - floor(h) are rounded once each (0.6 is not a binary
+     * fraction), a few ulps of values below 100: 1e-12. */
+    double x[] = {40, 15, 50, 20, 35};
+    const double p[] = {0, 5, 30, 40, 50, 95, 100}, want[] = {15, 16, 23, 29, 35, 48, 50};
+    for (guint i = 0; i < G_N_ELEMENTS(p); i++)
+        ck_assert_double_eq_tol(paro_stats_percentile(x, G_N_ELEMENTS(x), p[i]), want[i], 1e-12);
+    ck_assert_double_eq(x[0], 15); /* sorted in place */
+    ck_assert_double_eq(x[4], 50);
+    g_autoptr(GArray) six = g_array_new(FALSE, FALSE, sizeof(double));
+    const double v[] = {10, 7, 4, 3, 2, 1};
+    g_array_append_vals(six, v, G_N_ELEMENTS(v));
+    ck_assert_double_eq(paro_stats_median_array(six), 3.5);
+    const double *sorted = (const double *)six->data;
+    ck_assert_double_eq_tol(paro_stats_percentile_sorted(sorted, six->len, 25), 2.25, 1e-12);
+    ck_assert_double_eq_tol(paro_stats_percentile_sorted(sorted, six->len, 90), 8.5, 1e-12);
+}
+END_TEST
+
+START_TEST(stats_median_edges)
+{
+    /* Expectations: nothing has no median (NaN), as p outside [0, 100] has no percentile;
+     * one value is every percentile of itself; an infinite neighbour does not turn an
+     * exact rank into NaN (0 x inf); the median of an even sample is exactly (a + b) / 2,
+     * the double the five copies of it that core/stats replaced computed (their tables
+     * are golden files), here for neighbours whose sum is inexact; and two values near
+     * DBL_MAX have their mean as median, where (a + b) / 2 would overflow. */
+    ck_assert(isnan(paro_stats_median(NULL, 0)));
+    double one[] = {7.25};
+    ck_assert_double_eq(paro_stats_percentile(one, 1, 0), 7.25);
+    ck_assert_double_eq(paro_stats_percentile(one, 1, 100), 7.25);
+    ck_assert(isnan(paro_stats_percentile(one, 1, 100.5)));
+    ck_assert(isnan(paro_stats_percentile(one, 1, NAN)));
+    double inf[] = {INFINITY, 1, 2};
+    ck_assert_double_eq(paro_stats_median(inf, 3), 2);
+    ck_assert_double_eq(paro_stats_percentile_sorted(inf, 3, 0), 1);
+    const double pairs[][2] = {{0.1, 0.2}, {1.0 / 3, 2.0 / 3}, {1e-17, 1}, {0.1324, 0.4926}};
+    for (guint i = 0; i < G_N_ELEMENTS(pairs); i++) {
+        double v[] = {pairs[i][1], 5, pairs[i][0], -1};
+        ck_assert(paro_stats_median(v, 4) == (pairs[i][0] + pairs[i][1]) / 2);
+    }
+    double big[] = {1.7e308, 1e308};
+    ck_assert_double_eq_tol(paro_stats_median(big, 2), 1.35e308, 1e296);
+}
+END_TEST
+
 static Suite *units_suite(void)
 {
     Suite *s = suite_create("units");
@@ -138,6 +196,8 @@ static Suite *units_suite(void)
     tcase_add_test(tc, units_ratio);
     tcase_add_test(tc, units_format_is_locale_free);
     tcase_add_test(tc, spell_distance_and_nearest);
+    tcase_add_test(tc, stats_percentile_definition_7);
+    tcase_add_test(tc, stats_median_edges);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -8,6 +8,7 @@
 #include "calib/calib-fit.h"
 #include "core/error.h"
 #include "core/limits.h"
+#include "core/stats.h"
 
 #define HBM_MIN_SIZE (256.0 * 1048576.0)
 
@@ -56,12 +57,6 @@ static int cmp_group(gconstpointer a, gconstpointer b)
     if (x->scope != y->scope)
         return (int)x->scope - (int)y->scope;
     return x->ranks < y->ranks ? -1 : x->ranks > y->ranks;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 typedef struct {
@@ -235,11 +230,8 @@ ParoCalibFit *paro_calib_fit_logs(GPtrArray *logs, const char *dtype, GError **e
         return NULL;
     }
     if (hbm->len > 0) {
-        qsort(hbm->data, hbm->len, sizeof(double), cmp_double);
-        double *v = (double *)hbm->data;
-        guint n = hbm->len;
-        fit->hbm_Bps = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-        fit->hbm_rows = n;
+        fit->hbm_Bps = paro_stats_median_array(hbm);
+        fit->hbm_rows = hbm->len;
         if (!paro_limit_check(&paro_limit_bandwidth, fit->hbm_Bps)) {
             g_set_error(error, PARO_CALIB_ERROR, PARO_CALIB_ERROR_DATA,
                         "the adam rows give an HBM bandwidth of %.3g B/s, outside %.3g to %.3g "

@@ -38,6 +38,7 @@
 
 #include "core/error.h"
 #include "core/limits.h"
+#include "core/stats.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(gsl_matrix, gsl_matrix_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(gsl_vector, gsl_vector_free)
@@ -53,18 +54,6 @@ double paro_calib_coll_steps(ParoCollKind op, gint64 n)
 double paro_alpha_beta_predict_s(const ParoAlphaBeta *ab, double x)
 {
     return ab->alpha_s + x / ab->bus_Bps;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, guint n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Quality figures of a fitted line over the points. */
@@ -84,7 +73,7 @@ static void quality(ParoAlphaBeta *ab, const double *x, const double *t, guint n
         tss += (t[i] - mean) * (t[i] - mean) / (t[i] * t[i]);
     ab->chi2 = chi2;
     ab->r2 = tss > 0 ? 1 - chi2 / tss : 1;
-    ab->median_err = median(err, n);
+    ab->median_err = paro_stats_median(err, n); /* n >= 2: a fit needs two points */
     ab->points = n;
 }
 
@@ -147,7 +136,8 @@ typedef struct {
 
 static int cmp_pt(const void *a, const void *b)
 {
-    return cmp_double(&((const Pt *)a)->bytes, &((const Pt *)b)->bytes);
+    double x = ((const Pt *)a)->bytes, y = ((const Pt *)b)->bytes;
+    return x < y ? -1 : x > y;
 }
 
 static void try_piecewise(ParoCollFit *g, const Pt *pts, guint n)
@@ -195,7 +185,7 @@ static void try_piecewise(ParoCollFit *g, const Pt *pts, guint n)
     }
     c->r2 = 1 - chi2 * (1 - g->fit.r2) / g->fit.chi2;
     c->chi2 = chi2;
-    c->median_err = median(err, n);
+    c->median_err = paro_stats_median(err, n);
 }
 
 gboolean paro_calib_group_fit(ParoCollFit *g, const double *bytes, const double *t_s, guint n,

@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/files.h"
+#include "core/limits.h"
 
 typedef enum { SECTION_NONE, SECTION_COLL, SECTION_GEMM, SECTION_MEM } Section;
 
@@ -152,6 +153,37 @@ static gboolean need_number(Parser *p, int line, const Field *f, const char *wha
     return TRUE;
 }
 
+/* A number need_number read, within its named limit (core/limits.h): the one table of
+ * bounds that scenarios are held to, so that a time of 1e308 us or 1e-300 us is refused
+ * where it is written rather than printed as an error of -inf% or of 38 digits. @scale
+ * converts the field's @unit (us, GB/s, B) to the limit's; zero passes when @zero_ok. */
+static gboolean need_within(Parser *p, int line, const Field *f, const char *what,
+                            const ParoLimit *limit, double scale, const char *unit,
+                            gboolean zero_ok, double value, GError **error)
+{
+    if ((zero_ok && value == 0) || paro_limit_check(limit, value * scale))
+        return TRUE;
+    g_autofree char *written = g_strdup_printf("%.*s %s", MIN(f->len, 40), f->text, unit);
+    g_autofree char *text = paro_limit_describe(limit, what, value * scale, written);
+    paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, p->label, line, f->column, "%s", text);
+    return FALSE;
+}
+
+/* A time in microseconds, as every table of a log prints it. */
+static gboolean need_time(Parser *p, int line, const Field *f, const char *what, double value,
+                          GError **error)
+{
+    return need_within(p, line, f, what, &paro_limit_measured_time, 1e-6, "us", FALSE, value,
+                       error);
+}
+
+/* A size in bytes: nccl-tests prints rows of 0 bytes where a count rounds to nothing. */
+static gboolean need_size(Parser *p, int line, const Field *f, const char *what, double value,
+                          GError **error)
+{
+    return need_within(p, line, f, what, &paro_limit_bytes, 1, "B", TRUE, value, error);
+}
+
 /* #wrong: "N/A" (in place without check), a count (0 = passed), or old versions' float
  * error; a nonzero count means the results were wrong and the row must not be used. */
 static gboolean check_wrong(Parser *p, int line, const Field *f, GError **error)
@@ -231,10 +263,17 @@ static gboolean coll_row(Parser *p, int line, GArray *fs, GError **error)
         !need_number(p, line, &f[lead + 2], "busbw", FALSE, &busbw, error) ||
         !check_wrong(p, line, &f[lead + 3], error))
         return FALSE;
-    pt.busbw_GBps = busbw;
     p->row_fields = FALSE;
+    /* busbw is 0.00 where the time dwarfs the size (8 B in 20 us) */
+    if (!need_size(p, line, &f[0], "size", pt.bytes, error) ||
+        !need_time(p, line, &f[lead], "time", pt.time_us, error) ||
+        !need_within(p, line, &f[lead + 2], "busbw", &paro_limit_bandwidth, 1e9, "GB/s", TRUE,
+                     busbw, error))
+        return FALSE;
+    pt.busbw_GBps = busbw;
     if (in_place &&
         (!need_number(p, line, &f[lead + 4], "in-place time", TRUE, &pt.inplace_us, error) ||
+         !need_time(p, line, &f[lead + 4], "in-place time", pt.inplace_us, error) ||
          !check_wrong(p, line, &f[lead + 7], error)))
         return FALSE;
     g_array_append_val(p->table->points, pt);
@@ -272,7 +311,8 @@ static gboolean gemm_row(Parser *p, int line, GArray *fs, GError **error)
     if (!need_number(p, line, &f[0], "M", TRUE, &m, error) ||
         !need_number(p, line, &f[1], "N", TRUE, &n, error) ||
         !need_number(p, line, &f[2], "K", TRUE, &k, error) ||
-        !need_number(p, line, &f[4], "time", TRUE, &r.time_us, error))
+        !need_number(p, line, &f[4], "time", TRUE, &r.time_us, error) ||
+        !need_time(p, line, &f[4], "time", r.time_us, error))
         return FALSE;
     for (guint i = 8; i < fs->len; i++)
         if (f[i].len == 12 && strncmp(f[i].text, "CHECK-FAILED", 12) == 0) {
@@ -313,7 +353,9 @@ static gboolean mem_row(Parser *p, int line, GArray *fs, GError **error)
     if (!need_number(p, line, &f[0], "size", TRUE, &r.size, error) ||
         !need_number(p, line, &f[2], "bytes", TRUE, &r.bytes, error) ||
         !need_number(p, line, &f[3], "time", TRUE, &r.time_us, error) ||
-        !check_wrong(p, line, &f[6], error))
+        !check_wrong(p, line, &f[6], error) || !need_size(p, line, &f[0], "size", r.size, error) ||
+        !need_size(p, line, &f[2], "bytes", r.bytes, error) ||
+        !need_time(p, line, &f[3], "time", r.time_us, error))
         return FALSE;
     if (!known_word(p, line, &f[1], "memory op", mem_ops, error))
         return FALSE;
@@ -365,13 +407,34 @@ static gboolean corpus_line(Parser *p, int line_no, const char *line, GError **e
     while (*rest == ' ')
         rest++;
     if (g_str_has_prefix(rest, "ranks:")) {
-        g_autofree char *ranks = header_value(rest, "ranks:");
-        g_autofree char *nodes = header_value(rest, "nodes:");
-        gint64 r = ranks ? header_count(ranks) : 0, n = nodes ? header_count(nodes) : 0;
-        if (r == 0 || n == 0 || r % n != 0) {
+        /* the counts size the predicted system: nodes and GPUs a node within the limits a
+         * topology is held to (a node of 2^24 GPUs would be a graph of 2^48 links) */
+        const char *ranks = strstr(rest, "ranks:") + strlen("ranks:");
+        const char *nodes = strstr(rest, "nodes:");
+        nodes = nodes ? nodes + strlen("nodes:") : NULL;
+        while (*ranks == ' ')
+            ranks++;
+        while (nodes && *nodes == ' ')
+            nodes++;
+        gint64 r = g_ascii_strtoll(ranks, NULL, 10),
+               n = nodes ? g_ascii_strtoll(nodes, NULL, 10) : 0;
+        if (r < 1 || n < 1 || r % n != 0) {
             paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, p->label, line_no, 1,
-                                  "'# corpus: ranks: N nodes: M' needs counts from 1 to 2^24, "
-                                  "N a multiple of M");
+                                  "'# corpus: ranks: N nodes: M' needs whole counts of 1 or "
+                                  "more, N a multiple of M");
+            return FALSE;
+        }
+        const ParoLimit *limit = &paro_limit_nodes;
+        const char *at = nodes, *what = "nodes";
+        double value = (double)n;
+        if (paro_limit_check(limit, value)) {
+            limit = &paro_limit_gpus_per_node;
+            at = ranks, what = "ranks per node", value = (double)(r / n);
+        }
+        if (!paro_limit_check(limit, value)) {
+            g_autofree char *text = paro_limit_describe(limit, what, value, NULL);
+            paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, p->label, line_no,
+                                  (int)(at - line) + 1, "%s", text);
             return FALSE;
         }
         p->corpus_ranks = r;

@@ -70,7 +70,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoCalibLog, paro_calib_log_free)
  * Returns: (transfer full) (nullable): the record; a file with no table is not an error
  * (tool stays NULL). Errors: PARO_CONFIG_ERROR_SYNTAX (a data line with the wrong number
  * of fields, a row outside any table), _TYPE (a field that is not a number), _RANGE (a
- * negative or non-finite time or size, a failed check: nonzero #wrong), _REFERENCE (an
+ * negative or non-finite time or size, a failed check: nonzero #wrong; a time, size or
+ * busbw outside its named limit, paro_limit_measured_time, _bytes, _bandwidth; a corpus
+ * line's nodes or GPUs a node outside paro_limit_nodes, _gpus_per_node), _REFERENCE (an
  * unknown collective name), each located at the offending field.
  */
 ParoCalibLog *paro_calib_log_parse(const char *text, const char *label, GError **error);

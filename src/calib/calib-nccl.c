@@ -3,11 +3,11 @@
 #include "calib/calib-nccl.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "calib/calib-predict.h"
 #include "core/error.h"
+#include "core/stats.h"
 
 const char *const paro_nccl_class_names[] = {"single_node", "multi_node", NULL};
 
@@ -95,12 +95,6 @@ static void solve(const GArray *rows, ParoNcclClass class, double *a, double *g)
     *g = r_a < r_g ? 1 : g_alone > 0 ? g_alone : 1;
 }
 
-static int compare_doubles(const void *x, const void *y)
-{
-    double p = *(const double *)x, q = *(const double *)y;
-    return (p > q) - (p < q);
-}
-
 static void quality(const GArray *rows, ParoNcclScale *s, ParoNcclClass class)
 {
     g_autoptr(GArray) e = g_array_new(FALSE, FALSE, sizeof(double));
@@ -112,11 +106,10 @@ static void quality(const GArray *rows, ParoNcclScale *s, ParoNcclClass class)
         double err = fabs(t - r->measured_us) / r->measured_us;
         g_array_append_val(e, err);
     }
-    qsort(e->data, e->len, sizeof(double), compare_doubles);
-    const double *v = (const double *)e->data;
+    /* called for a class with a usable row (its source): never empty */
     s->points = e->len;
-    s->median_error = e->len % 2 ? v[e->len / 2] : (v[e->len / 2 - 1] + v[e->len / 2]) / 2;
-    s->max_error = v[e->len - 1];
+    s->median_error = paro_stats_median_array(e); /* sorts: the worst is the last */
+    s->max_error = g_array_index(e, double, e->len - 1);
 }
 
 gboolean paro_calib_fit_nccl(GPtrArray *logs, const ParoTopology *topology,

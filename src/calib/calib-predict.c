@@ -3,7 +3,9 @@
 #include "calib/calib-predict.h"
 
 #include <math.h>
-#include <stdlib.h>
+
+#include "core/error.h"
+#include "core/stats.h"
 
 ParoPredictRow paro_predict_row_new(const ParoCollTable *table, gint64 nodes,
                                     const ParoCollPoint *pt)
@@ -34,6 +36,21 @@ int paro_size_band_of(double bytes)
     return -1;
 }
 
+gboolean paro_calib_predict_check_log(const ParoCalibLog *log, GError **error)
+{
+    for (guint i = 0; log->colls && i < log->colls->len; i++) {
+        const ParoCollTable *table = g_ptr_array_index(log->colls, i);
+        for (guint k = 0; k < table->points->len; k++)
+            if (g_array_index(table->points, ParoCollPoint, k).bytes > 0)
+                return TRUE;
+    }
+    paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, log->source, 1, 1,
+                          "no collective row of more than 0 bytes to predict: not a log of "
+                          "nccl-tests (all_reduce_perf, ...) or of paro-harness coll%s",
+                          log->tool ? "" : " (parosim calibrate finds no table in it either)");
+    return FALSE;
+}
+
 GArray *paro_calib_predict_log(const ParoCalibLog *log, const ParoTopology *t, guint algos,
                                guint protos)
 {
@@ -58,12 +75,6 @@ GArray *paro_calib_predict_log(const ParoCalibLog *log, const ParoTopology *t, g
     return rows;
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void paro_calib_band_errors(const GArray *rows, ParoBandError out[PARO_N_BANDS])
 {
     GArray *errors[PARO_N_BANDS];
@@ -84,10 +95,8 @@ void paro_calib_band_errors(const GArray *rows, ParoBandError out[PARO_N_BANDS])
         g_autoptr(GArray) e = errors[b];
         if (e->len == 0)
             continue;
-        qsort(e->data, e->len, sizeof(double), compare_doubles);
-        double *v = (double *)e->data;
         out[b].n = e->len;
-        out[b].median = e->len % 2 ? v[e->len / 2] : (v[e->len / 2 - 1] + v[e->len / 2]) / 2;
-        out[b].worst = v[e->len - 1];
+        out[b].median = paro_stats_median_array(e); /* sorts: the worst is the last */
+        out[b].worst = g_array_index(e, double, e->len - 1);
     }
 }

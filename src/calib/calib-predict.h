@@ -37,6 +37,15 @@ ParoPredictRow paro_predict_row_new(const ParoCollTable *table, gint64 nodes,
                                     const ParoCollPoint *pt);
 
 /**
+ * paro_calib_predict_check_log:
+ * TRUE when @log holds a collective row of more than 0 bytes, something to predict; else a
+ * PARO_CONFIG_ERROR_SYNTAX located at the log's first line, as `parosim calibrate` refuses
+ * a log without a table (random bytes, an ib_write_bw log, a GEMM log given for
+ * collectives), rather than an empty table and success.
+ */
+gboolean paro_calib_predict_check_log(const ParoCalibLog *log, GError **error);
+
+/**
  * paro_calib_predict_log:
  * @algos, @protos: what NCCL was allowed (bit masks of 1 << ParoNccl*, 0: all)
  * Returns: (transfer full): a ParoPredictRow for every point of @log's collective tables

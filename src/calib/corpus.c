@@ -9,6 +9,8 @@
 
 #include "coll/simulate.h"
 #include "core/error.h"
+#include "core/files.h"
+#include "core/limits.h"
 #include "yaml/loaders.h"
 #include "yaml/schema.h"
 
@@ -26,7 +28,43 @@ void paro_corpus_free(ParoCorpus *c)
     }
     g_clear_pointer(&c->entries, g_array_unref);
     g_free(c->folder);
+    g_free(c->root);
     g_free(c);
+}
+
+/* One part of a path onto the parts kept: "." and "" (a repeated separator) are nothing,
+ * ".." takes back a named part, or stays at the root of an absolute path. */
+static void push_part(GPtrArray *kept, const char *part, gboolean absolute)
+{
+    if (part[0] == '\0' || strcmp(part, ".") == 0)
+        return;
+    const char *last = kept->len ? g_ptr_array_index(kept, kept->len - 1) : NULL;
+    if (strcmp(part, "..") == 0 && last && strcmp(last, "..") != 0)
+        g_ptr_array_remove_index(kept, kept->len - 1);
+    else if (!(strcmp(part, "..") == 0 && absolute))
+        g_ptr_array_add(kept, (gpointer)part);
+}
+
+/* @path without "." parts, repeated or trailing separators, a ".." after a named part
+ * folded away, then @up parent folders more, by its text alone: "validation/nccl-corpus/"
+ * and "./validation//nccl-corpus" are "validation/nccl-corpus", their grandparent "."; the
+ * grandparent of "nccl-corpus" is "..". (g_path_get_dirname of "DIR/" is DIR itself: the
+ * topologies were looked for in validation/, not in the repository.) A relative path stays
+ * relative, so that messages name the files as the user does. */
+static char *lexical_path(const char *path, int up)
+{
+    gboolean absolute = g_path_is_absolute(path);
+    g_auto(GStrv) parts = g_strsplit(path, G_DIR_SEPARATOR_S, -1);
+    g_autoptr(GPtrArray) kept = g_ptr_array_new();
+    for (int i = 0; parts[i]; i++)
+        push_part(kept, parts[i], absolute);
+    for (int i = 0; i < up; i++)
+        push_part(kept, "..", absolute);
+    g_ptr_array_add(kept, NULL);
+    g_autofree char *joined = g_strjoinv(G_DIR_SEPARATOR_S, (char **)kept->pdata);
+    if (absolute)
+        return g_strconcat(G_DIR_SEPARATOR_S, joined, NULL);
+    return joined[0] ? g_steal_pointer(&joined) : g_strdup(".");
 }
 
 static char *need(const ParoNode *entry, const char *key, GError **error)
@@ -52,7 +90,8 @@ ParoCorpus *paro_corpus_load(const char *folder, GError **error)
         return NULL;
     }
     g_autoptr(ParoCorpus) c = g_new0(ParoCorpus, 1);
-    c->folder = g_strdup(folder);
+    c->folder = lexical_path(folder, 0);
+    c->root = lexical_path(folder, 2);
     c->entries = g_array_new(FALSE, TRUE, sizeof(ParoCorpusEntry));
     for (guint i = 0; i < logs->values->len; i++) {
         const ParoNode *e = g_ptr_array_index(logs->values, i);
@@ -111,13 +150,13 @@ void paro_corpus_results_free(GArray *results)
 GArray *paro_corpus_predict(const ParoCorpus *c, ParoPredictModel model, GError **error)
 {
     GArray *results = g_array_new(FALSE, TRUE, sizeof(ParoCorpusResult));
-    g_autofree char *root = g_path_get_dirname(c->folder); /* validation/ */
-    g_autofree char *repo = g_path_get_dirname(root);
     for (guint i = 0; i < c->entries->len; i++) {
         const ParoCorpusEntry *e = &g_array_index(c->entries, ParoCorpusEntry, i);
         g_autofree char *log_path = g_build_filename(c->folder, e->file, NULL);
-        g_autofree char *topo_path = g_build_filename(repo, e->topology, NULL);
+        g_autofree char *topo_path = g_build_filename(c->root, e->topology, NULL);
         g_autoptr(ParoCalibLog) log = paro_calib_log_load(log_path, error);
+        if (log && !paro_calib_predict_check_log(log, error))
+            g_clear_pointer(&log, paro_calib_log_free);
         g_autoptr(ParoTopology) t = log ? paro_topology_load(topo_path, error) : NULL;
         GArray *rows = NULL;
         if (t != NULL)
@@ -134,6 +173,117 @@ GArray *paro_corpus_predict(const ParoCorpus *c, ParoPredictModel model, GError 
         g_array_append_val(results, r);
     }
     return results;
+}
+
+GStrv paro_corpus_inputs(const ParoCorpus *c)
+{
+    GPtrArray *list = g_ptr_array_new();
+    g_ptr_array_add(list, g_build_filename(c->folder, "corpus.yaml", NULL));
+    for (guint i = 0; i < c->entries->len; i++) {
+        const ParoCorpusEntry *e = &g_array_index(c->entries, ParoCorpusEntry, i);
+        char *paths[] = {g_build_filename(c->folder, e->file, NULL),
+                         g_build_filename(c->root, e->topology, NULL)};
+        for (int k = 0; k < 2; k++) {
+            gboolean seen = FALSE; /* the classes share their topologies */
+            for (guint j = 0; j < list->len && !seen; j++)
+                seen = strcmp(g_ptr_array_index(list, j), paths[k]) == 0;
+            if (seen)
+                g_free(paths[k]);
+            else
+                g_ptr_array_add(list, paths[k]);
+        }
+    }
+    g_ptr_array_add(list, NULL);
+    return (GStrv)g_ptr_array_free(list, FALSE);
+}
+
+static void record_clear(gpointer p)
+{
+    g_free(((ParoCorpusRecord *)p)->klass);
+}
+
+/* A recorded figure: a finite fraction within paro_limit_relative_error. A nan compared
+ * with anything is false, so a recorded nan would never regress: refused here. */
+static gboolean record_figure(const char *path, int line, int column, const char *text,
+                              const char *what, double *out, GError **error)
+{
+    char *end = NULL;
+    double v = g_ascii_strtod(text, &end);
+    if (end == text || *end != '\0' || !isfinite(v)) {
+        paro_config_error_set(error, PARO_CONFIG_ERROR_TYPE, path, line, column,
+                              "the %s |error| must be a finite number (a fraction), got '%.40s'",
+                              what, text);
+        return FALSE;
+    }
+    if (!paro_limit_check(&paro_limit_relative_error, v)) {
+        g_autofree char *m = paro_limit_describe(&paro_limit_relative_error, what, v, NULL);
+        paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, path, line, column, "%s", m);
+        return FALSE;
+    }
+    *out = v;
+    return TRUE;
+}
+
+GArray *paro_corpus_record_load(const char *path, GError **error)
+{
+    g_autofree char *text = NULL;
+    if (!paro_file_read(path, &paro_limit_table_bytes, &text, NULL, error))
+        return NULL;
+    g_autoptr(GArray) records = g_array_new(FALSE, TRUE, sizeof(ParoCorpusRecord));
+    g_array_set_clear_func(records, record_clear);
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    for (int i = 0; lines[i]; i++) {
+        int line = i + 1;
+        g_strchomp(lines[i]); /* a trailing '\r' or blank */
+        if (lines[i][0] == '#' || lines[i][0] == '\0')
+            continue;
+        g_auto(GStrv) f = g_strsplit(lines[i], "\t", -1);
+        int column[5] = {1, 0, 0, 0, 0}; /* where each field starts */
+        guint n = g_strv_length(f);
+        for (guint k = 1; k < MIN(n, 5u); k++)
+            column[k] = column[k - 1] + (int)strlen(f[k - 1]) + 1;
+        if (n != 4 || f[0][0] == '\0') {
+            paro_config_error_set(
+                error, PARO_CONFIG_ERROR_SYNTAX, path, line, n > 4 ? column[4] : 1,
+                "expected class, band, median and worst |error|, four fields separated by tabs "
+                "(as --record writes them); got %u field%s%s",
+                n, n == 1 ? "" : "s", n == 4 ? ", the class empty" : "");
+            return NULL;
+        }
+        ParoCorpusRecord r = {.band = -1, .line = line};
+        for (int b = 0; b < PARO_N_BANDS; b++)
+            if (strcmp(f[1], paro_size_band_names[b]) == 0)
+                r.band = b;
+        if (r.band < 0) {
+            g_autofree char *known = g_strjoinv(", ", (char **)paro_size_band_names);
+            paro_config_error_set(error, PARO_CONFIG_ERROR_REFERENCE, path, line, column[1],
+                                  "unknown band '%.40s' (known: %s)", f[1], known);
+            return NULL;
+        }
+        if (!record_figure(path, line, column[2], f[2], "median", &r.median, error) ||
+            !record_figure(path, line, column[3], f[3], "worst", &r.worst, error))
+            return NULL;
+        for (guint k = 0; k < records->len; k++) {
+            const ParoCorpusRecord *o = &g_array_index(records, ParoCorpusRecord, k);
+            if (o->band == r.band && strcmp(o->klass, f[0]) == 0) {
+                paro_config_error_set(error, PARO_CONFIG_ERROR_DUPLICATE_KEY, path, line, 1,
+                                      "%s %s is recorded twice (also on line %d): which figure "
+                                      "holds?",
+                                      f[0], f[1], o->line);
+                return NULL;
+            }
+        }
+        r.klass = g_strdup(f[0]);
+        g_array_append_val(records, r);
+    }
+    if (records->len == 0) {
+        paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, path, 1, 1,
+                              "no recorded figures (class, band, median and worst |error| a "
+                              "line, as --record writes them): a record of nothing would pass "
+                              "every check");
+        return NULL;
+    }
+    return g_steal_pointer(&records);
 }
 
 void paro_corpus_class_errors(const GArray *results, const char *klass,
@@ -174,7 +324,7 @@ static void loaded_clear(gpointer p)
     g_clear_pointer(&((Loaded *)p)->log, paro_calib_log_free);
 }
 
-static gboolean transfer_class(const char *repo, GArray *loaded, const char *klass, GArray *out,
+static gboolean transfer_class(const char *root, GArray *loaded, const char *klass, GArray *out,
                                GError **error)
 {
     g_autoptr(GPtrArray) fit_logs = g_ptr_array_new();
@@ -188,7 +338,7 @@ static gboolean transfer_class(const char *repo, GArray *loaded, const char *kla
     }
     if (fit_logs->len == 0)
         return TRUE;
-    g_autofree char *topo_path = g_build_filename(repo, topology, NULL);
+    g_autofree char *topo_path = g_build_filename(root, topology, NULL);
     g_autoptr(ParoTopology) sheet = paro_topology_load(topo_path, error);
     if (sheet == NULL)
         return FALSE;
@@ -230,16 +380,16 @@ static gboolean transfer_class(const char *repo, GArray *loaded, const char *kla
 
 GArray *paro_corpus_transfer(const ParoCorpus *c, GError **error)
 {
-    g_autofree char *root = g_path_get_dirname(c->folder);
-    g_autofree char *repo = g_path_get_dirname(root);
     g_autoptr(GArray) loaded = g_array_new(FALSE, TRUE, sizeof(Loaded));
     g_array_set_clear_func(loaded, loaded_clear);
     for (guint i = 0; i < c->entries->len; i++) {
         const ParoCorpusEntry *e = &g_array_index(c->entries, ParoCorpusEntry, i);
         g_autofree char *path = g_build_filename(c->folder, e->file, NULL);
         Loaded l = {e, paro_calib_log_load(path, error), -1};
-        if (l.log == NULL)
+        if (l.log == NULL || !paro_calib_predict_check_log(l.log, error)) {
+            g_clear_pointer(&l.log, paro_calib_log_free);
             return NULL;
+        }
         l.op = log_op(l.log);
         g_array_append_val(loaded, l);
     }
@@ -250,7 +400,7 @@ GArray *paro_corpus_transfer(const ParoCorpus *c, GError **error)
         gboolean seen = FALSE; /* each class once, in corpus order */
         for (guint k = 0; k < i && !seen; k++)
             seen = strcmp(g_array_index(loaded, Loaded, k).entry->klass, klass) == 0;
-        if (!seen && !transfer_class(repo, loaded, klass, out, error)) {
+        if (!seen && !transfer_class(c->root, loaded, klass, out, error)) {
             g_array_unref(out);
             return NULL;
         }

@@ -19,7 +19,8 @@ typedef struct {
 } ParoCorpusEntry;
 
 typedef struct {
-    char *folder;
+    char *folder;    /* as given, without "." parts and repeated or trailing separators */
+    char *root;      /* the repository root topologies are relative to: folder's grandparent */
     GArray *entries; /* ParoCorpusEntry, in file order */
 } ParoCorpus;
 
@@ -28,10 +29,19 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoCorpus, paro_corpus_free)
 
 /**
  * paro_corpus_load:
- * Reads @folder/corpus.yaml. Errors: located PARO_CONFIG_ERROR (an entry without file,
- * class or topology).
+ * Reads @folder/corpus.yaml. @folder may be written as a shell completes it ("DIR/",
+ * "DIR//", "./DIR"): the topologies are found two folders above it all the same. Errors:
+ * located PARO_CONFIG_ERROR (an entry without file, class or topology).
  */
 ParoCorpus *paro_corpus_load(const char *folder, GError **error);
+
+/**
+ * paro_corpus_inputs:
+ * Returns: (transfer full): the files a prediction of @corpus reads, NULL-terminated and
+ * each once: the index, every log and every topology. An output (--record) is written
+ * through paro_file_write with them, so that it never replaces what it was computed from.
+ */
+GStrv paro_corpus_inputs(const ParoCorpus *corpus);
 
 /* How a log is predicted. */
 typedef enum {
@@ -53,6 +63,27 @@ typedef struct {
  */
 GArray *paro_corpus_predict(const ParoCorpus *corpus, ParoPredictModel model, GError **error);
 void paro_corpus_results_free(GArray *results);
+
+/* A class's recorded figures in one size band: a line of the file --record writes and
+ * --check reads ("class<TAB>band<TAB>median<TAB>worst", '#' comments). */
+typedef struct {
+    char *klass;
+    int band;      /* ParoSizeBand */
+    double median; /* |error|, a fraction */
+    double worst;
+    int line; /* 1-based, in the file */
+} ParoCorpusRecord;
+
+/**
+ * paro_corpus_record_load:
+ * Returns: (transfer full) (nullable): the ParoCorpusRecord lines of @path (freed with
+ * g_array_unref). Errors: G_FILE_ERROR when it cannot be read; located PARO_CONFIG_ERROR:
+ * _SYNTAX (a line of other than four tab-separated fields, an empty class, a file with no
+ * line: a record of nothing passes every check), _REFERENCE (an unknown band), _TYPE (a
+ * figure that is not a finite number: a recorded nan never regresses), _RANGE (a figure
+ * outside paro_limit_relative_error), _DUPLICATE_KEY (a class and band recorded twice).
+ */
+GArray *paro_corpus_record_load(const char *path, GError **error);
 
 /** paro_corpus_class_errors: the band errors of every row of @klass's logs together. */
 void paro_corpus_class_errors(const GArray *results, const char *klass,

@@ -4,72 +4,167 @@
  * with the GPU's own figures (no calibration file: the check is of the defaults). */
 #include "calib/layer-check.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "core/files.h"
+#include "core/limits.h"
 
 enum { N_FIELDS = 19 };
 
-static gboolean parse_row(char **f, ParoLayerRow *r)
+/* layer.py's columns, as its header line names them: the names the messages use. */
+static const char *const column_names[N_FIELDS] = {
+    "arch",     "hidden",    "heads",    "hdim",    "ffn",     "tp",         "seq",
+    "batch",    "attn",      "drop",     "depth",   "fwd(us)", "fwdbwd(us)", "gemm(us)",
+    "attn(us)", "other(us)", "span(us)", "kernels", "gemmTF"};
+
+/* The counts a row is made of, each bounded as a scenario bounds it (core/limits.h), so that
+ * a row no scenario could describe is refused where it is written, with its own message. */
+static const struct {
+    int column;
+    const ParoLimit *limit;
+} counts[] = {
+    {1, &paro_limit_model_dim},   {2, &paro_limit_model_dim},     {3, &paro_limit_model_dim},
+    {4, &paro_limit_model_dim},   {5, &paro_limit_gpus_per_node}, {6, &paro_limit_sequence},
+    {7, &paro_limit_micro_batch},
+};
+
+/* Numbers in logs are short: a field of a million digits is not a measurement. */
+#define MAX_NUMBER_CHARS 64
+
+typedef struct {
+    const char *text;
+    int column; /* 1-based */
+    int len;
+} Field;
+
+static GArray *split_fields(const char *line)
 {
-    char *end;
-    gint64 *ints[] = {&r->hidden, &r->heads, &r->head_dim, &r->ffn, &r->tp, &r->seq, &r->batch};
-    for (int i = 0; i < 7; i++) {
-        errno = 0;
-        *ints[i] = g_ascii_strtoll(f[i + 1], &end, 10);
-        if (errno || *end || *ints[i] <= 0)
-            return FALSE;
+    GArray *fields = g_array_new(FALSE, FALSE, sizeof(Field));
+    const char *p = line;
+    while (*p) {
+        while (*p == ' ' || *p == '\t' || *p == '\r')
+            p++;
+        if (*p == '\0')
+            break;
+        Field f = {p, (int)(p - line) + 1, 0};
+        while (p[f.len] && p[f.len] != ' ' && p[f.len] != '\t' && p[f.len] != '\r')
+            f.len++;
+        p += f.len;
+        g_array_append_val(fields, f);
     }
-    double *doubles[] = {&r->dropout, &r->fwd_us,       &r->fwdbwd_us,
-                         &r->gemm_us, &r->attention_us, &r->other_us};
-    int at[] = {9, 11, 12, 13, 14, 15};
-    for (int i = 0; i < 6; i++) {
-        *doubles[i] = g_ascii_strtod(f[at[i]], &end);
-        if (*end || !isfinite(*doubles[i]) || *doubles[i] < 0)
-            return FALSE;
-    }
-    if (strcmp(f[0], "gpt") != 0 && strcmp(f[0], "llama") != 0)
+    return fields;
+}
+
+/* The field read as a finite number (locale-independent), else a located TYPE error. */
+static gboolean number(const char *path, int line, const Field *f, int column, double *out,
+                       GError **error)
+{
+    g_autofree char *s = g_strndup(f->text, (gsize)MIN(f->len, MAX_NUMBER_CHARS + 1));
+    char *end = NULL;
+    double v = g_ascii_strtod(s, &end);
+    if (f->len > MAX_NUMBER_CHARS || end == s || *end != '\0' || !isfinite(v)) {
+        paro_config_error_set(error, PARO_CONFIG_ERROR_TYPE, path, line, f->column,
+                              "'%s' must be a finite number, got '%.*s%s'", column_names[column],
+                              MIN(f->len, 40), f->text, f->len > 40 ? "..." : "");
         return FALSE;
-    g_strlcpy(r->arch, f[0], sizeof r->arch);
-    g_strlcpy(r->attention, f[8], sizeof r->attention);
-    return r->heads % r->tp == 0 && r->ffn % r->tp == 0;
+    }
+    *out = v;
+    return TRUE;
+}
+
+/* @value (in the limit's unit; @written as the log has it, or NULL) within @limit. */
+static gboolean within(const char *path, int line, const Field *f, int column,
+                       const ParoLimit *limit, double value, const char *written, GError **error)
+{
+    if (paro_limit_check(limit, value))
+        return TRUE;
+    g_autofree char *text = paro_limit_describe(limit, column_names[column], value, written);
+    paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, path, line, f->column, "%s", text);
+    return FALSE;
+}
+
+static gboolean parse_row(const char *path, int line, const Field *f, ParoLayerRow *r,
+                          GError **error)
+{
+    if (!(f[0].len == 3 && strncmp(f[0].text, "gpt", 3) == 0) &&
+        !(f[0].len == 5 && strncmp(f[0].text, "llama", 5) == 0)) {
+        paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, path, line, f[0].column,
+                              "unknown arch '%.*s' (known: gpt, llama)", MIN(f[0].len, 40),
+                              f[0].text);
+        return FALSE;
+    }
+    gint64 *ints[] = {&r->hidden, &r->heads, &r->head_dim, &r->ffn, &r->tp, &r->seq, &r->batch};
+    for (guint i = 0; i < G_N_ELEMENTS(counts); i++) {
+        const Field *x = &f[counts[i].column];
+        double v;
+        if (!number(path, line, x, counts[i].column, &v, error))
+            return FALSE;
+        if (v != floor(v)) {
+            paro_config_error_set(error, PARO_CONFIG_ERROR_TYPE, path, line, x->column,
+                                  "'%s' must be a whole number, got '%.*s'",
+                                  column_names[counts[i].column], MIN(x->len, 40), x->text);
+            return FALSE;
+        }
+        if (!within(path, line, x, counts[i].column, counts[i].limit, v, NULL, error))
+            return FALSE;
+        *ints[i] = (gint64)v; /* within a limit of at most 2^24: exact */
+    }
+    if (!number(path, line, &f[9], 9, &r->dropout, error) ||
+        !within(path, line, &f[9], 9, &paro_limit_probability, r->dropout, NULL, error))
+        return FALSE;
+    /* The totals are times of a layer; a split column is 0 where no kernel of its kind ran
+     * (eager attention's products count as GEMMs, its softmax as 'other'). */
+    double *times[] = {&r->fwd_us, &r->fwdbwd_us, &r->gemm_us, &r->attention_us, &r->other_us};
+    for (int i = 0; i < 5; i++) {
+        int c = 11 + i;
+        if (!number(path, line, &f[c], c, times[i], error))
+            return FALSE;
+        if (i >= 2 && *times[i] == 0)
+            continue;
+        g_autofree char *written = g_strdup_printf("%.*s us", f[c].len, f[c].text);
+        if (!within(path, line, &f[c], c, &paro_limit_measured_time, *times[i] * 1e-6, written,
+                    error))
+            return FALSE;
+    }
+    if (r->heads % r->tp != 0 || r->ffn % r->tp != 0) {
+        paro_config_error_set(error, PARO_CONFIG_ERROR_CONSTRAINT, path, line, f[5].column,
+                              "'tp' %" G_GINT64_FORMAT " must divide 'heads' (%" G_GINT64_FORMAT
+                              ") and 'ffn' (%" G_GINT64_FORMAT "): each rank holds a share",
+                              r->tp, r->heads, r->ffn);
+        return FALSE;
+    }
+    g_strlcpy(r->arch, f[0].text, MIN(sizeof r->arch, (gsize)f[0].len + 1));
+    g_strlcpy(r->attention, f[8].text, MIN(sizeof r->attention, (gsize)f[8].len + 1));
+    return TRUE;
 }
 
 GArray *paro_layer_log_load(const char *path, GError **error)
 {
     g_autofree char *text = NULL;
-    if (!g_file_get_contents(path, &text, NULL, error))
+    if (!paro_file_read(path, &paro_limit_table_bytes, &text, NULL, error))
         return NULL;
     g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(ParoLayerRow));
     g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
     for (int i = 0; lines[i]; i++) {
-        g_auto(GStrv) f = g_strsplit_set(g_strstrip(lines[i]), " \t", -1);
-        GPtrArray *fields = g_ptr_array_new();
-        for (int j = 0; f[j]; j++)
-            if (*f[j])
-                g_ptr_array_add(fields, f[j]);
-        g_ptr_array_add(fields, NULL);
-        char **v = (char **)g_ptr_array_free(fields, FALSE);
-        guint n = g_strv_length(v);
-        ParoLayerRow r = {0};
-        gboolean comment = n == 0 || v[0][0] == '#',
-                 ok = comment || (n == N_FIELDS && parse_row(v, &r));
-        g_free(v);
-        if (!ok) {
+        g_autoptr(GArray) fields = split_fields(lines[i]);
+        const Field *f = (const Field *)fields->data;
+        if (fields->len == 0 || f[0].text[0] == '#')
+            continue;
+        if (fields->len != N_FIELDS) {
             paro_config_error_set(
                 error, PARO_CONFIG_ERROR_SYNTAX, path, i + 1, 1,
-                "not a layer row (%u fields): %d are needed, arch (gpt or "
-                "llama), hidden, heads, hdim, ffn, tp, seq, batch, attn, drop, "
-                "depth and 8 measured times (not negative); the shape positive, heads and ffn "
-                "divisible by tp",
-                n, N_FIELDS);
+                "not a layer row (%u fields): %d are needed, arch (gpt or llama), hidden, "
+                "heads, hdim, ffn, tp, seq, batch, attn, drop, depth and 8 measured times (not "
+                "negative); the shape positive, heads and ffn divisible by tp",
+                fields->len, N_FIELDS);
             return NULL;
         }
-        if (!comment)
-            g_array_append_val(rows, r);
+        ParoLayerRow r = {0};
+        if (!parse_row(path, i + 1, f, &r, error))
+            return NULL;
+        g_array_append_val(rows, r);
     }
     if (rows->len == 0) {
         paro_config_error_set(error, PARO_CONFIG_ERROR_SYNTAX, path, 1, 1,

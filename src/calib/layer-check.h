@@ -25,9 +25,15 @@ typedef struct {
 
 /**
  * paro_layer_log_load:
- * Reads the table of a layer log (`#` lines are comments; one row a configuration).
+ * Reads the table of a layer log (`#` lines are comments; one row a configuration), a
+ * regular file of at most paro_limit_table_bytes.
  * Returns: (transfer full) (nullable): ParoLayerRow, unpredicted; a located
- * PARO_CONFIG_ERROR for a row that is not one.
+ * PARO_CONFIG_ERROR for a row that is not one, at the field that is wrong: _SYNTAX (not 19
+ * fields; no row at all), _TYPE (not a finite number, a count not whole), _RANGE (an
+ * unknown arch; a dimension, tp, sequence, batch, dropout or time outside the limit its
+ * scenario key has, paro_limit_model_dim, _gpus_per_node, _sequence, _micro_batch,
+ * _probability, _measured_time; a split time may be 0), _CONSTRAINT (a tp that does not
+ * divide both heads and ffn).
  */
 GArray *paro_layer_log_load(const char *path, GError **error);
 

@@ -4,10 +4,10 @@
 #include "cli/cli.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "calib/layer-check.h"
+#include "core/stats.h"
 #include "yaml/loaders.h"
 
 static const char layers_help[] =
@@ -21,7 +21,9 @@ static const char layers_help[] =
     "rows the profile counts the score products as GEMMs and the softmax as 'other', where\n"
     "parosim's split counts both as attention: compare their totals. Rows whose kernels\n"
     "fill less than 80% of their time wait on the host (PyTorch's cost per operator, which\n"
-    "parosim does not model): their split is counted, their totals are not.\n"
+    "parosim does not model): their split is counted, their totals are not. A value beyond\n"
+    "the limits a scenario is held to (a dimension above 2^24, a dropout above 1, a time\n"
+    "above an hour) is an error at its line and column.\n"
     "\n"
     "Example:\n"
     "  parosim validate --layers topologies/dgx-h100x8.yaml \\\n"
@@ -37,12 +39,6 @@ static void values(const ParoLayerRow *r, double measured[N_COLS], double predic
                         r->p_other_us};
     memcpy(measured, m, sizeof m);
     memcpy(predicted, p, sizeof p);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 static void render(GString *out, const char *topology, const GArray *rows)
@@ -94,9 +90,7 @@ static void render(GString *out, const char *topology, const GArray *rows)
         g_autoptr(GArray) e = errors[c];
         if (e->len == 0)
             continue;
-        qsort(e->data, e->len, sizeof(double), cmp_double);
-        const double *v = (const double *)e->data;
-        double med = e->len % 2 ? v[e->len / 2] : 0.5 * (v[e->len / 2 - 1] + v[e->len / 2]);
+        double med = paro_stats_median_array(e);
         g_string_append_printf(out, "# %-10s %5u %9.1f%% %+8.1f%%\n", col_names[c], e->len,
                                100 * med, 100 * worst[c]);
     }
@@ -110,6 +104,15 @@ int paro_cmd_validate_layers(int argc, char **argv)
          "Predict layer logs on TOPOLOGY's GPU", "TOPOLOGY"},
         {NULL},
     };
+    /* `validate --layers --help`, as validate's help and the usage hint write it: --layers
+     * would take "--help" for its TOPOLOGY, so the two trade places. */
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--layers") == 0 &&
+            (strcmp(argv[i + 1], "--help") == 0 || strcmp(argv[i + 1], "-h") == 0)) {
+            char *help = argv[i + 1];
+            argv[i + 1] = argv[i];
+            argv[i] = help;
+        }
     if (!paro_cli_parse_options("validate --layers", "--layers TOPOLOGY LOG...", layers_help,
                                 entries, &argc, &argv))
         return PARO_EXIT_USAGE;

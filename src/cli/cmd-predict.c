@@ -21,12 +21,15 @@ static const char predict_help[] =
     "(NCCL_ALGO=Ring where the log says so); --model flow is the link-level ring\n"
     "simulation of `parosim collective --algo ring`.\n"
     "\n"
-    "  --predict TOPOLOGY LOG...  every row of the logs on that topology\n"
+    "  --predict TOPOLOGY LOG...  every row of the logs on that topology (a log without a\n"
+    "                             collective row is an error)\n"
     "  --corpus FOLDER            every log of a corpus (FOLDER/corpus.yaml names each\n"
     "                             log's class and topology), by log and by class\n"
     "  --check RECORDED           with --corpus: exit 1 if a class's median or worst error\n"
-    "                             in a band exceeds the recorded one (by more than 0.5 point)\n"
-    "  --record FILE              with --corpus: write the figures --check reads\n"
+    "                             in a band exceeds the recorded one (by more than 0.5 point);\n"
+    "                             a record without figures, or with nan, is an error\n"
+    "  --record FILE              with --corpus: write the figures --check reads (never over\n"
+    "                             the corpus's index, logs or topologies)\n"
     "  --transfer                 with --corpus: calibrate NCCL's model on each class's\n"
     "                             AllReduce logs (parosim calibrate --topology) and predict\n"
     "                             the class's other ops, before and after\n"
@@ -90,48 +93,30 @@ static GPtrArray *classes_of(const ParoCorpus *c)
     return names;
 }
 
-/* Recorded figures: "class<TAB>band<TAB>median<TAB>worst" lines; '#' comments. */
-static gboolean check(const GArray *results, GPtrArray *classes, const char *path, GString *out)
+/* Each recorded class and band against now (paro_corpus_record_load read the figures). */
+static gboolean check(const GArray *results, const GArray *recorded, GString *out)
 {
-    g_autofree char *text = NULL;
-    g_autoptr(GError) error = NULL;
-    if (!g_file_get_contents(path, &text, NULL, &error)) {
-        g_printerr("parosim validate: %s\n", error->message);
-        return FALSE;
-    }
     gboolean ok = TRUE;
-    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-    for (int i = 0; lines[i]; i++) {
-        if (lines[i][0] == '#' || lines[i][0] == '\0')
-            continue;
-        g_auto(GStrv) f = g_strsplit(lines[i], "\t", -1);
-        if (g_strv_length(f) != 4) {
-            g_printerr("parosim validate: %s:%d: expected class, band, median, worst\n", path,
-                       i + 1);
-            return FALSE;
-        }
-        int band = -1;
-        for (int b = 0; b < PARO_N_BANDS; b++)
-            if (strcmp(f[1], paro_size_band_names[b]) == 0)
-                band = b;
-        double median = g_ascii_strtod(f[2], NULL), worst = g_ascii_strtod(f[3], NULL);
+    for (guint i = 0; i < recorded->len; i++) {
+        const ParoCorpusRecord *r = &g_array_index(recorded, ParoCorpusRecord, i);
+        const char *band = paro_size_band_names[r->band];
         ParoBandError now[PARO_N_BANDS];
-        paro_corpus_class_errors(results, f[0], now);
-        if (band < 0 || now[band].n == 0) {
-            g_string_append_printf(out, "# check: %s %s has no rows now\n", f[0], f[1]);
+        paro_corpus_class_errors(results, r->klass, now);
+        if (now[r->band].n == 0) {
+            g_string_append_printf(out, "# check: %s %s has no rows now\n", r->klass, band);
             ok = FALSE;
             continue;
         }
-        gboolean worse = now[band].median > median + 0.005 || now[band].worst > worst + 0.005;
-        g_autofree char *m = pct(now[band].median), *w = pct(now[band].worst);
-        g_autofree char *rm = pct(median), *rw = pct(worst);
+        gboolean worse =
+            now[r->band].median > r->median + 0.005 || now[r->band].worst > r->worst + 0.005;
+        g_autofree char *m = pct(now[r->band].median), *w = pct(now[r->band].worst);
+        g_autofree char *rm = pct(r->median), *rw = pct(r->worst);
         g_string_append_printf(out,
                                "# check: %-20s %-8s median %7s (recorded %7s)  worst %7s "
                                "(recorded %7s)%s\n",
-                               f[0], f[1], m, rm, w, rw, worse ? "  REGRESSED" : "");
+                               r->klass, band, m, rm, w, rw, worse ? "  REGRESSED" : "");
         ok = ok && !worse;
     }
-    (void)classes;
     return ok;
 }
 
@@ -194,7 +179,26 @@ static int corpus(const char *folder, ParoPredictModel model, const char *check_
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(ParoCorpus) c = paro_corpus_load(folder, &error);
-    GArray *results = c ? paro_corpus_predict(c, model, &error) : NULL;
+    if (c == NULL) {
+        paro_cli_report_error(error, NULL, NULL);
+        return PARO_EXIT_ERROR;
+    }
+    /* What the command reads, which --record must not replace: the index, the logs, the
+     * topologies and the record --check reads. Checked before any work. */
+    g_auto(GStrv) corpus_inputs = paro_corpus_inputs(c);
+    g_autoptr(GStrvBuilder) builder = g_strv_builder_new();
+    g_strv_builder_addv(builder, (const char **)corpus_inputs);
+    if (check_path)
+        g_strv_builder_add(builder, check_path);
+    g_auto(GStrv) inputs = g_strv_builder_end(builder);
+    if (!paro_cli_check_output("validate", record_path, (const char *const *)inputs))
+        return PARO_EXIT_ERROR;
+    g_autoptr(GArray) recorded = NULL;
+    if (check_path && (recorded = paro_corpus_record_load(check_path, &error)) == NULL) {
+        paro_cli_report_error(error, NULL, NULL);
+        return PARO_EXIT_ERROR;
+    }
+    GArray *results = paro_corpus_predict(c, model, &error);
     if (results == NULL) {
         paro_cli_report_error(error, NULL, NULL);
         return PARO_EXIT_ERROR;
@@ -223,14 +227,11 @@ static int corpus(const char *folder, ParoPredictModel model, const char *check_
         paro_corpus_results_free(results);
         return PARO_EXIT_ERROR;
     }
-    if (check_path)
-        ok = check(results, classes, check_path, out);
+    if (recorded)
+        ok = check(results, recorded, out);
     if (record_path) {
         g_autoptr(GString) rec = record(results, classes);
-        if (!g_file_set_contents(record_path, rec->str, (gssize)rec->len, &error)) {
-            g_printerr("parosim validate: %s\n", error->message);
-            ok = FALSE;
-        }
+        ok = paro_cli_write_file("validate", record_path, rec, (const char *const *)inputs) && ok;
     }
     paro_corpus_results_free(results);
     if (!paro_cli_write(out))
@@ -266,7 +267,7 @@ static int predict(char **paths, int n, const char *algo, const char *calibratio
     g_string_append_printf(out, "# parosim %s validate --predict: %s\n", PARO_VERSION, paths[0]);
     for (int i = 1; i < n; i++) {
         g_autoptr(ParoCalibLog) log = paro_calib_log_load(paths[i], &error);
-        if (log == NULL) {
+        if (log == NULL || !paro_calib_predict_check_log(log, &error)) {
             paro_cli_report_error(error, NULL, NULL);
             return PARO_EXIT_ERROR;
         }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "calib/calib-validate.h"
+#include "core/stats.h"
 #include "report/report.h"
 
 static const char validate_help[] =
@@ -33,12 +34,6 @@ static const char *const band_names[] = {"< 64 KiB", "64 KiB - 16 MiB", "> 16 Mi
 static int band(double bytes)
 {
     return bytes < 65536 ? 0 : bytes <= 16777216 ? 1 : 2;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 static const char *fmt(char *buf, const char *format, double v)
@@ -70,10 +65,8 @@ static void summary(GString *out, GArray *rows, const char *kind, gboolean sim, 
     }
     if (err->len == 0 && skipped == 0)
         return;
-    qsort(err->data, err->len, sizeof(double), cmp_double);
-    double *v = (double *)err->data;
     guint n = err->len;
-    double med = n == 0 ? NAN : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    double med = paro_stats_median_array(err); /* NAN without rows: printed '-' */
     char a[G_ASCII_DTOSTR_BUF_SIZE], c[G_ASCII_DTOSTR_BUF_SIZE];
     g_string_append_printf(out, "# %-9s %-16s %6u %8s%% %8s%% %9u\n", sim ? "coll-sim" : kind,
                            b < 0 ? "all" : band_names[b], n, fmt(a, "%.2f", 100 * med),

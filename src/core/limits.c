@@ -87,6 +87,17 @@ const ParoLimit paro_limit_duration = {
     "a duration", 0, 86400.0, "s",
     "one device's share of a micro-batch takes milliseconds to seconds, and a step of many "
     "must stay inside the picosecond clock (107 days)"};
+const ParoLimit paro_limit_measured_time = {
+    "a measured time", 1e-9, 3600.0, "s",
+    "nccl-tests and the harnesses print microseconds, and the shortest GPU operation (a kernel "
+    "launch) takes about a microsecond, the longest (16 GiB over a slow network) seconds; "
+    "errors relative to such a time stay finite and printable"};
+const ParoLimit paro_limit_probability = {"a probability", 0, 1.0, "",
+                                          "a dropout rate is a probability"};
+const ParoLimit paro_limit_relative_error = {
+    "a relative error", 0, 1e6, "",
+    "an error is a fraction of the measured time; a prediction a million times off is no "
+    "model to hold to a record, and the bound keeps the percentages printable"};
 const ParoLimit paro_limit_sweep_points =
     COUNT("points", 1, 100000,
           "the 10,000-point benchmark takes about a minute on two cores, and every point's "

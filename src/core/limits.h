@@ -50,6 +50,11 @@ extern const ParoLimit paro_limit_flop_rate;  /* peak or measured FLOP/s */
 extern const ParoLimit paro_limit_latency;  /* per hop, per step, per message */
 extern const ParoLimit paro_limit_duration; /* a task: a forward, a backward */
 
+/* Measurements read from logs and the figures recorded from them. */
+extern const ParoLimit paro_limit_measured_time;  /* a time a log reports (nccl-tests, harness) */
+extern const ParoLimit paro_limit_probability;    /* a dropout rate */
+extern const ParoLimit paro_limit_relative_error; /* |predicted - measured| / measured */
+
 /* The command line and files. */
 extern const ParoLimit paro_limit_sweep_points;
 extern const ParoLimit paro_limit_jobs;
