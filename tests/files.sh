@@ -20,7 +20,7 @@ expect() { # description, exit code, message (grep -F), then the parosim argumen
     want=$2
     message=$3
     shift 3
-    timeout 10 "$parosim" "$@" >"$work/out" 2>"$work/err" </dev/null
+    timeout 120 "$parosim" "$@" >"$work/out" 2>"$work/err" </dev/null # a hang guard, not a speed
     got=$?
     if [ "$got" = "$want" ] && grep -qF -- "$message" "$work/err"; then
         ok "$what: exit $want, '$message'"
