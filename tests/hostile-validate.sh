@@ -18,30 +18,7 @@ LOG=validation/nccl-corpus/dgx-h100/dgx-h100-1n8-allreduce.txt # line 31: the 8-
 LAYERS=validation/data/h100/2026-11-25_layer.txt
 C=tests/data/calib
 
-limit=ulimit
-if grep -qa __asan_init "$parosim"; then
-    limit=asan
-    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=2048"
-fi
-
-# description, exit code, message (grep -F), then the parosim arguments; 2 GB, and 120 s
-# against a hang (a guard, not a speed)
-expect() {
-    what=$1
-    want=$2
-    message=$3
-    shift 3
-    (
-        [ $limit = ulimit ] && ulimit -v 2097152
-        exec timeout 120 "$parosim" "$@"
-    ) >"$work/out" 2>"$work/err" </dev/null
-    got=$?
-    if [ "$got" = "$want" ] && grep -qF -- "$message" "$work/err" "$work/out"; then
-        ok "$what: exit $want, '$message'"
-    else
-        not_ok "$what: exit $got (want $want), stderr: $(head -c 400 "$work/err" | tr "\n" " ")"
-    fi
-}
+. "$(dirname "$0")/expect.sh"
 
 # ---- 1. validate --predict: times outside the limit, logs with nothing to predict ----
 # Line 31 is the 8-byte row: "8 2 float sum -1 13.67 0.00 0.00 0 13.03 0.00 0.00 0",

@@ -14,32 +14,7 @@ trap 'rm -rf "$work"' EXIT
 S=scenarios/llama-7b_a100x8-100g_n32.yaml
 T=topologies/a100x8-100g.yaml
 
-# Memory: ulimit -v where it works; ASan reserves terabytes of address space, so there
-# its hard RSS limit stands in.
-limit=ulimit
-if grep -qa __asan_init "$parosim"; then
-    limit=asan
-    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=2048"
-fi
-
-# description, exit code, message (grep -F), then the parosim arguments; 2 GB, and 120 s
-# against a hang (a guard, not a speed: parosim refuses work above about 10 s itself)
-expect() {
-    what=$1
-    want=$2
-    message=$3
-    shift 3
-    (
-        [ $limit = ulimit ] && ulimit -v 2097152
-        exec timeout 120 "$parosim" "$@"
-    ) >"$work/out" 2>"$work/err" </dev/null
-    got=$?
-    if [ "$got" = "$want" ] && grep -qF -- "$message" "$work/err" "$work/out"; then
-        ok "$what: exit $want, '$message'"
-    else
-        not_ok "$what: exit $got (want $want), stderr: $(head -c 400 "$work/err" | tr "\n" " ")"
-    fi
-}
+. "$(dirname "$0")/expect.sh"
 
 # ---- C4, C5: collective options ----
 expect "C4 --channels 2^31" 2 "'--channels' is 2,147,483,648, above the limit of 64" \

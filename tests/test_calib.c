@@ -79,6 +79,20 @@ static const char *const bad_logs[] = {
     "bad-log-time-huge.txt", "bad-log-time-tiny.txt", "bad-log-size-huge.txt",
     "bad-log-corpus-ranks.txt"};
 
+/* @error is the PARO_CONFIG_ERROR named @code, at @line:@column of @path, and its message
+ * starts with that location. */
+static void assert_located(const GError *error, const char *rel, const char *path, const char *code,
+                           int line, int column)
+{
+    ck_assert_msg(g_error_matches(error, PARO_CONFIG_ERROR, paro_config_error_code_from_name(code)),
+                  "%s: %s", rel, error->message);
+    const ParoConfigErrorPrivate *loc = paro_config_error_get_location(error);
+    ck_assert_int_eq(loc->line, line);
+    ck_assert_int_eq(loc->column, column);
+    g_autofree char *prefix = g_strdup_printf("%s:%d:%d: ", path, line, column);
+    ck_assert(g_str_has_prefix(error->message, prefix));
+}
+
 START_TEST(calib_bad_logs_are_located)
 {
     g_autofree char *rel = g_strdup_printf("tests/data/calib/%s", bad_logs[_i]);
@@ -92,13 +106,7 @@ START_TEST(calib_bad_logs_are_located)
     g_autoptr(GError) error = NULL;
     g_autoptr(ParoCalibLog) log = paro_calib_log_parse(text, path, &error);
     ck_assert_msg(log == NULL, "%s accepted", rel);
-    ck_assert_msg(g_error_matches(error, PARO_CONFIG_ERROR, paro_config_error_code_from_name(code)),
-                  "%s: %s", rel, error->message);
-    const ParoConfigErrorPrivate *loc = paro_config_error_get_location(error);
-    ck_assert_int_eq(loc->line, line);
-    ck_assert_int_eq(loc->column, column);
-    g_autofree char *prefix = g_strdup_printf("%s:%d:%d: ", path, line, column);
-    ck_assert(g_str_has_prefix(error->message, prefix));
+    assert_located(error, rel, path, code, line, column);
 }
 END_TEST
 
@@ -121,13 +129,7 @@ START_TEST(calib_bad_layers_and_records_are_located)
     g_autoptr(GArray) rows = g_str_has_suffix(path, ".tsv") ? paro_corpus_record_load(path, &error)
                                                             : paro_layer_log_load(path, &error);
     ck_assert_msg(rows == NULL, "%s accepted", rel);
-    ck_assert_msg(g_error_matches(error, PARO_CONFIG_ERROR, paro_config_error_code_from_name(code)),
-                  "%s: %s", rel, error->message);
-    const ParoConfigErrorPrivate *loc = paro_config_error_get_location(error);
-    ck_assert_int_eq(loc->line, line);
-    ck_assert_int_eq(loc->column, column);
-    g_autofree char *prefix = g_strdup_printf("%s:%d:%d: ", path, line, column);
-    ck_assert(g_str_has_prefix(error->message, prefix));
+    assert_located(error, rel, path, code, line, column);
 }
 END_TEST
 

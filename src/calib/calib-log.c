@@ -36,11 +36,7 @@ typedef struct {
     gint64 corpus_ranks, corpus_nodes; /* "# corpus: ranks: N nodes: M" (corpus.h) */
 } Parser;
 
-typedef struct {
-    const char *text;
-    int column; /* 1-based */
-    int len;
-} Field;
+typedef ParoLogField Field;
 
 void paro_calib_log_free(ParoCalibLog *log)
 {
@@ -84,7 +80,7 @@ int paro_calib_op_from_name(const char *name)
     return -1;
 }
 
-static GArray *split_fields(const char *line)
+GArray *paro_log_split_fields(const char *line)
 {
     GArray *fields = g_array_new(FALSE, FALSE, sizeof(Field));
     const char *p = line;
@@ -582,7 +578,7 @@ ParoCalibLog *paro_calib_log_parse(const char *text, const char *label, GError *
             ok = header_line(&p, i + 1, line, error);
             continue;
         }
-        g_autoptr(GArray) fs = split_fields(line);
+        g_autoptr(GArray) fs = paro_log_split_fields(line);
         double first;
         if (fs->len == 0 || !field_number(&g_array_index(fs, Field, 0), &first)) {
             /* Inside a table, a row that starts like a number but is not one is a broken

@@ -16,6 +16,17 @@
 
 G_BEGIN_DECLS
 
+/* One whitespace-separated field of a log line, for errors located at its column (the
+ * nccl-tests and harness logs here, layer logs in layer-check.c). */
+typedef struct {
+    const char *text; /* into the line, not NUL-terminated */
+    int column;       /* 1-based */
+    int len;
+} ParoLogField;
+
+/** paro_log_split_fields: (transfer full) the fields of @line, a GArray of ParoLogField. */
+GArray *paro_log_split_fields(const char *line);
+
 typedef struct {
     double bytes;      /* S: nccl-tests' size column, the whole array */
     double time_us;    /* out of place */

@@ -4,6 +4,8 @@
  * with the GPU's own figures (no calibration file: the check is of the defaults). */
 #include "calib/layer-check.h"
 
+#include "calib/calib-log.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -33,29 +35,7 @@ static const struct {
 /* Numbers in logs are short: a field of a million digits is not a measurement. */
 #define MAX_NUMBER_CHARS 64
 
-typedef struct {
-    const char *text;
-    int column; /* 1-based */
-    int len;
-} Field;
-
-static GArray *split_fields(const char *line)
-{
-    GArray *fields = g_array_new(FALSE, FALSE, sizeof(Field));
-    const char *p = line;
-    while (*p) {
-        while (*p == ' ' || *p == '\t' || *p == '\r')
-            p++;
-        if (*p == '\0')
-            break;
-        Field f = {p, (int)(p - line) + 1, 0};
-        while (p[f.len] && p[f.len] != ' ' && p[f.len] != '\t' && p[f.len] != '\r')
-            f.len++;
-        p += f.len;
-        g_array_append_val(fields, f);
-    }
-    return fields;
-}
+typedef ParoLogField Field;
 
 /* The field read as a finite number (locale-independent), else a located TYPE error. */
 static gboolean number(const char *path, int line, const Field *f, int column, double *out,
@@ -148,7 +128,7 @@ GArray *paro_layer_log_load(const char *path, GError **error)
     g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(ParoLayerRow));
     g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
     for (int i = 0; lines[i]; i++) {
-        g_autoptr(GArray) fields = split_fields(lines[i]);
+        g_autoptr(GArray) fields = paro_log_split_fields(lines[i]);
         const Field *f = (const Field *)fields->data;
         if (fields->len == 0 || f[0].text[0] == '#')
             continue;
