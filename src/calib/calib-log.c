@@ -101,8 +101,7 @@ GArray *paro_log_split_fields(const char *line)
 /* Numbers in logs are short: a field of a million digits is not a measurement. */
 #define MAX_NUMBER_CHARS 64
 
-/* The whole field is a finite number (g_ascii_strtod: locale-independent). */
-static gboolean field_number(const Field *f, double *out)
+gboolean paro_log_field_number(const ParoLogField *f, double *out)
 {
     if (f->len > MAX_NUMBER_CHARS)
         return FALSE;
@@ -130,7 +129,7 @@ static gboolean looks_numeric(const Field *f)
 static gboolean need_number(Parser *p, int line, const Field *f, const char *what,
                             gboolean positive, double *out, GError **error)
 {
-    if (!field_number(f, out)) {
+    if (!paro_log_field_number(f, out)) {
         paro_config_error_set(error, PARO_CONFIG_ERROR_TYPE, p->label, line, f->column,
                               "%s '%.*s%s' is not a number%s", what, MIN(f->len, 40), f->text,
                               f->len > 40 ? "..." : "",
@@ -149,20 +148,28 @@ static gboolean need_number(Parser *p, int line, const Field *f, const char *wha
     return TRUE;
 }
 
-/* A number need_number read, within its named limit (core/limits.h): the one table of
- * bounds that scenarios are held to, so that a time of 1e308 us or 1e-300 us is refused
- * where it is written rather than printed as an error of -inf% or of 38 digits. @scale
- * converts the field's @unit (us, GB/s, B) to the limit's; zero passes when @zero_ok. */
+/* Limits hold measurements to the one table of bounds that scenarios are held to, so that
+ * a time of 1e308 us or 1e-300 us is refused where it is written rather than printed as an
+ * error of -inf% or of 38 digits. */
+gboolean paro_log_field_within(const char *label, int line, const ParoLogField *f, const char *what,
+                               const ParoLimit *limit, double scale, const char *unit,
+                               gboolean zero_ok, double value, GError **error)
+{
+    if ((zero_ok && value == 0) || paro_limit_check(limit, value * scale))
+        return TRUE;
+    g_autofree char *written =
+        unit ? g_strdup_printf("%.*s %s", MIN(f->len, 40), f->text, unit) : NULL;
+    g_autofree char *text = paro_limit_describe(limit, what, value * scale, written);
+    paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, label, line, f->column, "%s", text);
+    return FALSE;
+}
+
 static gboolean need_within(Parser *p, int line, const Field *f, const char *what,
                             const ParoLimit *limit, double scale, const char *unit,
                             gboolean zero_ok, double value, GError **error)
 {
-    if ((zero_ok && value == 0) || paro_limit_check(limit, value * scale))
-        return TRUE;
-    g_autofree char *written = g_strdup_printf("%.*s %s", MIN(f->len, 40), f->text, unit);
-    g_autofree char *text = paro_limit_describe(limit, what, value * scale, written);
-    paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, p->label, line, f->column, "%s", text);
-    return FALSE;
+    return paro_log_field_within(p->label, line, f, what, limit, scale, unit, zero_ok, value,
+                                 error);
 }
 
 /* A time in microseconds, as every table of a log prints it. */
@@ -187,7 +194,7 @@ static gboolean check_wrong(Parser *p, int line, const Field *f, GError **error)
     double v;
     if (f->len == 3 && strncmp(f->text, "N/A", 3) == 0)
         return TRUE;
-    if (!field_number(f, &v)) {
+    if (!paro_log_field_number(f, &v)) {
         paro_config_error_set(error, PARO_CONFIG_ERROR_TYPE, p->label, line, f->column,
                               "#wrong '%.*s' is neither a count nor N/A", f->len, f->text);
         return FALSE;
@@ -580,7 +587,7 @@ ParoCalibLog *paro_calib_log_parse(const char *text, const char *label, GError *
         }
         g_autoptr(GArray) fs = paro_log_split_fields(line);
         double first;
-        if (fs->len == 0 || !field_number(&g_array_index(fs, Field, 0), &first)) {
+        if (fs->len == 0 || !paro_log_field_number(&g_array_index(fs, Field, 0), &first)) {
             /* Inside a table, a row that starts like a number but is not one is a broken
              * measurement (non-ASCII digits, a million digits), not prose to skip. */
             if (fs->len > 0 && p.section != SECTION_NONE &&

@@ -13,6 +13,7 @@
 #include <glib.h>
 
 #include "coll/collective.h"
+#include "core/limits.h"
 
 G_BEGIN_DECLS
 
@@ -26,6 +27,24 @@ typedef struct {
 
 /** paro_log_split_fields: (transfer full) the fields of @line, a GArray of ParoLogField. */
 GArray *paro_log_split_fields(const char *line);
+
+/**
+ * paro_log_field_number:
+ * TRUE, with @out, when the whole field is a finite number (locale-independent) of at most
+ * 64 characters: a field of a million digits is not a measurement.
+ */
+gboolean paro_log_field_number(const ParoLogField *f, double *out);
+
+/**
+ * paro_log_field_within:
+ * TRUE when @value, the number of field @f, times @scale (to the limit's unit) lies within
+ * @limit, or is 0 and @zero_ok; else a located RANGE error at @label:@line and the field's
+ * column naming @what, with the field as written followed by @unit (NULL for a count:
+ * the value alone).
+ */
+gboolean paro_log_field_within(const char *label, int line, const ParoLogField *f, const char *what,
+                               const ParoLimit *limit, double scale, const char *unit,
+                               gboolean zero_ok, double value, GError **error);
 
 typedef struct {
     double bytes;      /* S: nccl-tests' size column, the whole array */

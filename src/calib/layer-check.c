@@ -32,36 +32,17 @@ static const struct {
     {7, &paro_limit_micro_batch},
 };
 
-/* Numbers in logs are short: a field of a million digits is not a measurement. */
-#define MAX_NUMBER_CHARS 64
-
 typedef ParoLogField Field;
 
-/* The field read as a finite number (locale-independent), else a located TYPE error. */
+/* The field read as a finite number, else a located TYPE error naming its column. */
 static gboolean number(const char *path, int line, const Field *f, int column, double *out,
                        GError **error)
 {
-    g_autofree char *s = g_strndup(f->text, (gsize)MIN(f->len, MAX_NUMBER_CHARS + 1));
-    char *end = NULL;
-    double v = g_ascii_strtod(s, &end);
-    if (f->len > MAX_NUMBER_CHARS || end == s || *end != '\0' || !isfinite(v)) {
-        paro_config_error_set(error, PARO_CONFIG_ERROR_TYPE, path, line, f->column,
-                              "'%s' must be a finite number, got '%.*s%s'", column_names[column],
-                              MIN(f->len, 40), f->text, f->len > 40 ? "..." : "");
-        return FALSE;
-    }
-    *out = v;
-    return TRUE;
-}
-
-/* @value (in the limit's unit; @written as the log has it, or NULL) within @limit. */
-static gboolean within(const char *path, int line, const Field *f, int column,
-                       const ParoLimit *limit, double value, const char *written, GError **error)
-{
-    if (paro_limit_check(limit, value))
+    if (paro_log_field_number(f, out))
         return TRUE;
-    g_autofree char *text = paro_limit_describe(limit, column_names[column], value, written);
-    paro_config_error_set(error, PARO_CONFIG_ERROR_RANGE, path, line, f->column, "%s", text);
+    paro_config_error_set(error, PARO_CONFIG_ERROR_TYPE, path, line, f->column,
+                          "'%s' must be a finite number, got '%.*s%s'", column_names[column],
+                          MIN(f->len, 40), f->text, f->len > 40 ? "..." : "");
     return FALSE;
 }
 
@@ -87,12 +68,14 @@ static gboolean parse_row(const char *path, int line, const Field *f, ParoLayerR
                                   column_names[counts[i].column], MIN(x->len, 40), x->text);
             return FALSE;
         }
-        if (!within(path, line, x, counts[i].column, counts[i].limit, v, NULL, error))
+        if (!paro_log_field_within(path, line, x, column_names[counts[i].column], counts[i].limit,
+                                   1, NULL, FALSE, v, error))
             return FALSE;
         *ints[i] = (gint64)v; /* within a limit of at most 2^24: exact */
     }
     if (!number(path, line, &f[9], 9, &r->dropout, error) ||
-        !within(path, line, &f[9], 9, &paro_limit_probability, r->dropout, NULL, error))
+        !paro_log_field_within(path, line, &f[9], column_names[9], &paro_limit_probability, 1, NULL,
+                               FALSE, r->dropout, error))
         return FALSE;
     /* The totals are times of a layer; a split column is 0 where no kernel of its kind ran
      * (eager attention's products count as GEMMs, its softmax as 'other'). */
@@ -103,9 +86,8 @@ static gboolean parse_row(const char *path, int line, const Field *f, ParoLayerR
             return FALSE;
         if (i >= 2 && *times[i] == 0)
             continue;
-        g_autofree char *written = g_strdup_printf("%.*s us", f[c].len, f[c].text);
-        if (!within(path, line, &f[c], c, &paro_limit_measured_time, *times[i] * 1e-6, written,
-                    error))
+        if (!paro_log_field_within(path, line, &f[c], column_names[c], &paro_limit_measured_time,
+                                   1e-6, "us", FALSE, *times[i], error))
             return FALSE;
     }
     if (r->heads % r->tp != 0 || r->ffn % r->tp != 0) {
