@@ -48,6 +48,20 @@ double paro_coll_ring_s(const ParoCommModel *cm, ParoCollKind op, gint64 k, gint
     return steps * lat + volume / bw;
 }
 
+double paro_coll_alltoall_s(const ParoCommModel *cm, gint64 k, gint64 per_node, double size_bytes)
+{
+    if (k <= 1 || size_bytes <= 0)
+        return 0;
+    /* each GPU keeps 1/k of its S and sends S/k to every other rank: those of its node
+     * over the fabric, the others through its share of the NICs, both at once (NCCL posts
+     * every send and receive of the group together) */
+    gint64 local = MIN(per_node, k);
+    double intra = size_bytes * (double)(local - 1) / (double)k;
+    double inter = size_bytes * (double)(k - local) / (double)k;
+    double lat = k > per_node ? cm->inter_lat_s : cm->intra_lat_s;
+    return lat + fmax(intra / cm->intra_Bps, inter > 0 ? inter / cm->inter_Bps : 0);
+}
+
 static double scope_ring_s(const ParoCommModel *cm, ParoCollKind op, ParoScope scope,
                            double size_bytes)
 {

@@ -58,4 +58,12 @@ double paro_coll_two_level_s(ParoCollKind op, gboolean overlap, gint64 m, gint64
 double paro_coll_ring_s(const ParoCommModel *cm, ParoCollKind op, gint64 k, gint64 per_node,
                         double size_bytes);
 
+/**
+ * paro_coll_alltoall_s:
+ * An all-to-all over @k GPUs, @per_node of them a node, each holding @size_bytes of which
+ * it sends 1/k to every other: the node's peers over the fabric and the rest through the
+ * GPU's NIC share at once, one hop's latency (the slower link class sets the time).
+ */
+double paro_coll_alltoall_s(const ParoCommModel *cm, gint64 k, gint64 per_node, double size_bytes);
+
 G_END_DECLS

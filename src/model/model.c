@@ -114,6 +114,22 @@ double paro_model_layer_params(const ParoModel *m)
     return params;
 }
 
+/* One routed expert's MLP: its projections and their biases. */
+static double expert_mlp_params(const ParoModel *m)
+{
+    double h = (double)m->hidden, f = (double)m->ffn;
+    double weights = (m->mlp == PARO_MLP_GATED ? 3.0 : 2.0) * h * f;
+    double biases = m->mlp_bias ? (m->mlp == PARO_MLP_GATED ? 2.0 * f : f) + h : 0;
+    return weights + biases;
+}
+
+double paro_model_expert_params(const ParoModel *m)
+{
+    if (!m->has_shape || m->experts == 0)
+        return 0;
+    return (double)m->layers * (double)m->experts * expert_mlp_params(m);
+}
+
 double paro_model_shape_params(const ParoModel *m)
 {
     if (!m->has_shape)

@@ -106,6 +106,11 @@ typedef struct {
         PARO_TRAINABLE_FRACTION, 1.0, 0, 0, 0, 0                                                   \
     }
 
+/** paro_model_expert_params: the routed experts' parameters of the whole model (their
+ * MLPs and biases, every layer's): what expert parallelism splits over its ep ranks and
+ * reduces over the expert-data-parallel group; 0 for a dense model or one without shape. */
+double paro_model_expert_params(const ParoModel *m);
+
 /** paro_model_layer_params: parameters of one transformer layer (0 without a shape), every
  * expert of a mixture of experts included. */
 double paro_model_layer_params(const ParoModel *model);
