@@ -83,6 +83,7 @@ topology.gpu.elementwise_efficiency topology.gpu.cudnn_attention_efficiency
 topology.gpu.fp8_matmul_efficiency topology.gpu.flash1_attention_efficiency
 topology.gpu.flat_pass_efficiency topology.gpu.gemm_power_knee topology.gpu.gemm_power_slope
 topology.nccl.chunks parallelism.group parallelism.tp parallelism.pp parallelism.dp
+parallelism.cp
 training.micro_batch training.sequence training.accumulation training.optimizer_bytes training.recompute_every
 training.efficiency training.prefetch training.trainable.fraction training.trainable.count
 training.pipeline.virtual collectives.chunks compression.gradients.ratio"
@@ -127,7 +128,9 @@ for key in $flops; do row "$key" FLOP/s "$work/base.yaml"; done
 row training.trainable.lora.rank "" $lora
 row training.trainable.lora.dropout "" $lora
 moe=tests/data/good/scenario-moe.yaml
-for key in model.architecture.experts model.architecture.experts_per_token; do
+moe_keys="model.architecture.experts model.architecture.experts_per_token parallelism.ep
+parallelism.etp training.moe.imbalance training.moe.capacity_factor"
+for key in $moe_keys; do
     row "$key" "" $moe
 done
 
@@ -234,7 +237,7 @@ done
 
 # Every numeric field of the schema tables is in the matrix (by its last key).
 all="$count $bytes $bandwidth $time $flops training.trainable.lora.rank
-training.trainable.lora.dropout model.architecture.experts model.architecture.experts_per_token"
+training.trainable.lora.dropout $moe_keys"
 missing=""
 for field in $(grep -hoE '\{"[a-z_]+", PARO_FIELD_(INT|DOUBLE|RATIO|QUANTITY)' \
     src/yaml/load-model.c src/yaml/load-topology.c src/scenario/scenario.c \

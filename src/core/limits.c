@@ -40,6 +40,8 @@ const ParoLimit paro_limit_virtual =
     COUNT("virtual", 1, 4096, "a model chunk holds at least one layer");
 const ParoLimit paro_limit_lora_rank =
     COUNT("rank", 1, 16777216, "a LoRA rank is below the model's width");
+const ParoLimit paro_limit_moe_factor =
+    COUNT("load factor", 0, 65536, "an expert takes at most every token: experts x its share");
 const ParoLimit paro_limit_nodes =
     COUNT("nodes", 1, 16777216,
           "2^24 nodes is a hundred times the largest clusters, and a collective's ring has "

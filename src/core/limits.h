@@ -32,6 +32,7 @@ extern const ParoLimit paro_limit_sequence;     /* tokens per sequence */
 extern const ParoLimit paro_limit_prefetch;     /* layers gathered ahead */
 extern const ParoLimit paro_limit_virtual;      /* model chunks per pipeline stage */
 extern const ParoLimit paro_limit_lora_rank;
+extern const ParoLimit paro_limit_moe_factor; /* an expert's load over its even share */
 
 /* The cluster and its collectives. */
 extern const ParoLimit paro_limit_nodes;

@@ -264,20 +264,24 @@ static void attention_core(const ParoModel *m, const ParoComputeSetup *c, double
                            double *backward)
 {
     double heads = (double)m->heads / (double)c->tp;
-    double s = (double)c->seq, d = (double)m->head_dim;
+    /* with context parallelism a rank's s/cp queries meet all s keys, its causal chunks
+     * balanced (2 cp of them, the first and the last to each rank): the products per rank
+     * are 1/cp of the whole, in tiles of its queries */
+    double s = (double)c->seq, d = (double)m->head_dim, cp = (double)MAX(c->cp, 1);
+    double queries = s / cp;
     gboolean fused = c->attention != PARO_ATTENTION_EAGER;
     if (!fused && c->flat_flops == 0) {
         /* Batched products over b a/t heads; with a head of d < (GEMM rate / HBM bandwidth)
          * they are bound by the s x s scores they write or read. Forward: S = Q K^T,
          * O = P V; backward: dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q. */
         double n = (double)c->batch * heads;
-        double writes_scores = paro_compute_bmm_s(c, n, s, s, d);
-        double reads_scores = paro_compute_bmm_s(c, n, s, d, s);
+        double writes_scores = paro_compute_bmm_s(c, n, queries, s, d);
+        double reads_scores = paro_compute_bmm_s(c, n, queries, d, s);
         *forward = writes_scores + reads_scores;
         *backward = writes_scores + 3.0 * reads_scores;
         return;
     }
-    double flops = 4.0 * (double)c->batch * s * s * heads * d;
+    double flops = 4.0 * (double)c->batch * queries * s * heads * d;
     double rate = paro_compute_matmul_rate(c);
     if (fused && c->flat_flops == 0 && c->attention_efficiency > 0) {
         rate = c->peak_flops * fused_attention_efficiency(c);
@@ -289,7 +293,8 @@ static void attention_core(const ParoModel *m, const ParoComputeSetup *c, double
         /* One query tile of 128 rows per SM at a time, in waves; a causal tile visits
          * (blocks + 1) / 2 key blocks on average, each tile paying a fixed cost. */
         double blocks = ceil(s / PARO_GEMM_TILE);
-        double tiles = (double)c->batch * heads * blocks, visits = (blocks + 1.0) / 2.0;
+        double tiles = (double)c->batch * heads * ceil(queries / PARO_GEMM_TILE);
+        double visits = (blocks + 1.0) / 2.0;
         if (c->sms > 0)
             rate *= tiles / (ceil(tiles / (double)c->sms) * (double)c->sms);
         rate *= visits / (visits + PARO_ATTENTION_TILE_OVERHEAD);
@@ -303,7 +308,7 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
     gint64 L = m->has_shape ? m->layers : 1;
     GArray *layers = g_array_sized_new(FALSE, TRUE, sizeof(ParoLayerCost), (guint)L);
     g_array_set_size(layers, (guint)L);
-    double T = (double)c->batch * (double)c->seq, t = (double)c->tp;
+    double T = (double)c->batch * (double)c->seq / (double)MAX(c->cp, 1), t = (double)c->tp;
     double total = m->has_shape ? paro_model_shape_params(m) : 1;
     /* Elementwise kernels reach a share of HBM bandwidth: the GPU's, else the H100's. */
     double elementwise_Bps = paro_compute_setup_elementwise_Bps(c);
@@ -406,6 +411,7 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
         lc->gemm_s = forward + backward + head_f + head_b - loss;
         lc->gemm_forward_s = forward + head_f - loss / 2.0;
         lc->attention_s = core_f + core_b;
+        lc->attention_forward_s = core_f;
         lc->memory_s = elementwise_f + elementwise_b + loss;
         lc->forward_s = forward + head_f + core_f + elementwise_f;
         lc->backward_s = backward + head_b + core_b + elementwise_b + again;

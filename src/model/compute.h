@@ -38,7 +38,9 @@ typedef struct {
                            * the datasheet HBM bandwidth); 0: hbm_Bps at the H100's share */
     double power_knee, power_slope; /* the GPU's power cap on GEMM-heavy layers (traits) */
     gint64 batch, seq;              /* micro-batch */
-    double trainable_share;         /* Psi'/Psi */
+    gint64 cp; /* context-parallel ranks sharing each sequence: a rank runs seq/cp of its tokens
+                * (balanced causal chunks) against all seq keys; 0 or 1: none */
+    double trainable_share; /* Psi'/Psi */
     ParoRecompute recompute;
     gint64 recompute_every; /* full: only layers k, 2k, ... (from 1) recompute; 0 or 1: all */
     ParoAttention attention;
@@ -66,6 +68,7 @@ typedef struct {
      * kernels and the loss). What `parosim validate --layers` holds against a profiled
      * layer's kernels. */
     double gemm_s, attention_s, memory_s;
+    double attention_forward_s; /* the attention core's forward: attention_s's share */
 } ParoLayerCost;
 
 /** paro_compute_lora_bytes: the bytes one token moves through a layer's LoRA adapters'

@@ -123,6 +123,11 @@ static double expert_mlp_params(const ParoModel *m)
     return weights + biases;
 }
 
+gboolean paro_model_layer_is_moe(const ParoModel *m, gint64 layer)
+{
+    return m->experts > 0 && layer >= 0 && layer < m->layers;
+}
+
 double paro_model_expert_params(const ParoModel *m)
 {
     if (!m->has_shape || m->experts == 0)

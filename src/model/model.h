@@ -111,6 +111,9 @@ typedef struct {
  * reduces over the expert-data-parallel group; 0 for a dense model or one without shape. */
 double paro_model_expert_params(const ParoModel *m);
 
+/** paro_model_layer_is_moe: layer @layer (from 0) routes its tokens to experts. */
+gboolean paro_model_layer_is_moe(const ParoModel *m, gint64 layer);
+
 /** paro_model_layer_params: parameters of one transformer layer (0 without a shape), every
  * expert of a mixture of experts included. */
 double paro_model_layer_params(const ParoModel *model);

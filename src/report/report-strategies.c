@@ -183,15 +183,27 @@ void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
     g_string_append_printf(out, "# model: %s  params: %.6g  trainable: %.6g\n", model,
                            g->sizes.params, g->sizes.trainable);
     /* every degree by its name: n, the PaRO paper's data-parallel ranks, is dp, not the
-     * GPUs, once tp or pp > 1 (issue #42) */
+     * GPUs, once tp or pp > 1 (issue #42); context and expert parallelism where used */
+    g_autoptr(GString) degrees = g_string_new(NULL);
+    if (s->cp > 1)
+        g_string_append_printf(degrees, "  cp %" G_GINT64_FORMAT " (%s)", s->cp,
+                               paro_cp_algorithm_names[s->cp_algorithm]);
+    g_string_append_printf(degrees, "  dp %" G_GINT64_FORMAT, s->dp);
+    if (s->cp > 1)
+        g_string_append_printf(degrees, " (dp x cp %" G_GINT64_FORMAT " share gradients)",
+                               g->sizes.n);
+    if (s->ep > 1)
+        g_string_append_printf(
+            degrees, "  ep %" G_GINT64_FORMAT " (experts' gradients over %" G_GINT64_FORMAT ")",
+            s->ep, paro_scenario_expert_dp_ranks(s));
     g_string_append_printf(out,
                            "# topology: %s  gpus: %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT
                            " %s x %" G_GINT64_FORMAT " %s, %s)  tp %" G_GINT64_FORMAT
-                           "  pp %" G_GINT64_FORMAT "  dp %" G_GINT64_FORMAT
+                           "  pp %" G_GINT64_FORMAT "%s"
                            "  group m: %" G_GINT64_FORMAT "  groups g: %" G_GINT64_FORMAT "\n",
                            topology, paro_topology_n_gpus(t), t->nodes,
                            t->nodes == 1 ? "node" : "nodes", t->gpus_per_node, gpu, memory, s->tp,
-                           s->pp, g->sizes.n, g->sizes.m, g->sizes.n / g->sizes.m);
+                           s->pp, degrees->str, g->sizes.m, g->sizes.n / g->sizes.m);
     g_string_append_printf(out,
                            "# links: B' %s alpha' %s (intra)   B %s alpha %s (inter, per GPU)\n",
                            intra_bw, intra_lat, inter_bw, inter_lat);
@@ -316,8 +328,9 @@ void paro_report_json_degrees(const ParoScenarioDerived *g, GString *out)
     const ParoScenario *s = g->scenario;
     g_string_append_printf(out,
                            ",\n  \"gpus\": %" G_GINT64_FORMAT ",\n  \"tp\": %" G_GINT64_FORMAT
-                           ",\n  \"pp\": %" G_GINT64_FORMAT ",\n  \"dp\": %" G_GINT64_FORMAT,
-                           paro_topology_n_gpus(s->topology), s->tp, s->pp, g->sizes.n);
+                           ",\n  \"pp\": %" G_GINT64_FORMAT ",\n  \"dp\": %" G_GINT64_FORMAT
+                           ",\n  \"cp\": %" G_GINT64_FORMAT ",\n  \"ep\": %" G_GINT64_FORMAT,
+                           paro_topology_n_gpus(s->topology), s->tp, s->pp, s->dp, s->cp, s->ep);
 }
 
 static void json_field(GString *out, const char *key, double value, gboolean last)

@@ -118,8 +118,8 @@ void paro_report_json_string(GString *out, const char *text);
  * rmsnorm, swiglu, rotary, gathers), the same as the reports' `# framework:` line. */
 void paro_report_framework_json(const ParoScenario *s, const ParoComputeSetup *cs, GString *out);
 
-/** paro_report_json_degrees: appends the `"gpus"`, `"tp"`, `"pp"` and `"dp"` fields (after
- * `"n"`, the PaRO paper's data-parallel ranks, which equals `"dp"`). */
+/** paro_report_json_degrees: appends the `"gpus"`, `"tp"`, `"pp"`, `"dp"`, `"cp"` and `"ep"`
+ * fields (after `"n"`, the PaRO paper's data-parallel ranks: dp x cp). */
 void paro_report_json_degrees(const ParoScenarioDerived *g, GString *out);
 
 /** paro_report_json_strategy: opens a strategy's JSON object with its name and aliases,

@@ -53,6 +53,7 @@ ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)
         setup.hbm_Bps = c->hbm_Bps;
     setup.batch = s->training.micro_batch;
     setup.seq = s->training.sequence;
+    setup.cp = s->cp;
     setup.trainable_share = trainable / params;
     setup.recompute = s->training.recompute;
     setup.recompute_every = s->training.recompute_every;
@@ -83,6 +84,28 @@ ParoStateSizes paro_scenario_state_sizes(const ParoScenario *s)
     z.grad_bytes = z.param_bytes;
     z.optim_bytes = s->training.optimizer_bytes;
     return z;
+}
+
+void paro_scenario_param_groups(const ParoScenario *s, const ParoStateSizes *all,
+                                ParoStateSizes *dense, ParoStateSizes *experts)
+{
+    *dense = *all;
+    *experts = *all;
+    experts->params = experts->trainable = 0;
+    if (s->ep == 1)
+        return;
+    double routed = paro_model_expert_params(s->model);
+    double trainable = all->params > 0 ? all->trainable / all->params : 0;
+    gint64 n = paro_scenario_expert_dp_ranks(s), folded = s->ep * s->etp;
+    gint64 per_node = MIN(n, MAX(1, s->tp * paro_scenario_dp_per_node(s) / folded));
+    gint64 m = s->group / s->ep;
+    experts->n = n;
+    experts->m = m >= 1 && n % m == 0 && (per_node % m == 0 || m % per_node == 0) ? m : per_node;
+    /* one GPU's: its ep-th of the experts, cut by etp (the step divides the dense ones by tp) */
+    experts->params = routed / (double)s->ep * (double)s->tp / (double)s->etp;
+    experts->trainable = experts->params * trainable;
+    dense->params = all->params - routed;
+    dense->trainable = all->trainable - routed * trainable;
 }
 
 void paro_scenario_layer_activations(const ParoScenario *s, gint64 tp, double *kept, double *whole)
@@ -124,15 +147,35 @@ void paro_scenario_layer_activations(const ParoScenario *s, gint64 tp, double *k
             paro_model_lora_adapter_memory(m, mb, seq, PARO_RECOMPUTE_NONE, att, tr->lora_targets,
                                            tr->lora_dropout, packed, fp8, fp8_att, tp, sp);
     }
+    if (s->cp > 1) {
+        /* a rank keeps its s/cp tokens' tensors (an eager score matrix: its s/cp rows of s) */
+        *kept /= (double)s->cp;
+        *whole /= (double)s->cp;
+        /* the all-gathered K and V are the attention's inputs, kept for its backward where the
+         * layer's activations are (torchtitan, decision 71) */
+        if (s->cp_algorithm == PARO_CP_ALLGATHER) {
+            double others = paro_scenario_cp_kv_bytes(s, tp) * (double)(s->cp - 1);
+            *whole += others;
+            if (recompute != PARO_RECOMPUTE_FULL)
+                *kept += others;
+        }
+    }
+}
+
+double paro_scenario_cp_kv_bytes(const ParoScenario *s, gint64 tp)
+{
+    const ParoModel *m = s->model;
+    double kv = (double)m->kv_heads * (double)m->head_dim / (double)tp;
+    return 2.0 * paro_scenario_tokens_per_rank(s) * kv *
+           paro_precision_bytes(s->training.precision);
 }
 
 ParoLossMemory paro_scenario_loss_memory(const ParoScenario *s, gint64 tp)
 {
     const ParoModel *m = s->model;
     ParoLossMemory per_logit = paro_framework_loss_memory(&s->framework);
-    double logits = m->has_shape ? (double)s->training.micro_batch * (double)s->training.sequence *
-                                       (double)m->vocab / (double)tp
-                                 : 0;
+    double logits =
+        m->has_shape ? paro_scenario_tokens_per_rank(s) * (double)m->vocab / (double)tp : 0;
     return (ParoLossMemory){per_logit.forward_peak * logits, per_logit.kept * logits,
                             per_logit.backward_peak * logits};
 }

@@ -35,6 +35,17 @@ ParoCommModel paro_scenario_comm_model(const ParoScenario *s);
 /** paro_scenario_compute_setup: the compute model's inputs for a scenario. */
 ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s);
 
+/**
+ * paro_scenario_param_groups:
+ * The two groups data parallelism reduces and shards under expert parallelism (decision
+ * 72): @dense, every parameter but the routed experts', over n = dp x cp ranks in groups of
+ * m; @experts, one GPU's ep-th of the routed experts, over the n / ep expert-data-parallel
+ * ranks in groups of m / ep (or those a node holds). Without expert parallelism @dense is
+ * @all and @experts holds no parameter. Trainable shares are the model's.
+ */
+void paro_scenario_param_groups(const ParoScenario *s, const ParoStateSizes *all,
+                                ParoStateSizes *dense, ParoStateSizes *experts);
+
 /** paro_scenario_state_sizes: n, m, Psi, Psi', b_p, b_g, K of a scenario. */
 ParoStateSizes paro_scenario_state_sizes(const ParoScenario *s);
 
@@ -63,6 +74,10 @@ double paro_scenario_optimizer_s(const ParoScenarioDerived *d, double owned);
  * (@kept) and without any (@whole), with the framework's softmax and SwiGLU and fp8's
  * savings. */
 void paro_scenario_layer_activations(const ParoScenario *s, gint64 tp, double *kept, double *whole);
+
+/** paro_scenario_cp_kv_bytes: the keys and values of one rank's s/cp tokens on one rank of
+ * @tp, in the training precision: what context parallelism moves per block. */
+double paro_scenario_cp_kv_bytes(const ParoScenario *s, gint64 tp);
 
 /** paro_scenario_loss_memory: the loss's memory on the last layer's rank of @tp for one
  * micro-batch: paro_framework_loss_memory's bytes a logit times its T x V/t logits (the

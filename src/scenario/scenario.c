@@ -40,14 +40,26 @@ void paro_scenario_free(ParoScenario *s)
     g_free(s);
 }
 
+const char *const paro_cp_algorithm_names[] = {"ring", "allgather", "alltoall", NULL};
+
 gint64 paro_scenario_dp_ranks(const ParoScenario *s)
 {
-    return s->dp;
+    return s->dp * s->cp;
+}
+
+gint64 paro_scenario_expert_dp_ranks(const ParoScenario *s)
+{
+    return s->tp * s->dp * s->cp / (s->ep * s->etp);
+}
+
+double paro_scenario_tokens_per_rank(const ParoScenario *s)
+{
+    return (double)s->training.micro_batch * (double)s->training.sequence / (double)s->cp;
 }
 
 gint64 paro_scenario_dp_per_node(const ParoScenario *s)
 {
-    return MIN(s->topology->gpus_per_node / s->tp, s->dp);
+    return MIN(s->topology->gpus_per_node / s->tp, paro_scenario_dp_ranks(s));
 }
 
 gint64 paro_scenario_module_span(const ParoScenario *s, gint64 n_layers, gint64 module,
@@ -66,8 +78,8 @@ gint64 paro_scenario_module_span(const ParoScenario *s, gint64 n_layers, gint64 
 
 gboolean paro_scenario_is_dp_only(const ParoScenario *s)
 {
-    return s->tp == 1 && s->pp == 1 && s->training.accumulation_order != PARO_PIPE_LAYERED &&
-           s->training.pipeline_virtual == 1;
+    return s->tp == 1 && s->pp == 1 && s->cp == 1 && s->ep == 1 &&
+           s->training.accumulation_order != PARO_PIPE_LAYERED && s->training.pipeline_virtual == 1;
 }
 
 /* ---- trainable: {fraction | count | lora: {rank, targets, dropout}} ---- */
@@ -161,6 +173,26 @@ G_STATIC_ASSERT(sizeof(ParoRecompute) == sizeof(int));
 G_STATIC_ASSERT(sizeof(ParoAlgorithm) == sizeof(int));
 G_STATIC_ASSERT(sizeof(ParoNetFidelity) == sizeof(int));
 G_STATIC_ASSERT(sizeof(ParoCollModel) == sizeof(int));
+G_STATIC_ASSERT(sizeof(ParoCpAlgorithm) == sizeof(int));
+
+static const ParoField moe_fields[] = {
+    {"imbalance", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTraining, moe_imbalance), 0, NULL, NULL,
+     "the hottest expert's tokens over the mean (default 1: balanced); the all-to-all and the "
+     "experts' products wait for it",
+     &paro_limit_moe_factor},
+    {"capacity_factor", PARO_FIELD_DOUBLE, PARO_FIELD_NONNEG,
+     G_STRUCT_OFFSET(ParoTraining, moe_capacity), 0, NULL, NULL,
+     "tokens an expert takes at most, in units of its even share (0, the default: dropless); "
+     "caps the imbalance",
+     &paro_limit_moe_factor},
+};
+
+static gboolean parse_moe(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
+{
+    return paro_schema_apply(node, "moe", moe_fields, G_N_ELEMENTS(moe_fields), ptr, NULL, NULL,
+                             error);
+}
 
 static const ParoField pipeline_fields[] = {
     {"schedule", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, pipeline_schedule), 0,
@@ -243,6 +275,8 @@ static const ParoField training_fields[] = {
     {"pipeline", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_pipeline,
      "schedule of the pipeline stages (gpipe, 1f1b, interleaved, modular), virtual chunks, "
      "accumulation order"},
+    {"moe", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_moe,
+     "a mixture of experts' routing: imbalance, capacity_factor"},
 };
 
 static gboolean parse_training(const ParoNode *node, gpointer ptr, gpointer user_data,
@@ -304,6 +338,20 @@ static const ParoField parallelism_fields[] = {
      "output head); default: layers / pp each"},
     {"sequence_parallel", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoScenario, sequence_parallel), 0,
      NULL, NULL, "Megatron sequence parallelism with tp (default false)"},
+    {"cp", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, cp), 0, NULL, NULL,
+     "context-parallel degree: each sequence split over cp ranks, placed after TP (default 1)",
+     &paro_limit_gpus},
+    {"cp_algorithm", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoScenario, cp_algorithm), 0,
+     paro_cp_algorithm_names, NULL,
+     "ring (default: Transformer Engine's ring attention), allgather (torchtitan, Llama 3) or "
+     "alltoall (DeepSpeed-Ulysses)"},
+    {"ep", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, ep), 0, NULL, NULL,
+     "expert-parallel degree: the routed experts split over ep of the dp x cp ranks (default 1)",
+     &paro_limit_gpus},
+    {"etp", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, etp), 0, NULL, NULL,
+     "expert tensor parallelism: tp (default, as Megatron-Core's) or 1 (whole experts, the "
+     "ranks folded into ep x expert-dp)",
+     &paro_limit_gpus_per_node},
 };
 
 static gboolean parse_parallelism(const ParoNode *node, gpointer ptr, gpointer record,
@@ -501,28 +549,139 @@ static gboolean check_stage_layers(const ParoScenario *s, const ParoNode *root, 
     return FALSE;
 }
 
-/* tp*pp*dp = GPUs; TP inside a node; whole DP peers per node; pipeline shape. */
+/* Context and expert parallelism: cp splits the sequence, placed after TP on a node's GPUs;
+ * ep splits the routed experts inside dp x cp; etp is tp (decision 71). */
+static gboolean check_cp_ep(ParoScenario *s, const ParoNode *root, GError **error)
+{
+    gint64 gpn = s->topology->gpus_per_node, tc = s->tp * s->cp, seq = s->training.sequence;
+    const ParoModel *m = s->model;
+    if (s->cp > 1 && !m->has_shape) {
+        paro_node_error(error, parallelism_node(root, "cp"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "context parallelism splits attention by the model's shape, but model "
+                        "'%s' gives only a parameter count",
+                        m->name);
+        return FALSE;
+    }
+    if (s->cp > 1 && !(gpn % tc == 0 || tc % gpn == 0)) {
+        paro_node_error(error, parallelism_node(root, "cp"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "tp %" G_GINT64_FORMAT " x cp %" G_GINT64_FORMAT
+                        " must divide, or be a multiple of, the %" G_GINT64_FORMAT
+                        " GPUs of a node (context-parallel ranks follow the tensor-parallel "
+                        "ones on a node)",
+                        s->tp, s->cp, gpn);
+        return FALSE;
+    }
+    /* ring and all-gather balance a causal mask by 2 x cp chunks (Transformer Engine,
+     * torchtitan); Ulysses gives each rank whole heads */
+    gint64 chunks = s->cp_algorithm == PARO_CP_ALLTOALL ? s->cp : 2 * s->cp;
+    if (s->cp > 1 && seq % chunks != 0) {
+        paro_node_error(error, parallelism_node(root, "cp"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "cp %" G_GINT64_FORMAT
+                        " with the %s algorithm cuts each sequence into %" G_GINT64_FORMAT
+                        " chunks, which must divide its %" G_GINT64_FORMAT " tokens",
+                        s->cp, paro_cp_algorithm_names[s->cp_algorithm], chunks, seq);
+        return FALSE;
+    }
+    if (s->cp > 1 && s->cp_algorithm == PARO_CP_ALLTOALL && m->heads % tc != 0) {
+        paro_node_error(error, parallelism_node(root, "cp"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "the alltoall (Ulysses) algorithm gives each of tp %" G_GINT64_FORMAT
+                        " x cp %" G_GINT64_FORMAT
+                        " ranks whole heads, but the model has %" G_GINT64_FORMAT " heads",
+                        s->tp, s->cp, m->heads);
+        return FALSE;
+    }
+    if (s->training.moe_imbalance < 1.0) {
+        const ParoNode *training = paro_node_lookup(root, "training");
+        const ParoNode *moe = training && training->kind == PARO_NODE_MAPPING
+                                  ? paro_node_lookup(training, "moe")
+                                  : NULL;
+        const ParoNode *at =
+            moe && moe->kind == PARO_NODE_MAPPING ? paro_node_lookup(moe, "imbalance") : NULL;
+        paro_node_error(error, at ? at : root, PARO_CONFIG_ERROR_CONSTRAINT,
+                        "imbalance %g is the hottest expert's tokens over the mean: at least 1",
+                        s->training.moe_imbalance);
+        return FALSE;
+    }
+    if (s->etp == 0)
+        s->etp = s->tp;
+    if (s->etp != s->tp && s->etp != 1) {
+        paro_node_error(error, parallelism_node(root, "etp"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "etp %" G_GINT64_FORMAT " is neither tp %" G_GINT64_FORMAT
+                        " (Megatron-Core's default) nor 1 (whole experts): the only expert "
+                        "tensor parallelism modelled",
+                        s->etp, s->tp);
+        return FALSE;
+    }
+    if (s->ep > 1 && m->experts == 0) {
+        paro_node_error(error, parallelism_node(root, "ep"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "ep %" G_GINT64_FORMAT " needs a mixture of experts, but model '%s' is "
+                        "dense",
+                        s->ep, m->name);
+        return FALSE;
+    }
+    if (s->ep > 1 && m->experts % s->ep != 0) {
+        paro_node_error(error, parallelism_node(root, "ep"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "ep %" G_GINT64_FORMAT " must divide the model's %" G_GINT64_FORMAT
+                        " experts",
+                        s->ep, m->experts);
+        return FALSE;
+    }
+    /* Megatron-Core folds the expert layers' ranks apart from the dense ones': the tp x cp x
+     * dp GPUs of a stage are etp x ep x expert-dp, in that order (decision 72) */
+    gint64 world = s->tp * paro_scenario_dp_ranks(s), folded = s->ep * s->etp;
+    if (world % folded != 0) {
+        paro_node_error(error, parallelism_node(root, "ep"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "ep %" G_GINT64_FORMAT " x etp %" G_GINT64_FORMAT
+                        " must divide the %" G_GINT64_FORMAT
+                        " GPUs of a stage (tp x cp x dp) the experts are split over",
+                        s->ep, s->etp, world);
+        return FALSE;
+    }
+    gint64 stage_per_node = s->tp * paro_scenario_dp_per_node(s);
+    if (s->ep > 1 && !(stage_per_node % folded == 0 || folded % stage_per_node == 0)) {
+        paro_node_error(error, parallelism_node(root, "ep"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "ep %" G_GINT64_FORMAT " x etp %" G_GINT64_FORMAT
+                        " must divide, or be a multiple of, the %" G_GINT64_FORMAT
+                        " GPUs of a stage on a node (expert-parallel ranks are neighbours)",
+                        s->ep, s->etp, stage_per_node);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* "tp T x pp P", with " x cp C" when context parallelism is on: the degrees dp multiplies. */
+static char *fixed_degrees(const ParoScenario *s)
+{
+    return s->cp > 1
+               ? g_strdup_printf("tp %" G_GINT64_FORMAT " x pp %" G_GINT64_FORMAT
+                                 " x cp %" G_GINT64_FORMAT,
+                                 s->tp, s->pp, s->cp)
+               : g_strdup_printf("tp %" G_GINT64_FORMAT " x pp %" G_GINT64_FORMAT, s->tp, s->pp);
+}
+
+/* tp*cp*pp*dp = GPUs; TP inside a node; whole DP peers per node; pipeline shape. */
 static gboolean check_3d(ParoScenario *s, const ParoNode *root, GError **error)
 {
     gint64 total = paro_topology_n_gpus(s->topology), gpn = s->topology->gpus_per_node;
-    /* Each degree is within its limit (tp <= 4096, pp <= 4096, dp <= 2^36), so the
-     * products below stay far from 2^63. */
-    if (s->dp == 0 && total % (s->tp * s->pp) != 0) {
-        const char *key = total % s->tp != 0 ? "tp" : "pp";
+    /* Each degree is within its limit (tp <= 4096, pp <= 4096, cp, dp <= 2^36), so the
+     * products below stay far from 2^63 for any cluster of at most 2^36 GPUs. */
+    gint64 fixed = s->tp * s->pp * s->cp;
+    if (s->dp == 0 && (s->cp > total || total % fixed != 0)) {
+        const char *key = total % s->tp != 0 ? "tp" : total % (s->tp * s->pp) != 0 ? "pp" : "cp";
+        g_autofree char *degrees = fixed_degrees(s);
         paro_node_error(error, parallelism_node(root, key), PARO_CONFIG_ERROR_CONSTRAINT,
-                        "tp %" G_GINT64_FORMAT " x pp %" G_GINT64_FORMAT
-                        " does not divide the %" G_GINT64_FORMAT
+                        "%s does not divide the %" G_GINT64_FORMAT
                         " GPUs, so no data-parallel degree dp fills the cluster",
-                        s->tp, s->pp, total);
+                        degrees, total);
         return FALSE;
     }
     if (s->dp == 0)
-        s->dp = total / (s->tp * s->pp);
-    if (s->tp * s->pp * s->dp != total) {
+        s->dp = total / fixed;
+    if (s->cp > total || s->dp > total || fixed * s->dp != total) {
+        g_autofree char *degrees = fixed_degrees(s);
         paro_node_error(error, parallelism_node(root, "dp"), PARO_CONFIG_ERROR_CONSTRAINT,
-                        "tp %" G_GINT64_FORMAT " x pp %" G_GINT64_FORMAT " x dp %" G_GINT64_FORMAT
-                        " must equal the %" G_GINT64_FORMAT " GPUs",
-                        s->tp, s->pp, s->dp, total);
+                        "%s x dp %" G_GINT64_FORMAT " must equal the %" G_GINT64_FORMAT " GPUs",
+                        degrees, s->dp, total);
         return FALSE;
     }
     if (gpn % s->tp != 0) {
@@ -532,25 +691,24 @@ static gboolean check_3d(ParoScenario *s, const ParoNode *root, GError **error)
                         s->tp, gpn);
         return FALSE;
     }
-    if (s->tp > 1 && s->model->experts > 0) {
-        paro_node_error(error, parallelism_node(root, "tp"), PARO_CONFIG_ERROR_CONSTRAINT,
-                        "tp %" G_GINT64_FORMAT " with a mixture of experts: tensor (and expert) "
-                        "parallelism of expert layers is not modelled; tp 1 holds every expert "
-                        "on every GPU, sharded by the strategy (decision 31)",
-                        s->tp);
+    if (!check_cp_ep(s, root, error))
         return FALSE;
-    }
-    /* The step maps a stage's DP ranks onto whole nodes (coll-cache.c), each node holding
-     * gpn/tp of them, or, with fewer DP ranks than that, a node onto whole stages (Megatron's
-     * order: TP ranks, then DP, then PP): gpn/(tp dp) neighbouring stages a node. */
-    gint64 q = gpn / s->tp;
-    if (s->dp >= q ? s->dp % q != 0 : q % s->dp != 0) {
+    /* The step maps a stage's DP ranks (dp x cp) onto whole nodes (coll-cache.c), each node
+     * holding gpn/tp of them, or, with fewer DP ranks than that, a node onto whole stages
+     * (Megatron's order: TP ranks, then CP, then DP, then PP): gpn/(tp dp cp) neighbouring
+     * stages a node. */
+    gint64 q = gpn / s->tp, n = paro_scenario_dp_ranks(s);
+    if (n >= q ? n % q != 0 : q % n != 0) {
+        g_autofree char *ranks =
+            s->cp > 1
+                ? g_strdup_printf("dp %" G_GINT64_FORMAT " x cp %" G_GINT64_FORMAT, s->dp, s->cp)
+                : g_strdup_printf("dp %" G_GINT64_FORMAT, s->dp);
         paro_node_error(error, parallelism_node(root, "dp"), PARO_CONFIG_ERROR_CONSTRAINT,
-                        "dp %" G_GINT64_FORMAT " must be a multiple of the %" G_GINT64_FORMAT
+                        "%s must be a multiple of the %" G_GINT64_FORMAT
                         " data-parallel ranks a node holds (GPUs per node / tp), or divide "
                         "them, so that a stage's data-parallel ranks fill whole nodes or a "
                         "node holds whole stages",
-                        s->dp, q);
+                        ranks, q);
         return FALSE;
     }
     const ParoNode *training = paro_node_lookup(root, "training");
@@ -776,6 +934,10 @@ static ParoScenario *from_node_in(ParoNode *root_in, const char *path, const cha
     s->chunks = 8;
     s->tp = 1;
     s->pp = 1;
+    s->cp = 1;
+    s->ep = 1;
+    s->cp_algorithm = PARO_CP_RING;
+    s->training.moe_imbalance = 1.0;
     s->training.pipeline_schedule = PARO_PIPE_1F1B;
     s->training.pipeline_virtual = 1;
     s->training.accumulation_order = PARO_PIPE_DEPTH_FIRST;

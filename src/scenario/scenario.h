@@ -21,6 +21,14 @@ G_BEGIN_DECLS
 typedef enum { PARO_PRECISION_BF16, PARO_PRECISION_FP16, PARO_PRECISION_FP32 } ParoPrecision;
 extern const char *const paro_precision_names[]; /* "bf16", "fp16", "fp32", NULL */
 
+/* How context parallelism moves keys and values (parallelism.cp_algorithm, decision 71). */
+typedef enum {
+    PARO_CP_RING,      /* Transformer Engine's ring attention: K/V blocks passed around */
+    PARO_CP_ALLGATHER, /* torchtitan's and Llama 3's all-gather of K and V */
+    PARO_CP_ALLTOALL,  /* DeepSpeed-Ulysses: all-to-all of heads before and after attention */
+} ParoCpAlgorithm;
+extern const char *const paro_cp_algorithm_names[]; /* "ring", "allgather", "alltoall", NULL */
+
 typedef struct {
     gint64 micro_batch;      /* sequences per GPU per micro-step */
     gint64 sequence;         /* tokens per sequence */
@@ -45,6 +53,9 @@ typedef struct {
     ParoPipeAccumulation
         accumulation_order; /* depth-first, or layered (Lamy-Poirier's
                              * layered gradient accumulation: gpipe and modular only) */
+    double moe_imbalance;   /* training.moe.imbalance: the hottest expert's tokens / the mean */
+    double moe_capacity;    /* training.moe.capacity_factor: 0 dropless, else tokens an expert
+                             * takes at most, in units of its even share */
 } ParoTraining;
 
 /* The inputs that drive a simulation's work, whose place in the files or --set/--vary
@@ -74,8 +85,16 @@ typedef struct {
     ParoModel *model;
     ParoTopology *topology;
     ParoTraining training;
-    gint64 group;               /* m: data-parallel ranks per PaRO group */
-    gint64 tp, pp, dp;          /* tensor, pipeline, data-parallel degrees; tp*pp*dp = GPUs */
+    gint64 group;      /* m: data-parallel ranks per PaRO group */
+    gint64 tp, pp, dp; /* tensor, pipeline, data-parallel degrees; tp*cp*pp*dp = GPUs */
+    gint64 cp;         /* context-parallel degree: the sequence split over cp ranks
+                        * placed after TP inside a node (1: none) */
+    ParoCpAlgorithm cp_algorithm;
+    gint64 ep;                  /* expert-parallel degree: the routed experts split over ep of
+                                 * the dp x cp ranks (1: every rank holds every expert) */
+    gint64 etp;                 /* expert tensor parallelism: tp (Megatron-Core's default) or 1;
+                                 * a stage's tp x cp x dp GPUs are etp x ep x expert-dp for the
+                                 * expert layers */
     GArray *stage_layers;       /* gint64, pp of them: the layers of each stage, first to last;
                                  * NULL: L / (pp x virtual) each (parallelism.stage_layers) */
     gboolean sequence_parallel; /* Megatron sequence parallelism on the TP dimension */
@@ -124,7 +143,8 @@ ParoScenario *paro_scenario_load_data(const char *yaml, const char *label, const
 ParoScenario *paro_scenario_from_node(ParoNode *root, const char *path,
                                       const char *const *overrides, GError **error);
 
-/** paro_scenario_dp_ranks: GPUs in data parallelism (n = dp; all GPUs when tp = pp = 1). */
+/** paro_scenario_dp_ranks: GPUs in data parallelism: the dp x cp ranks gradients are reduced
+ * and states sharded over (all GPUs when tp = pp = 1). */
 gint64 paro_scenario_dp_ranks(const ParoScenario *s);
 
 /** paro_precision_bytes: bytes per element of a precision. */
@@ -144,8 +164,16 @@ gint64 paro_scenario_dp_per_node(const ParoScenario *s);
 gint64 paro_scenario_module_span(const ParoScenario *s, gint64 n_layers, gint64 module,
                                  gint64 *first);
 
-/** paro_scenario_is_dp_only: data parallelism alone (tp = pp = 1, one module, depth-first
- * accumulation): the case the closed-form guideline describes. */
+/** paro_scenario_expert_dp_ranks: the expert-data-parallel group: tp x cp x dp / (ep x etp)
+ * ranks that reduce and shard the routed experts' states (dp x cp without expert
+ * parallelism). */
+gint64 paro_scenario_expert_dp_ranks(const ParoScenario *s);
+
+/** paro_scenario_tokens_per_rank: a micro-batch's tokens on one GPU: b x s / cp. */
+double paro_scenario_tokens_per_rank(const ParoScenario *s);
+
+/** paro_scenario_is_dp_only: data parallelism alone (tp = pp = cp = ep = 1, one module,
+ * depth-first accumulation): the case the closed-form guideline describes. */
 gboolean paro_scenario_is_dp_only(const ParoScenario *s);
 
 G_END_DECLS

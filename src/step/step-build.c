@@ -63,6 +63,7 @@ typedef struct {
     ParoPhase phase;
     ParoCollKind op;
     ParoScope scope;
+    gboolean experts; /* over the routed experts' group */
     double bytes;
     ParoStepComm cost;
 } Cost;
@@ -70,13 +71,15 @@ typedef struct {
 static guint cost_hash(gconstpointer p)
 {
     const Cost *c = p;
-    return g_double_hash(&c->bytes) ^ ((guint)c->phase * 31u + (guint)c->op * 7u + (guint)c->scope);
+    return g_double_hash(&c->bytes) ^ ((guint)c->phase * 31u + (guint)c->op * 7u + (guint)c->scope +
+                                       (c->experts ? 1009u : 0u));
 }
 
 static gboolean cost_equal(gconstpointer a, gconstpointer b)
 {
     const Cost *x = a, *y = b;
-    return x->phase == y->phase && x->op == y->op && x->scope == y->scope && x->bytes == y->bytes;
+    return x->phase == y->phase && x->op == y->op && x->scope == y->scope &&
+           x->experts == y->experts && x->bytes == y->bytes;
 }
 
 static gboolean params_sharded(const ParoStrategy *strategy)
@@ -104,15 +107,15 @@ static gboolean bf16_optimizer(const ParoStepBuild *b)
 /* The framework profile's changes to the strategy's gradient reductions: DeepSpeed's stages
  * 1-2 all-reduce each bucket and keep their part (use_multi_rank_bucket_allreduce), and a
  * reduction may run in another element type than the gradients (FSDP's reduce_dtype). */
-static void apply_framework(ParoStepBuild *b)
+static void apply_framework(ParoStepBuild *b, GArray *calls)
 {
     const ParoScenario *sc = b->d->scenario;
     /* BF16_Optimizer's reduction is its own code path: an all-reduce in every version */
     gboolean allreduce = bf16_optimizer(b) || paro_framework_bucket_allreduce(
                                                   &sc->framework, params_sharded(b->strategy));
     double scale = reduce_element_bytes(sc) / paro_precision_bytes(sc->training.precision);
-    for (guint i = 0; i < b->calls->len; i++) {
-        ParoCollCall *c = &g_array_index(b->calls, ParoCollCall, i);
+    for (guint i = 0; i < calls->len; i++) {
+        ParoCollCall *c = &g_array_index(calls, ParoCollCall, i);
         if (c->phase != PARO_PHASE_GRADIENT && c->phase != PARO_PHASE_SYNC_GRAD)
             continue;
         c->size_bytes *= scale;
@@ -152,6 +155,69 @@ static double accumulate_s(const ParoStepBuild *b)
                               bf16_optimizer(b)));
 }
 
+/* The strategy's collectives on @z, for one parameter group; a collective over one GPU
+ * moves nothing and gets no task (as a zero-time task on a stream it would wait its turn
+ * behind real ones and hold back what depends on it). */
+static GArray *strategy_calls(ParoStepBuild *b, const ParoStateSizes *z)
+{
+    GArray *calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
+    paro_strategy_collectives(b->strategy, z, calls);
+    for (guint i = calls->len; i-- > 0;) {
+        const ParoCollCall *c = &g_array_index(calls, ParoCollCall, i);
+        if (paro_compress_ranks(c->scope, z->n, z->m) == 1)
+            g_array_remove_index(calls, i);
+    }
+    apply_framework(b, calls);
+    return calls;
+}
+
+/* Each layer's share of the dense parameters and of the routed experts' (the MoE layers
+ * hold equal shares of the experts). */
+static void split_layer_shares(ParoStepBuild *b)
+{
+    const ParoModel *m = b->d->scenario->model;
+    gint64 L = (gint64)b->d->layers->len, moe = 0;
+    for (gint64 l = 0; l < L; l++)
+        moe += paro_model_layer_is_moe(m, l);
+    double all = b->d->sizes.params, routed = paro_model_expert_params(m);
+    b->dense_share = g_new(double, L);
+    b->expert_share = g_new(double, L);
+    for (gint64 l = 0; l < L; l++) {
+        double share = g_array_index(b->d->layers, ParoLayerCost, l).weight_share;
+        double experts = paro_model_layer_is_moe(m, l) && moe > 0 ? routed / (double)moe : 0;
+        b->dense_share[l] = (share * all - experts) / (all - routed);
+        b->expert_share[l] = routed > 0 ? experts / routed : 0;
+    }
+}
+
+/* Stage @d's shares of the dense parameters and of the routed experts. */
+static void stage_group_shares(const ParoStepBuild *b, gint64 d, double *dense, double *experts)
+{
+    const ParoScenario *s = b->d->scenario;
+    gint64 L = (gint64)b->d->layers->len, S = s->pp * s->training.pipeline_virtual;
+    *dense = *experts = 0;
+    for (gint64 k = d; k < S; k += s->pp) {
+        gint64 first, count = paro_scenario_module_span(s, L, k, &first);
+        for (gint64 l = first; l < first + count; l++) {
+            *dense += b->dense_share[l];
+            *experts += b->expert_share[l];
+        }
+    }
+}
+
+/* Layer @l's share of the dense group's parameters (all of them without expert
+ * parallelism) and of the routed experts'. */
+static double dense_share(const ParoStepBuild *b, gint64 l)
+{
+    return b->dense_share ? b->dense_share[l]
+                          : g_array_index(b->d->layers, ParoLayerCost, l).weight_share;
+}
+
+static double expert_share(const ParoStepBuild *b, gint64 l)
+{
+    return b->expert_share ? b->expert_share[l] : 0;
+}
+
 gboolean paro_step_build_init(ParoStepBuild *b)
 {
     const ParoScenario *sc = b->d->scenario;
@@ -162,19 +228,24 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     b->S = b->P * b->v;
     b->M = b->micro_steps > 0 ? b->micro_steps : sc->training.accumulation;
     b->layered = layered;
-    b->z = b->d->sizes;
+    /* full and per-op recomputation run the forward's TP, CP and EP communication again */
+    gboolean full = sc->training.recompute == PARO_RECOMPUTE_FULL ||
+                    sc->training.recompute == PARO_RECOMPUTE_OP;
+    paro_scenario_param_groups(sc, &b->d->sizes, &b->z, &b->ze);
     b->z.params /= (double)sc->tp; /* exact for tp = 1 */
     b->z.trainable /= (double)sc->tp;
-    b->calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
-    paro_strategy_collectives(b->strategy, &b->z, b->calls);
-    /* A collective over one GPU moves nothing: no task (as a zero-time task on a stream it
-     * would wait its turn behind real ones and hold back what depends on it). */
-    for (guint i = b->calls->len; i-- > 0;) {
-        const ParoCollCall *c = &g_array_index(b->calls, ParoCollCall, i);
-        if (paro_compress_ranks(c->scope, b->z.n, b->z.m) == 1)
-            g_array_remove_index(b->calls, i);
+    b->calls = strategy_calls(b, &b->z);
+    if (sc->ep > 1) {
+        b->ze.params /= (double)sc->tp; /* paro_scenario_param_groups scaled it by tp / etp */
+        b->ze.trainable /= (double)sc->tp;
+        b->calls_e = strategy_calls(b, &b->ze);
+        b->gather_f_e = find_phase(b->calls_e, PARO_PHASE_FORWARD);
+        b->gather_b_e = find_phase(b->calls_e, PARO_PHASE_BACKWARD);
+        b->reduce_e = find_phase(b->calls_e, PARO_PHASE_GRADIENT);
+        paro_step_expert_view(sc, &b->expert_view, &b->expert_topology);
+        b->expert_view.topology = &b->expert_topology;
+        split_layer_shares(b);
     }
-    apply_framework(b);
     b->grad_pass_s = grad_pass_s(b);
     b->copy_out_s = flat_pass_s(b, paro_framework_gather_copy_bytes(&sc->framework));
     b->accumulate_s = accumulate_s(b);
@@ -190,6 +261,8 @@ gboolean paro_step_build_init(ParoStepBuild *b)
         st->last_reductions = g_array_new(FALSE, FALSE, sizeof(ParoTaskId));
         st->previous = PARO_TASK_NONE;
         st->share = paro_step_stage_share(b->d, d);
+        if (b->dense_share != NULL)
+            stage_group_shares(b, d, &st->share, &st->expert_share);
     }
     b->gathers_f = g_new(ParoTaskId, L);
     b->gathers_b = g_new(ParoTaskId, L);
@@ -206,13 +279,22 @@ gboolean paro_step_build_init(ParoStepBuild *b)
             b->tp_bwd_async[l] = paro_step_tp_backward_async(
                 sc, b->compression, &b->d->compute, &g_array_index(b->d->layers, ParoLayerCost, l));
     }
+    if (sc->cp > 1) {
+        b->cp_fwd = g_new(ParoStepComm, L);
+        b->cp_bwd = g_new(ParoStepComm, L);
+        for (gint64 l = 0; l < L; l++) {
+            const ParoLayerCost *lc = &g_array_index(b->d->layers, ParoLayerCost, l);
+            b->cp_fwd[l] = paro_step_cp_layer(sc, lc, FALSE);
+            b->cp_bwd[l] = paro_step_cp_layer(sc, lc, TRUE);
+        }
+    }
+    b->ep_fwd = paro_step_ep_layer(sc, FALSE, FALSE);
+    b->ep_bwd = paro_step_ep_layer(sc, TRUE, full);
+    b->ep_bwd_kept = paro_step_ep_layer(sc, TRUE, FALSE);
     b->p2p_intra = paro_step_p2p(sc, b->compression, TRUE);
     b->p2p_inter = paro_step_p2p(sc, b->compression, FALSE);
     b->p2p_stream =
         paro_framework_blocking_p2p(&sc->framework) ? PARO_STREAM_COMPUTE : PARO_STREAM_P2P;
-    /* full and per-op recomputation run the forward's TP collectives again */
-    gboolean full = sc->training.recompute == PARO_RECOMPUTE_FULL ||
-                    sc->training.recompute == PARO_RECOMPUTE_OP;
     return paro_step_tp_layer(sc, b->compression, b->cache, FALSE, FALSE, &b->tp_fwd, b->error) &&
            paro_step_tp_layer(sc, b->compression, b->cache, TRUE, full, &b->tp_bwd, b->error) &&
            paro_step_tp_layer(sc, b->compression, b->cache, TRUE, FALSE, &b->tp_bwd_kept, b->error);
@@ -226,6 +308,9 @@ void paro_step_build_clear(ParoStepBuild *b)
     }
     g_clear_pointer(&b->stages, g_free);
     g_clear_pointer(&b->calls, g_array_unref);
+    g_clear_pointer(&b->calls_e, g_array_unref);
+    g_clear_pointer(&b->dense_share, g_free);
+    g_clear_pointer(&b->expert_share, g_free);
     g_clear_pointer(&b->scratch, g_array_unref);
     g_clear_pointer(&b->costs, g_hash_table_unref);
     g_clear_pointer(&b->gathers_f, g_free);
@@ -233,6 +318,8 @@ void paro_step_build_clear(ParoStepBuild *b)
     g_clear_pointer(&b->module_compute_s, g_free);
     g_clear_pointer(&b->module_comm_s, g_free);
     g_clear_pointer(&b->tp_bwd_async, g_free);
+    g_clear_pointer(&b->cp_fwd, g_free);
+    g_clear_pointer(&b->cp_bwd, g_free);
 }
 
 static guint streams_of(ParoScope scope, gboolean overlap)
@@ -266,15 +353,21 @@ static ParoTaskId add_comm(ParoStepBuild *b, const char *name, guint d, guint st
     return t;
 }
 
-/* A DP collective of the strategy's @call, @size bytes before compression. */
-static ParoTaskId add_coll(ParoStepBuild *b, const char *name, guint d, const ParoCollCall *call,
-                           double size, gint micro, gint layer)
+/* A DP collective of the strategy's @call, @size bytes before compression, over the dense
+ * parameters' group or the routed @experts'. */
+static ParoTaskId add_group_coll(ParoStepBuild *b, gboolean experts, const char *name, guint d,
+                                 const ParoCollCall *call, double size, gint micro, gint layer)
 {
-    Cost key = {.phase = call->phase, .op = call->op, .scope = call->scope, .bytes = size};
+    Cost key = {.phase = call->phase,
+                .op = call->op,
+                .scope = call->scope,
+                .experts = experts,
+                .bytes = size};
     Cost *known = g_hash_table_lookup(b->costs, &key);
     if (known == NULL) {
-        if (!b->failed && !paro_step_dp_coll(b->d->scenario, b->compression, b->cache, call, size,
-                                             &key.cost, b->error))
+        const ParoScenario *group = experts ? &b->expert_view : b->d->scenario;
+        if (!b->failed &&
+            !paro_step_dp_coll(group, b->compression, b->cache, call, size, &key.cost, b->error))
             b->failed = TRUE;
         known = g_memdup2(&key, sizeof key);
         g_hash_table_add(b->costs, known);
@@ -287,6 +380,12 @@ static ParoTaskId add_coll(ParoStepBuild *b, const char *name, guint d, const Pa
                     layer, &known->cost);
 }
 
+static ParoTaskId add_coll(ParoStepBuild *b, const char *name, guint d, const ParoCollCall *call,
+                           double size, gint micro, gint layer)
+{
+    return add_group_coll(b, FALSE, name, d, call, size, micro, layer);
+}
+
 static ParoTaskId scratch_at(const ParoStepBuild *b, gint64 i)
 {
     return g_array_index(b->scratch, ParoTaskId, i);
@@ -296,6 +395,16 @@ static ParoTaskId scratch_at(const ParoStepBuild *b, gint64 i)
 static gint64 pass_layer(gboolean forward, gint64 first, gint64 count, gint64 i)
 {
     return forward ? first + i : first + count - 1 - i;
+}
+
+/* Layer @l's gathered parameters: its dense share, and its experts' under expert
+ * parallelism (where the strategy gathers them). */
+static double layer_gathered_bytes(const ParoStepBuild *b, gint64 l)
+{
+    double params = b->z.params * dense_share(b, l);
+    if (b->gather_f_e != NULL || b->gather_b_e != NULL)
+        params += b->ze.params * expert_share(b, l);
+    return paro_scenario_gathered_bytes(b->d, params);
 }
 
 /* One pass (paro_pipe_build's emitter): the layers of @module for micro-batch @micro. */
@@ -314,15 +423,16 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
     /* layered: DP collectives in the module's first pass, memory freed in its last */
     gboolean first_pass = !b->layered || micro == 0, last_pass = !b->layered || micro == b->M - 1;
     const ParoCollCall *gather = forward ? b->gather_f : b->gather_b;
+    const ParoCollCall *gather_e = forward ? b->gather_f_e : b->gather_b_e;
     ParoTaskId *kept = forward ? b->gathers_f : b->gathers_b;
     ParoTaskId last = PARO_TASK_NONE;
-    double bucket = 0, compute_s = 0, comm_s = 0;
+    double bucket = 0, bucket_e = 0, compute_s = 0, comm_s = 0;
     g_array_set_size(b->scratch, 0);
     gint64 issued = 0; /* gathers of this pass issued so far */
     for (gint64 i = 0; i < pm; i++) {
         gint64 l = pass_layer(forward, lo, pm, i);
         const ParoLayerCost *lc = &g_array_index(b->d->layers, ParoLayerCost, l);
-        double gathered = paro_scenario_gathered_bytes(b->d, z->params * lc->weight_share);
+        double gathered = layer_gathered_bytes(b, l);
         /* a layer full recomputation skips (recompute_every) keeps all its activations */
         gboolean skipped = sc->training.recompute == PARO_RECOMPUTE_FULL && !lc->recomputed;
         double act_kept = skipped ? b->act_whole : b->act_kept;
@@ -334,23 +444,30 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
          * with the backward. */
         for (; gather && first_pass && issued <= MIN(i + p, pm - 1); issued++) {
             gint64 j = issued, lj = pass_layer(forward, lo, pm, j);
-            double share = g_array_index(b->d->layers, ParoLayerCost, lj).weight_share;
-            ParoTaskId t =
-                add_coll(b, "allgather", d, gather, gather->size_bytes * share, m, (gint)lj);
-            paro_task_graph_on_start(graph, t, PARO_MEM_GATHERED,
-                                     paro_scenario_gathered_bytes(b->d, z->params * share));
+            ParoTaskId t = add_coll(b, "allgather", d, gather,
+                                    gather->size_bytes * dense_share(b, lj), m, (gint)lj);
+            paro_task_graph_on_start(graph, t, PARO_MEM_GATHERED, layer_gathered_bytes(b, lj));
             if (j - p - 1 >= 0)
                 paro_task_graph_depend(graph, t, scratch_at(b, j - p - 1));
             else if (!forward)
                 paro_task_graph_depend(graph, t, st->previous);
-            kept[lj] = t;
             comm_s += paro_time_to_s(paro_task_graph_get(graph, t).duration);
+            if (gather_e != NULL && expert_share(b, lj) > 0) {
+                /* the layer's experts, after its dense parameters */
+                ParoTaskId e =
+                    add_group_coll(b, TRUE, "allgather", d, gather_e,
+                                   gather_e->size_bytes * expert_share(b, lj), m, (gint)lj);
+                paro_task_graph_depend(graph, e, t);
+                comm_s += paro_time_to_s(paro_task_graph_get(graph, e).duration);
+                t = e;
+            }
+            kept[lj] = t;
         }
         ParoTaskId g = gather ? kept[l] : PARO_TASK_NONE;
         double seconds = forward ? lc->forward_s : lc->backward_s; /* one TP rank's */
         if (!forward)
-            seconds += (b->grad_pass_s + (micro > 0 ? b->accumulate_s : 0)) * z->trainable *
-                       lc->weight_share;
+            seconds += (b->grad_pass_s + (micro > 0 ? b->accumulate_s : 0)) *
+                       (z->trainable * dense_share(b, l) + b->ze.trainable * expert_share(b, l));
         /* FSDP2 copies the gathered buffer out into the parameters before the layer's
          * kernels, on the compute stream (decision 62) */
         if (gather && first_pass)
@@ -394,20 +511,41 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
             last = add_comm(b, "tp", d, PARO_STREAM_COMPUTE, m, (gint)l, &cost);
             compute_s += paro_time_to_s(cost.time);
         }
-        if (!forward && b->reduce && last_pass) {
-            double grads = b->reduce->size_bytes * lc->weight_share;
-            paro_task_graph_on_end(graph, c, PARO_MEM_BUCKETS, grads);
+        if (b->cp_fwd != NULL) {
+            const ParoStepComm *cost = forward ? &b->cp_fwd[l] : &b->cp_bwd[l];
+            last = add_comm(b, "cp", d, PARO_STREAM_COMPUTE, m, (gint)l, cost);
+            compute_s += paro_time_to_s(cost->time);
+        }
+        if (sc->ep > 1 && paro_model_layer_is_moe(sc->model, l)) {
+            const ParoStepComm *cost = forward   ? &b->ep_fwd
+                                       : skipped ? &b->ep_bwd_kept
+                                                 : &b->ep_bwd;
+            last = add_comm(b, "ep", d, PARO_STREAM_COMPUTE, m, (gint)l, cost);
+            compute_s += paro_time_to_s(cost->time);
+        }
+        if (!forward && (b->reduce || b->reduce_e) && last_pass) {
+            double grads = b->reduce ? b->reduce->size_bytes * dense_share(b, l) : 0;
+            double grads_e = b->reduce_e ? b->reduce_e->size_bytes * expert_share(b, l) : 0;
+            paro_task_graph_on_end(graph, c, PARO_MEM_BUCKETS, grads + grads_e);
             bucket += grads;
-            if (bucket >= sc->training.bucket_bytes || i == pm - 1) {
-                ParoTaskId rs = add_coll(b, paro_coll_kind_names[b->reduce->op], d, b->reduce,
-                                         bucket, m, (gint)l);
-                paro_task_graph_depend(graph, rs, c);
-                paro_task_graph_on_end(graph, rs, PARO_MEM_BUCKETS, -bucket);
-                if (micro == b->M - 1)
-                    g_array_append_val(st->last_reductions, rs);
-                g_array_append_val(st->reductions, rs);
-                comm_s += paro_time_to_s(paro_task_graph_get(graph, rs).duration);
-                bucket = 0;
+            bucket_e += grads_e;
+            if (bucket + bucket_e >= sc->training.bucket_bytes || i == pm - 1) {
+                /* the bucket's dense gradients, then its experts' over their own group */
+                for (int group = 0; group < 2; group++) {
+                    const ParoCollCall *reduce = group ? b->reduce_e : b->reduce;
+                    double bytes = group ? bucket_e : bucket;
+                    if (reduce == NULL || bytes <= 0)
+                        continue;
+                    ParoTaskId rs = add_group_coll(b, group == 1, paro_coll_kind_names[reduce->op],
+                                                   d, reduce, bytes, m, (gint)l);
+                    paro_task_graph_depend(graph, rs, c);
+                    paro_task_graph_on_end(graph, rs, PARO_MEM_BUCKETS, -bytes);
+                    if (micro == b->M - 1)
+                        g_array_append_val(st->last_reductions, rs);
+                    g_array_append_val(st->reductions, rs);
+                    comm_s += paro_time_to_s(paro_task_graph_get(graph, rs).duration);
+                }
+                bucket = bucket_e = 0;
             }
         }
     }
@@ -445,41 +583,48 @@ static ParoTaskId add_send(gpointer data, ParoTaskGraph *graph, gint64 from, gin
 }
 
 /* The stage's DP phase: gradient sync, optimizer, parameter sync, in sequence. */
+/* Stage @d's syncs of @phase, the dense group's then the experts', after @previous;
+ * with @after_reductions each waits for the last micro-batch's reductions too. */
+static ParoTaskId add_syncs(ParoStepBuild *b, guint d, ParoPhase phase, ParoTaskId previous,
+                            gboolean after_reductions)
+{
+    ParoStepStage *st = &b->stages[d];
+    for (int group = 0; group < 2; group++) {
+        GArray *calls = group ? b->calls_e : b->calls;
+        double share = group ? st->expert_share : st->share;
+        for (guint i = 0; calls != NULL && i < calls->len; i++) {
+            const ParoCollCall *c = &g_array_index(calls, ParoCollCall, i);
+            if (c->phase != phase || share <= 0)
+                continue;
+            ParoTaskId t = add_group_coll(b, group == 1, paro_coll_kind_names[c->op], d, c,
+                                          c->size_bytes * share, -1, -1);
+            paro_task_graph_depend(b->graph, t, previous);
+            for (guint r = 0; after_reductions && r < st->last_reductions->len; r++)
+                paro_task_graph_depend(b->graph, t,
+                                       g_array_index(st->last_reductions, ParoTaskId, r));
+            previous = t;
+        }
+    }
+    return previous;
+}
+
 static void add_sync(ParoStepBuild *b, guint d)
 {
     ParoStepStage *st = &b->stages[d];
     ParoTaskGraph *graph = b->graph;
-    ParoTaskId previous = st->previous;
-    for (guint i = 0; i < b->calls->len; i++) {
-        const ParoCollCall *c = &g_array_index(b->calls, ParoCollCall, i);
-        if (c->phase != PARO_PHASE_SYNC_GRAD)
-            continue;
-        ParoTaskId t =
-            add_coll(b, paro_coll_kind_names[c->op], d, c, c->size_bytes * st->share, -1, -1);
-        paro_task_graph_depend(graph, t, previous);
-        for (guint r = 0; r < st->last_reductions->len; r++)
-            paro_task_graph_depend(graph, t, g_array_index(st->last_reductions, ParoTaskId, r));
-        previous = t;
-    }
+    ParoTaskId previous = add_syncs(b, d, PARO_PHASE_SYNC_GRAD, st->previous, TRUE);
     double owned =
         b->z.trainable * st->share / paro_strategy_divisor(b->strategy->os, b->z.n, b->z.m);
+    if (b->calls_e != NULL)
+        owned += b->ze.trainable * st->expert_share /
+                 paro_strategy_divisor(b->strategy->os, b->ze.n, b->ze.m);
     ParoTaskId opt =
         paro_task_graph_add(graph, "optimizer", PARO_TASK_COMPUTE, d, PARO_STREAM_COMPUTE, -1, -1,
                             paro_time_from_s(paro_scenario_optimizer_s(b->d, owned)));
     paro_task_graph_depend(graph, opt, previous);
     for (guint r = 0; r < st->last_reductions->len; r++)
         paro_task_graph_depend(graph, opt, g_array_index(st->last_reductions, ParoTaskId, r));
-    previous = opt;
-    for (guint i = 0; i < b->calls->len; i++) {
-        const ParoCollCall *c = &g_array_index(b->calls, ParoCollCall, i);
-        if (c->phase != PARO_PHASE_SYNC_PARAM)
-            continue;
-        ParoTaskId t =
-            add_coll(b, paro_coll_kind_names[c->op], d, c, c->size_bytes * st->share, -1, -1);
-        paro_task_graph_depend(graph, t, previous);
-        previous = t;
-    }
-    st->previous = previous;
+    st->previous = add_syncs(b, d, PARO_PHASE_SYNC_PARAM, opt, FALSE);
 }
 
 gboolean paro_step_build(ParoStepBuild *b)

@@ -41,11 +41,34 @@ void paro_step_dp_cluster(const ParoScenario *s, ParoTopology *out)
         const ParoTopology *t = s->topology;
         gint64 q = paro_scenario_dp_per_node(s), gpn = t->gpus_per_node;
         double share = (double)t->nics.count * (double)q / (double)gpn;
-        out->nodes = s->dp / q;
+        out->nodes = paro_scenario_dp_ranks(s) / q;
         out->gpus_per_node = q;
         out->nics.count = MAX(1, (gint64)floor(share + 1e-9));
         out->nics.bandwidth_Bps = t->nics.bandwidth_Bps * share / (double)out->nics.count;
     }
+}
+
+void paro_step_expert_view(const ParoScenario *s, ParoScenario *view, ParoTopology *topology)
+{
+    const ParoTopology *t = s->topology;
+    ParoStateSizes all = paro_scenario_state_sizes(s), dense, experts;
+    paro_scenario_param_groups(s, &all, &dense, &experts);
+    /* the expert-data-parallel ranks of a node: its stage's GPUs over ep x etp, at least
+     * one, timed as data parallelism alone on nodes of that many GPUs, each keeping its share
+     * of the node's NICs (as paro_step_dp_cluster does) */
+    gint64 n = experts.n;
+    gint64 per_node = MIN(n, MAX(1, s->tp * paro_scenario_dp_per_node(s) / (s->ep * s->etp)));
+    double nics = (double)t->nics.count * (double)per_node / (double)t->gpus_per_node;
+    *topology = *t; /* shallow: the strings stay the scenario's */
+    topology->gpus_per_node = per_node;
+    topology->nodes = n / per_node;
+    topology->nics.count = MAX(1, (gint64)floor(nics + 1e-9));
+    topology->nics.bandwidth_Bps = t->nics.bandwidth_Bps * nics / (double)topology->nics.count;
+    *view = *s;
+    view->topology = topology;
+    view->dp = n;
+    view->tp = view->pp = view->cp = view->ep = view->etp = 1;
+    view->group = experts.m;
 }
 
 ParoCommModel paro_step_dp_comm_model(const ParoScenario *s)
@@ -73,7 +96,7 @@ gboolean paro_step_dp_coll_time(const ParoScenario *s, ParoCollCache *cache, Par
     return paro_coll_cache_time(cache, &view, &spec, s->coll_model, s->network, out, error);
 }
 
-static double share(double bytes, double seconds, double bandwidth_Bps)
+double paro_step_link_share(double bytes, double seconds, double bandwidth_Bps)
 {
     return seconds > 0 && bandwidth_Bps > 0 ? MIN(1.0, bytes / (seconds * bandwidth_Bps)) : 0;
 }
@@ -120,8 +143,8 @@ gboolean paro_step_dp_coll(const ParoScenario *s, const ParoCompression *compres
     out->saved_bytes = paro_compress_saved_bytes(&cm, call->op, call->scope, size_bytes, &cc);
     double intra, inter, seconds = paro_time_to_s(out->time);
     paro_coll_traffic(&cm, call->op, call->scope, cc.wire_bytes, &intra, &inter);
-    out->intra_share = share(intra, seconds, cm.intra_Bps);
-    out->inter_share = share(inter, seconds, cm.inter_Bps);
+    out->intra_share = paro_step_link_share(intra, seconds, cm.intra_Bps);
+    out->inter_share = paro_step_link_share(inter, seconds, cm.inter_Bps);
     if (s->training.sm_contention)
         out->sms_share = paro_step_dp_coll_sms(s, call->scope);
     return TRUE;
@@ -139,8 +162,8 @@ static double tp_collective_s(const ParoScenario *s, const ParoCommModel *cm,
 
 static double tp_activation_bytes(const ParoScenario *s)
 {
-    return (double)s->training.micro_batch * (double)s->training.sequence *
-           (double)s->model->hidden * paro_precision_bytes(s->training.precision);
+    return paro_scenario_tokens_per_rank(s) * (double)s->model->hidden *
+           paro_precision_bytes(s->training.precision);
 }
 
 gboolean paro_step_tp_layer(const ParoScenario *s, const ParoCompression *compression,
@@ -169,7 +192,7 @@ gboolean paro_step_tp_layer(const ParoScenario *s, const ParoCompression *compre
         bytes += count * per_gpu * cc.wire_bytes;
     }
     out->time = paro_time_from_s(time_s);
-    out->intra_share = share(bytes, time_s, t->fabric.bandwidth_Bps);
+    out->intra_share = paro_step_link_share(bytes, time_s, t->fabric.bandwidth_Bps);
     return TRUE;
 }
 
@@ -228,7 +251,7 @@ ParoTime paro_step_tp_backward_async(const ParoScenario *s, const ParoCompressio
 
 gboolean paro_step_p2p_is_intra(const ParoScenario *s, gint64 from, gint64 to)
 {
-    gint64 per_stage = s->tp * s->dp, gpn = s->topology->gpus_per_node;
+    gint64 per_stage = s->tp * paro_scenario_dp_ranks(s), gpn = s->topology->gpus_per_node;
     if (per_stage >= gpn)
         return FALSE; /* each stage has nodes of its own */
     gint64 stages_per_node = gpn / per_stage;
@@ -239,9 +262,8 @@ ParoStepComm paro_step_p2p(const ParoScenario *s, const ParoCompression *compres
                            gboolean intra)
 {
     const ParoTopology *t = s->topology;
-    double act = (double)s->training.micro_batch * (double)s->training.sequence *
-                 (double)s->model->hidden * paro_precision_bytes(s->training.precision) /
-                 (double)s->tp;
+    double act = paro_scenario_tokens_per_rank(s) * (double)s->model->hidden *
+                 paro_precision_bytes(s->training.precision) / (double)s->tp;
     ParoCompressCost cc =
         paro_compress_cost(&compression->kinds[PARO_TENSOR_PIPELINE], PARO_COLL_SENDRECV, 2, act);
     double bw = intra ? t->fabric.bandwidth_Bps : paro_topology_inter_Bps(t);
@@ -252,8 +274,8 @@ ParoStepComm paro_step_p2p(const ParoScenario *s, const ParoCompression *compres
     c.time = paro_time_from_s(time_s);
     c.codec_s = cc.codec_s;
     c.saved_bytes = act - cc.wire_bytes;
-    c.intra_share = intra ? share(cc.wire_bytes, time_s, bw) : 0;
-    c.inter_share = intra ? 0 : share(cc.wire_bytes, time_s, bw);
+    c.intra_share = intra ? paro_step_link_share(cc.wire_bytes, time_s, bw) : 0;
+    c.inter_share = intra ? 0 : paro_step_link_share(cc.wire_bytes, time_s, bw);
     return c;
 }
 

@@ -21,6 +21,12 @@ static inline guint paro_step_resource(guint stage, guint which)
  * tp*pp > 1 its DP view (step-coll.c). Shallow: strings stay the scenario's. */
 void paro_step_dp_cluster(const ParoScenario *s, ParoTopology *out);
 
+/** paro_step_expert_view: the scenario (@view, on @topology) the routed experts' DP
+ * collectives are timed on under expert parallelism: their n / ep ranks as data
+ * parallelism, those of a node on a node of as many GPUs with their share of its NICs.
+ * Shallow: strings stay the scenario's. */
+void paro_step_expert_view(const ParoScenario *s, ParoScenario *view, ParoTopology *topology);
+
 /** paro_step_dp_comm_model: the alpha-beta figures of paro_step_dp_cluster, for traffic
  * accounting. */
 ParoCommModel paro_step_dp_comm_model(const ParoScenario *s);
@@ -38,6 +44,23 @@ typedef struct {
     double codec_s;                  /* compression kernels' busy time */
     double saved_bytes;              /* bytes not sent thanks to compression */
 } ParoStepComm;
+
+/** paro_step_link_share: the share of a link of @bandwidth_Bps that @bytes sent in @seconds
+ * take, at most 1. */
+double paro_step_link_share(double bytes, double seconds, double bandwidth_Bps);
+
+/** paro_step_cp_layer: one layer's context-parallel communication for one micro-batch,
+ * forward or @backward (with a recomputed layer's forward again), as it stays exposed
+ * beside the attention (step-context.c); zero when cp = 1. */
+ParoStepComm paro_step_cp_layer(const ParoScenario *s, const ParoLayerCost *lc, gboolean backward);
+
+/** paro_step_moe_load: the hottest expert-parallel rank's tokens over the mean:
+ * training.moe.imbalance, capped by a capacity factor. */
+double paro_step_moe_load(const ParoScenario *s);
+
+/** paro_step_ep_layer: one MoE layer's dispatch and combine all-to-alls for one
+ * micro-batch, forward or @backward (twice as many when @recomputed); zero when ep = 1. */
+ParoStepComm paro_step_ep_layer(const ParoScenario *s, gboolean backward, gboolean recomputed);
 
 /** paro_step_dp_coll_sms: the share of a GPU's SMs a DP collective over @scope holds:
  * NCCL's channels for that communicator (one block each, coll/nccl.c) over the GPU's SMs;
@@ -108,6 +131,7 @@ typedef struct {
     GArray *last_reductions; /* those of the last micro-batch */
     ParoTaskId previous;     /* the stage's last compute-stream task so far */
     double share;            /* of the model's parameters (paro_step_stage_share) */
+    double expert_share;     /* of the routed experts' (expert parallelism) */
     double compress_s, bytes_saved;
 } ParoStepStage;
 
@@ -123,12 +147,24 @@ typedef struct {
      * paro_scenario_module_span), M micro-batches */
     gint64 P, v, S, M;
     gboolean layered; /* a module's micro-batches back to back, DP collectives once */
-    ParoStateSizes z; /* one TP rank's share of the whole model, n = dp */
+    ParoStateSizes z; /* one TP rank's share of the whole model (of all but the routed experts
+                       * under expert parallelism), n = dp x cp */
     GArray *calls;    /* ParoCollCall of the strategy on z */
     const ParoCollCall *gather_f, *gather_b, *reduce;
-    ParoStepComm tp_fwd, tp_bwd;       /* one layer's TP collectives */
-    ParoStepComm p2p_intra, p2p_inter; /* one pipeline send within a node, across nodes */
-    ParoStepComm tp_bwd_kept;          /* the backward's of a layer not recomputed */
+    /* expert parallelism (decision 72): one GPU's routed experts, reduced over their own
+     * group, timed on its view; NULL calls without expert parallelism */
+    ParoStateSizes ze;
+    GArray *calls_e;
+    const ParoCollCall *gather_f_e, *gather_b_e, *reduce_e;
+    ParoScenario expert_view;
+    ParoTopology expert_topology;
+    double *dense_share, *expert_share;       /* per layer, of each group's parameters */
+    ParoStepComm tp_fwd, tp_bwd;              /* one layer's TP collectives */
+    ParoStepComm p2p_intra, p2p_inter;        /* one pipeline send within a node, across nodes */
+    ParoStepComm tp_bwd_kept;                 /* the backward's of a layer not recomputed */
+    ParoStepComm *cp_fwd, *cp_bwd;            /* per layer, its context-parallel communication;
+                                               * NULL without context parallelism */
+    ParoStepComm ep_fwd, ep_bwd, ep_bwd_kept; /* an MoE layer's all-to-alls (ep > 1) */
     ParoTime *tp_bwd_async;     /* per layer, its backward's own TP collectives left exposed beside
                                  * its products (decision 58); NULL: in series */
     guint p2p_stream;           /* the sender's stream for it (the framework decides) */

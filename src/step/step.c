@@ -35,6 +35,15 @@ static void add_resident(const ParoStepBuild *b, guint d)
     z.params *= b->stages[d].share; /* exact for one stage: the share is 1 */
     z.trainable *= b->stages[d].share;
     ParoStateMemory states = paro_strategy_memory(b->strategy, &z);
+    if (b->calls_e != NULL) { /* the routed experts' states, sharded over their group */
+        ParoStateSizes ze = b->ze;
+        ze.params *= b->stages[d].expert_share;
+        ze.trainable *= b->stages[d].expert_share;
+        ParoStateMemory experts = paro_strategy_memory(b->strategy, &ze);
+        states.params += experts.params;
+        states.grads += experts.grads;
+        states.optimizer += experts.optimizer;
+    }
     ParoMemLedger *ledger = paro_task_graph_ledger(b->graph, d);
     paro_mem_ledger_change(ledger, 0, PARO_MEM_PARAMS, states.params);
     paro_mem_ledger_change(ledger, 0, PARO_MEM_GRADS, states.grads);
@@ -63,7 +72,7 @@ void paro_step_result_finish(const ParoScenarioDerived *d, gint64 micro_steps, P
         (double)micro_steps *
         paro_model_step_flops(sc->model, sc->training.micro_batch, sc->training.sequence,
                               d->compute.trainable_share, PARO_RECOMPUTE_NONE) /
-        (double)(sc->tp * sc->pp); /* exact for tp = pp = 1 */
+        (double)(sc->tp * sc->pp * sc->cp); /* exact for tp = pp = cp = 1 */
     r->tflops_per_gpu = model_flops / step_s / 1e12;
     r->mfu = model_flops / step_s / sc->topology->gpu.peak_flops;
     r->fits = r->peak_bytes <= sc->topology->gpu.memory_bytes;
