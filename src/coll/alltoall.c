@@ -40,8 +40,7 @@ static void flow_done(ParoNetwork *net, gpointer data)
 
 /* First member of @rank's communicator in @spec's scope, the stride between its members and
  * their count. */
-static void members(const ParoCollSpec *spec, gint64 rank, gint64 *first, gint64 *stride,
-                    gint64 *k)
+static void members(const ParoCollSpec *spec, gint64 rank, gint64 *first, gint64 *stride, gint64 *k)
 {
     switch (spec->scope) {
     case PARO_SCOPE_GLOBAL:
@@ -71,14 +70,13 @@ static GBytes *route_key(ParoTime latency, const GArray *links, const GArray *we
     GByteArray *key = g_byte_array_new();
     g_byte_array_append(key, (const guint8 *)&latency, sizeof latency);
     g_byte_array_append(key, (const guint8 *)links->data, links->len * (guint)sizeof(guint));
-    g_byte_array_append(key, (const guint8 *)weights->data,
-                        weights->len * (guint)sizeof(double));
+    g_byte_array_append(key, (const guint8 *)weights->data, weights->len * (guint)sizeof(double));
     return g_byte_array_free_to_bytes(key);
 }
 
 /* The classes of @src's flows: appended to @classes, their routes to @links and @weights. */
-static void classify(const ParoGraph *graph, const ParoCollSpec *spec, gint64 src,
-                     GArray *classes, GArray *links, GArray *weights)
+static void classify(const ParoGraph *graph, const ParoCollSpec *spec, gint64 src, GArray *classes,
+                     GArray *links, GArray *weights)
 {
     gint64 first, stride, k;
     members(spec, src, &first, &stride, &k);

@@ -44,7 +44,9 @@ ParoCollWork paro_coll_estimate(const ParoGraph *g, ParoNetFidelity fidelity,
     gint64 pieces = MAX(1, spec->chunks), max_steps = MAX(1, spec->max_steps);
     if (spec->op == PARO_COLL_ALLTOALL) {
         /* every tracked GPU's flow to each other member of its communicator */
-        gint64 k = spec->scope == PARO_SCOPE_INTRA ? m : spec->scope == PARO_SCOPE_INTER ? n / m : n;
+        gint64 k = spec->scope == PARO_SCOPE_INTRA   ? m
+                   : spec->scope == PARO_SCOPE_INTER ? n / m
+                                                     : n;
         w.steps = 1;
         w.channels = 1;
         w.peers = k - 1;

@@ -2,9 +2,8 @@
 /* Names and the nccl-tests definitions of collective sizes and bus bandwidth. */
 #include "coll/collective.h"
 
-const char *const paro_coll_kind_names[] = {"allreduce", "allgather", "reducescatter",
-                                            "broadcast", "sendrecv",  "alltoall",
-                                            NULL};
+const char *const paro_coll_kind_names[] = {
+    "allreduce", "allgather", "reducescatter", "broadcast", "sendrecv", "alltoall", NULL};
 const char *const paro_scope_names[] = {"global", "intra", "inter", NULL};
 const char *const paro_algorithm_names[] = {"ring", "hierarchical", "ho-ring",  "tree",
                                             "auto", "nvls",         "nvlstree", NULL};

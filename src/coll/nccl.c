@@ -297,8 +297,8 @@ static ParoNcclCost p2p_cost(const ParoNcclSystem *s, ParoNcclProto p)
     if (p == PARO_NCCL_LL)
         bw *= 0.5;
     int intra_hw = s->nvlink ? HW_NVLINK : HW_PCI;
-    double hop = s->nodes > 1 ? hw_latency[HW_NET][PARO_NCCL_RING][p] + s->net_latency_us *
-                                                                            (p == PARO_NCCL_SIMPLE ? 2 : 1)
+    double hop = s->nodes > 1 ? hw_latency[HW_NET][PARO_NCCL_RING][p] +
+                                    s->net_latency_us * (p == PARO_NCCL_SIMPLE ? 2 : 1)
                               : hw_latency[intra_hw][PARO_NCCL_RING][p];
     return (ParoNcclCost){base_latency[PARO_NCCL_RING][p] + hop, bw};
 }

@@ -117,8 +117,7 @@ gboolean paro_coll_tree_folds(const ParoGraph *graph, const ParoCollSpec *spec, 
 /* coll/alltoall.c: an all-to-all as every GPU's flows to all its peers at once, called by
  * paro_coll_simulate. */
 gboolean paro_coll_simulate_alltoall(const ParoGraph *graph, ParoNetFidelity fidelity,
-                                     const ParoCollSpec *spec, ParoCollResult *out,
-                                     GError **error);
+                                     const ParoCollSpec *spec, ParoCollResult *out, GError **error);
 
 /* coll/alltoall.c: the flows (classes of identical flows) paro_coll_simulate_alltoall starts,
  * found from every tracked GPU's routes; for the work estimate. */
