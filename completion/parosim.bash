@@ -41,7 +41,7 @@ _parosim() {
         return
         ;;
     --op)
-        mapfile -t COMPREPLY < <(compgen -W "allreduce allgather reducescatter broadcast sendrecv" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "allreduce allgather reducescatter broadcast sendrecv alltoall" -- "$cur")
         return
         ;;
     --model)

@@ -87,6 +87,14 @@ golden collective-nccl-ho-ring.json collective --topology topologies/a100x8-100g
     --op allgather --algo ho-ring -b 1M -e 256M -f 16 --format json
 golden collective-nccl-ring-simple.txt collective --topology topologies/a100x8-200g.yaml \
     --op reducescatter --algo ring --proto simple -b 1K -e 1G -f 32
+# All-to-all (issue #43): NCCL's grouped send/receive on 8 DGX H100 nodes (the issue's
+# command), the flow model's flows on 2, 8 and 32 nodes, and a real alltoall_perf log predicted
+golden collective-alltoall.txt collective --topology topologies/dgx-h100x8.yaml --op alltoall \
+    --gpus 64 -b 1M -e 1G
+golden collective-alltoall-flow.csv collective --topology topologies/dgx-h100x8.yaml --op alltoall \
+    --model flow --gpus 16,64,256 -b 1M -e 1G -f 32 --format csv
+golden validate-alltoall.txt validate --predict topologies/dgx-h100x8.yaml \
+    tests/data/calib/nccl-tests-h100-8-alltoall.txt
 golden pipeline-compare-bv6.txt pipeline --stages 8 --micro 8 --virtual 8 --forward 8ms --compare
 golden pipeline-1f1b-p2p.txt pipeline --stages 4 --micro 8 --schedule 1f1b --forward '10 ms' \
     --p2p '20 us' --p2p-bytes 32MiB --p2p-bandwidth '50 GB/s'
@@ -182,6 +190,12 @@ exit_code "collective without --op" 2 collective --topology topologies/a100x8-10
 exit_code "collective bad size" 2 collective --topology topologies/a100x8-100g.yaml --op allreduce -b 1X
 exit_code "collective infeasible group" 1 collective --topology topologies/a100x8-100g.yaml \
     --op allgather --algo hierarchical --group 3 --gpus 24
+exit_code "collective alltoall with an algorithm" 2 collective \
+    --topology topologies/dgx-h100x8.yaml --op alltoall --algo ring
+exit_code "collective alltoall with a protocol" 2 collective \
+    --topology topologies/dgx-h100x8.yaml --op alltoall --proto LL
+exit_code "collective alltoall explicit beyond the work limit" 1 collective \
+    --topology topologies/dgx-h100x8.yaml --op alltoall --model flow --explicit --gpus 4096
 exit_code "pipeline help" 0 pipeline --help
 exit_code "pipeline without --micro" 2 pipeline --stages 4
 exit_code "pipeline time without unit" 2 pipeline --stages 4 --micro 8 --forward 5

@@ -127,6 +127,10 @@ START_TEST(analytic_bus_factors)
     ck_assert_double_eq(paro_coll_bus_factor(PARO_COLL_ALLGATHER, 8), 0.875);
     ck_assert_double_eq(paro_coll_bus_factor(PARO_COLL_REDUCESCATTER, 4), 0.75);
     ck_assert_double_eq(paro_coll_bus_factor(PARO_COLL_BROADCAST, 8), 1.0);
+    /* AlltoAll: (n-1)/n (PERFORMANCE.md; src/alltoall.cu AlltoAllGetBw); a GPU sends S/n
+     * to each of the n-1 others. */
+    ck_assert_double_eq(paro_coll_bus_factor(PARO_COLL_ALLTOALL, 64), 63.0 / 64);
+    ck_assert_double_eq(paro_coll_bytes_sent(PARO_COLL_ALLTOALL, 8, 8e9), 7e9);
 }
 END_TEST
 
@@ -159,6 +163,46 @@ START_TEST(analytic_tree_allreduce)
 }
 END_TEST
 
+START_TEST(analytic_alltoall_over_scopes)
+{
+    /* System: 8 nodes x 8 GPUs (64), groups of m = 8, B' = 450 GB/s, alpha' = 3 us, a GPU's
+     * NIC share B = 50 GB/s, alpha = 9 us; S = 1 GiB.
+     * Hand derivation: each GPU keeps S/64 and sends S/64 to each other GPU at once, S*7/64
+     * to its node's 7 over the fabric and S*56/64 to the other 56 through the NIC; the
+     * slower sets the time: alpha + max(S*7/64 / B', S*56/64 / B) = alpha + S*56/64 / B,
+     * whatever the algorithm (no phases: hierarchical and ho-ring give the same). Over the
+     * intra scope, each node's 8: alpha' + S*7/8 / B'; over the inter scope, the 8 GPUs of
+     * a local rank, one a node: alpha + S*7/8 / B. Traffic: global S*7/64 intra-group and
+     * S*56/64 inter-group; the scopes (k-1)/k S on their side. */
+    ParoCommModel cm = {64, 8, 8, 450e9, 3e-6, 50e9, 9e-6, PARO_ALGO_RING, 1};
+    double S = 1073741824.0;
+    double global = 9e-6 + S * 56 / 64 / 50e9;
+    ck_assert_double_eq_tol(paro_coll_closed_form_s(&cm, PARO_COLL_ALLTOALL, PARO_SCOPE_GLOBAL, S),
+                            global, global * 1e-12);
+    cm.algorithm = PARO_ALGO_HO_RING;
+    cm.chunks = 4;
+    ck_assert_double_eq_tol(paro_coll_closed_form_s(&cm, PARO_COLL_ALLTOALL, PARO_SCOPE_GLOBAL, S),
+                            global, global * 1e-12);
+    double intra = 3e-6 + S * 7 / 8 / 450e9, inter = 9e-6 + S * 7 / 8 / 50e9;
+    ck_assert_double_eq_tol(paro_coll_closed_form_s(&cm, PARO_COLL_ALLTOALL, PARO_SCOPE_INTRA, S),
+                            intra, intra * 1e-12);
+    ck_assert_double_eq_tol(paro_coll_closed_form_s(&cm, PARO_COLL_ALLTOALL, PARO_SCOPE_INTER, S),
+                            inter, inter * 1e-12);
+    double in, out;
+    paro_coll_traffic(&cm, PARO_COLL_ALLTOALL, PARO_SCOPE_GLOBAL, S, &in, &out);
+    ck_assert_double_eq_tol(in, S * 7 / 64, 1);
+    ck_assert_double_eq_tol(out, S * 56 / 64, 1);
+    paro_coll_traffic(&cm, PARO_COLL_ALLTOALL, PARO_SCOPE_INTER, S, &in, &out);
+    ck_assert_double_eq(in, 0);
+    ck_assert_double_eq_tol(out, S * 7 / 8, 1);
+    /* Where the fabric is the slower class: 2 nodes of 8 with B = 1 TB/s, S*7/16 at B'
+     * (S*8/16 at B would take 0.54 ms, the fabric 1.04 ms). */
+    ParoCommModel fast = {16, 8, 8, 450e9, 3e-6, 1e12, 9e-6, PARO_ALGO_RING, 1};
+    double want = 9e-6 + S * 7 / 16 / 450e9;
+    ck_assert_double_eq_tol(paro_coll_alltoall_s(&fast, 16, 8, S), want, want * 1e-12);
+}
+END_TEST
+
 static Suite *analytic_suite(void)
 {
     Suite *s = suite_create("analytic");
@@ -172,6 +216,7 @@ static Suite *analytic_suite(void)
     tcase_add_test(tc, analytic_bus_factors);
     tcase_add_test(tc, analytic_group_spanning_nodes);
     tcase_add_test(tc, analytic_tree_allreduce);
+    tcase_add_test(tc, analytic_alltoall_over_scopes);
     suite_add_tcase(s, tc);
     return s;
 }

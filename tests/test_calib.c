@@ -48,6 +48,45 @@ START_TEST(calib_parse_nccl_tests)
 }
 END_TEST
 
+START_TEST(calib_parse_nccl_tests_alltoall)
+{
+    /* System: the real alltoall_perf log of 8 x H100 on one node (NCCL 2.28.7).
+     * Expectations: the table is read as alltoall over 8 ranks on one host, 10 sizes;
+     * nccl-tests' busbw column is algbw x (n-1)/n (its AlltoAllGetBw), so our bus factor
+     * times size/time gives the printed 236.35 GB/s of the first row (to its rounding).
+     * NCCL's model predicts each row as p2p/Simple (a peer's part of 4 MiB and more is past
+     * LL's 16 KiB): 8.4 + 3.4 us + S x 7/8 / (18 x 20.6 GB/s), docs/nccl.md "All-to-all",
+     * 40,552.2 us at 16 GiB against 43,189.3 measured. */
+    g_autoptr(ParoCalibLog) log = load_log("tests/data/calib/nccl-tests-h100-8-alltoall.txt");
+    ck_assert_int_eq(log->colls->len, 1);
+    const ParoCollTable *t = g_ptr_array_index(log->colls, 0);
+    ck_assert_int_eq(t->op, PARO_COLL_ALLTOALL);
+    ck_assert_int_eq(t->ranks, 8);
+    ck_assert_int_eq(t->nodes, 1);
+    ck_assert_int_eq(t->points->len, 10);
+    const ParoCollPoint *p = &g_array_index(t->points, ParoCollPoint, 0);
+    ck_assert_double_eq(p->bytes, 33554432);
+    ck_assert_double_eq(p->time_us, 124.22);
+    ck_assert_double_eq(p->inplace_us, 123.83);
+    double busbw = p->bytes / (p->time_us * 1e3) * paro_coll_bus_factor(PARO_COLL_ALLTOALL, 8);
+    ck_assert_double_eq_tol(busbw, 236.35, 0.01);
+    g_autofree char *tpath = paro_test_path("topologies/dgx-h100x8.yaml");
+    g_autoptr(ParoTopology) topo = paro_topology_load(tpath, NULL);
+    ck_assert(topo != NULL);
+    g_autoptr(GArray) rows = paro_calib_predict_log(log, topo, 0, 0);
+    ck_assert_int_eq(rows->len, 10);
+    for (guint i = 0; i < rows->len; i++) {
+        const ParoPredictRow *r = &g_array_index(rows, ParoPredictRow, i);
+        ck_assert(r->algo == PARO_NCCL_P2P && r->proto == PARO_NCCL_SIMPLE);
+        double want = 11.8 + r->bytes * 7 / 8 / (18 * 20.6e3);
+        ck_assert_double_eq_tol(r->predicted_us, want, want * 1e-12);
+    }
+    const ParoPredictRow *last = &g_array_index(rows, ParoPredictRow, 9);
+    ck_assert_double_eq_tol(last->predicted_us, 40552.2, 0.05);
+    ck_assert_double_eq(last->measured_us, 43189.3);
+}
+END_TEST
+
 START_TEST(calib_parse_harness)
 {
     g_autoptr(ParoCalibLog) coll = load_log("validation/data/h100/2026-11-23_coll-intra.txt");
@@ -444,6 +483,7 @@ static Suite *calib_suite(void)
     Suite *s = suite_create("calib");
     TCase *tc = tcase_create("calib");
     tcase_add_test(tc, calib_parse_nccl_tests);
+    tcase_add_test(tc, calib_parse_nccl_tests_alltoall);
     tcase_add_test(tc, calib_parse_harness);
     tcase_add_loop_test(tc, calib_bad_logs_are_located, 0, G_N_ELEMENTS(bad_logs));
     tcase_add_loop_test(tc, calib_bad_layers_and_records_are_located, 0, G_N_ELEMENTS(bad_inputs));

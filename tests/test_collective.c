@@ -465,6 +465,111 @@ START_TEST(collective_sendrecv)
 }
 END_TEST
 
+/* An all-to-all of @S over @scope (groups of @m) on @t; its flow classes in @flows. */
+static ParoCollResult run_alltoall(const ParoTopology *t, gboolean aggregated, ParoScope scope,
+                                   gint64 m, double S, double *flows)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoGraph) g = paro_graph_new(t, t->nodes, aggregated, &error);
+    ck_assert_msg(g != NULL, "%s", error ? error->message : "");
+    ParoCollSpec spec;
+    paro_coll_spec_init(&spec, t, PARO_COLL_ALLTOALL, PARO_ALGO_AUTO, paro_topology_n_gpus(t), m,
+                        S);
+    spec.scope = scope;
+    ParoCollResult r;
+    ck_assert_msg(paro_coll_simulate(g, PARO_NET_MAXMIN, &spec, &r, &error), "%s",
+                  error ? error->message : "");
+    if (flows)
+        *flows = paro_coll_alltoall_flows(g, &spec);
+    return r;
+}
+
+START_TEST(collective_alltoall_closed_form)
+{
+    /* System: 8 nodes x 8 GPUs (64), NVSwitch ports of 450 GB/s, alpha' = 3 us, a 400 Gb/s
+     * NIC per GPU (50 GB/s), alpha = 8 + 1 = 9 us; all-to-all of S = 1 GiB.
+     * Hand derivation: each GPU sends S/64 to each of the 63 others at once: 7 flows over its
+     * switch port, S*7/64 in all at 450 GB/s (0.26 ms), and 56 through its rail, S*56/64 at
+     * 50 GB/s (18.79 ms), each of its rail's 56 flows at 1/56 of it (the receiving rails
+     * carry the same). The NIC sets the time: alpha + S*56/64 / 50 GB/s, which is
+     * paro_coll_alltoall_s with B = the GPU's rail. Link bytes, whole cluster: every byte
+     * crosses two links of its class (port up and down; rail out and in): intra 64 x 2 x
+     * S*7/64 = 14 S, inter 64 x 2 x S*56/64 = 112 S; sent 64 x S*63/64.
+     * Flow classes: explicit, one per GPU and peer (64 x 63); aggregated, a node's GPU has 7
+     * peers on its node and 8 rails to receive on, the same from every other node (8 x 15).
+     * Tolerance: the bandwidth phases round up to the picosecond. */
+    g_autoptr(ParoTopology) t = cluster(8, 8, 450, 8, 400, 32, 1);
+    double S = 1073741824.0, want = 9e-6 + S * 56 / 64 / 50e9;
+    for (int aggregated = 0; aggregated <= 1; aggregated++) {
+        double flows;
+        ParoCollResult r = run_alltoall(t, aggregated, PARO_SCOPE_GLOBAL, 8, S, &flows);
+        ck_assert_double_eq_tol(paro_time_to_s(r.time), want, 1e-9);
+        ck_assert_double_eq_tol(r.intra_bytes, 14 * S, 1e-6 * S);
+        ck_assert_double_eq_tol(r.inter_bytes, 112 * S, 1e-6 * S);
+        ck_assert_double_eq_tol(r.sent_bytes, 64 * S * 63 / 64, 1e-6 * S);
+        ck_assert_double_eq(flows, aggregated ? 8 * 15 : 64 * 63);
+    }
+    ParoCommModel cm = {64, 8, 8, 450e9, 3e-6, 50e9, 9e-6, PARO_ALGO_RING, 1};
+    ck_assert_double_eq_tol(paro_coll_alltoall_s(&cm, 64, 8, S), want, 1e-9);
+}
+END_TEST
+
+START_TEST(collective_alltoall_scopes)
+{
+    /* The same cluster, groups of m = 8 (a node). Hand derivation: intra, every node's 8
+     * GPUs at once, each S*7/8 over its port: alpha' + S*7/8 / 450 GB/s; inter, the 8 GPUs
+     * of each local rank (one a node), each S*7/8 through its own rail: alpha + S*7/8 /
+     * 50 GB/s. */
+    g_autoptr(ParoTopology) t = cluster(8, 8, 450, 8, 400, 32, 1);
+    double S = 268435456.0;
+    for (int aggregated = 0; aggregated <= 1; aggregated++) {
+        ParoCollResult intra = run_alltoall(t, aggregated, PARO_SCOPE_INTRA, 8, S, NULL);
+        ck_assert_double_eq_tol(paro_time_to_s(intra.time), 3e-6 + S * 7 / 8 / 450e9, 1e-9);
+        ck_assert_double_eq(intra.inter_bytes, 0);
+        ParoCollResult inter = run_alltoall(t, aggregated, PARO_SCOPE_INTER, 8, S, NULL);
+        ck_assert_double_eq_tol(paro_time_to_s(inter.time), 9e-6 + S * 7 / 8 / 50e9, 1e-9);
+        ck_assert_double_eq(inter.intra_bytes, 0);
+    }
+}
+END_TEST
+
+START_TEST(collective_alltoall_contention)
+{
+    /* Where links are shared the flows share them. Hand derivations, S = 1 GiB:
+     * - 2 nodes x 8 GPUs with 2 NICs of 400 Gb/s each: GPUs 0-3 on rail 0, 4-7 on rail 1;
+     *   a rail carries 4 GPUs x 8 peers x S/16 = 2 S at 50 GB/s: alpha + 2 S / 50 GB/s,
+     *   paro_coll_alltoall_s with a GPU's NIC share, 12.5 GB/s.
+     * - 4 nodes x 8 GPUs, a NIC per GPU, 2 nodes a leaf, oversubscription 2: a leaf's
+     *   uplink (2 x 8 x 50 / 2 = 400 GB/s) carries its 16 GPUs' flows to the 16 GPUs of the
+     *   other leaf, 16 x 16 x S/32 = 8 S, from the instant they start (after alpha + 2 us
+     *   for the spine and far leaf = 11 us) at 1.5625 GB/s each; the flows within the leaf
+     *   take the rest of the rails and end first: 11 us + 8 S / 400 GB/s. The fold onto one
+     *   node counts the flows of a hop of d nodes that cross leaves, d = 3 wrapping past the
+     *   last node included (one of a leaf's two), as the explicit graph has them; its
+     *   flows of a hop of 1 or 3 nodes stand for one crossing and one staying flow each and
+     *   pay their average latency, 10 us (decision 27), so the uplink fills 1 us earlier
+     *   there: within 1 us of the explicit time, with the same link bytes. */
+    double S = 1073741824.0;
+    g_autoptr(ParoTopology) shared = cluster(2, 8, 450, 2, 400, 32, 1);
+    double want = 9e-6 + 2 * S / 50e9;
+    ParoCommModel cm = {16, 8, 8, 450e9, 3e-6, 12.5e9, 9e-6, PARO_ALGO_RING, 1};
+    ck_assert_double_eq_tol(paro_coll_alltoall_s(&cm, 16, 8, S), want, 1e-9);
+    g_autoptr(ParoTopology) leaves = cluster(4, 8, 450, 8, 400, 2, 2);
+    double explicit_bytes = 0;
+    for (int aggregated = 0; aggregated <= 1; aggregated++) {
+        ParoCollResult r = run_alltoall(shared, aggregated, PARO_SCOPE_GLOBAL, 8, S, NULL);
+        ck_assert_double_eq_tol(paro_time_to_s(r.time), want, 1e-9);
+        r = run_alltoall(leaves, aggregated, PARO_SCOPE_GLOBAL, 8, S, NULL);
+        ck_assert_double_eq_tol(paro_time_to_s(r.time),
+                                (aggregated ? 10e-6 : 11e-6) + 8 * S / 400e9, 1e-9);
+        if (!aggregated)
+            explicit_bytes = r.inter_bytes;
+        else
+            ck_assert_double_eq_tol(r.inter_bytes, explicit_bytes, 1e-9 * explicit_bytes);
+    }
+}
+END_TEST
+
 START_TEST(collective_step_overhead)
 {
     /* A fixed per-step cost adds once per ring step: 14 steps x 2 us on an 8-GPU
@@ -698,6 +803,9 @@ static Suite *collective_suite(void)
     tcase_add_loop_test(tc, collective_tree_shortcuts_match_every_transfer, 0,
                         G_N_ELEMENTS(mirror_shapes));
     tcase_add_test(tc, collective_sendrecv);
+    tcase_add_test(tc, collective_alltoall_closed_form);
+    tcase_add_test(tc, collective_alltoall_scopes);
+    tcase_add_test(tc, collective_alltoall_contention);
     tcase_add_test(tc, collective_step_overhead);
     tcase_add_test(tc, collective_cache_is_keyed_by_value);
     tcase_add_loop_test(tc, collective_recurrence_equals_events, 0, G_N_ELEMENTS(twins));

@@ -21,7 +21,9 @@ START_TEST(compress_cost_by_hand)
      * ReduceScatter, per ring step decompress-reduce-recompress, 7 steps of 100 MB:
      *   700 MB * (1/100 + 1/200) s/GB = 7 ms + 3.5 ms = 10.5 ms.
      * AllReduce: 800 MB / 100 GB/s + 2 * 700 MB / 200 GB/s = 8 ms + 7 ms = 15 ms.
-     * Send/receive: 8 ms + 4 ms = 12 ms. */
+     * Send/receive: 8 ms + 4 ms = 12 ms.
+     * AllToAll: the 7 parts of 100 MB it sends compressed, the 7 it receives decompressed:
+     *   700 MB / 100 GB/s + 700 MB / 200 GB/s = 7 ms + 3.5 ms = 10.5 ms. */
     ParoCompressor c = {.enabled = TRUE,
                         .codec = "test",
                         .ratio = 2.0,
@@ -35,6 +37,7 @@ START_TEST(compress_cost_by_hand)
     REL(paro_compress_cost(&c, PARO_COLL_REDUCESCATTER, 8, 800e6).codec_s, 10.5e-3, 1e-12);
     REL(paro_compress_cost(&c, PARO_COLL_ALLREDUCE, 8, 800e6).codec_s, 15e-3, 1e-12);
     REL(paro_compress_cost(&c, PARO_COLL_SENDRECV, 2, 800e6).codec_s, 12e-3, 1e-12);
+    REL(paro_compress_cost(&c, PARO_COLL_ALLTOALL, 8, 800e6).codec_s, 10.5e-3, 1e-12);
 
     /* The identity: exactly S and 0, not merely close. */
     ParoCompressor id = paro_compress_identity();

@@ -199,6 +199,66 @@ START_TEST(nccl_small_calls_launch_on_fewer_channels)
 }
 END_TEST
 
+START_TEST(nccl_alltoall_as_grouped_send_receive)
+{
+    /* Expected (coll/nccl.c p2p_cost; docs/nccl.md, section "All-to-all"; us and GB/s):
+     * 8 nodes of 8 H100 with a 400 Gb/s NIC per GPU (Intel host, IB), 64 ranks: a GPU's
+     * NVLink as NCCL counts it, 18 x 20.6 = 370.8; its NIC share min(PCIe Gen5 48, 8 x 50
+     * / 8) = 48. A GPU sends S*7/64 over NVLink and S*56/64 through the NIC at once: algbw
+     * = 1 / max(7/64 / 370.8, 56/64 / 48) = 48 x 64/56 = 54.857. Simple: latency 8.4 (the
+     * ring's base) + 14.0 (a NET hop) = 22.4. LL (a peer's part <= 16 KiB,
+     * NCCL_P2P_LL_THRESHOLD): half the bandwidth, 27.429, latency 6.6 + 2.7 = 9.3. At
+     * 1 MiB a peer's part is exactly 16 KiB: LL, 9.3 + 1,048,576 B / 27.429 GB/s = 47.53.
+     * One node of 8: NVLink only, 370.8 x 8/7 = 423.77; Simple latency 8.4 + 3.4 = 11.8.
+     * NCCL_ALGO does not apply (a ring-forced call still gets p2p); the other algorithms
+     * have no all-to-all, and p2p no other collective. */
+    g_autoptr(ParoTopology) h8 = machine("H100-SXM5-80GB", 8, 450, 8, 400);
+    g_autoptr(ParoTopology) h1 = machine("H100-SXM5-80GB", 1, 450, 8, 400);
+    ParoNcclSystem s8, s1;
+    paro_nccl_system_init(&s8, h8, 64, 8);
+    paro_nccl_system_init(&s1, h1, 8, 8);
+    ParoNcclCost c =
+        paro_nccl_cost(&s8, PARO_COLL_ALLTOALL, PARO_NCCL_P2P, PARO_NCCL_SIMPLE, 1 << 30);
+    ck_assert_double_eq_tol(c.latency_us, 22.4, 1e-9);
+    ck_assert_double_eq_tol(c.algbw_GBps, 48.0 * 64 / 56, 1e-9);
+    c = paro_nccl_cost(&s8, PARO_COLL_ALLTOALL, PARO_NCCL_P2P, PARO_NCCL_LL, 1 << 20);
+    ck_assert_double_eq_tol(c.latency_us, 9.3, 1e-9);
+    ck_assert_double_eq_tol(c.algbw_GBps, 24.0 * 64 / 56, 1e-9);
+    /* one protocol by size: Simple is not offered at 1 MiB, LL not at 2 MiB */
+    ck_assert_double_eq(
+        paro_nccl_cost(&s8, PARO_COLL_ALLTOALL, PARO_NCCL_P2P, PARO_NCCL_SIMPLE, 1 << 20)
+            .algbw_GBps,
+        0);
+    ck_assert_double_eq(
+        paro_nccl_cost(&s8, PARO_COLL_ALLTOALL, PARO_NCCL_P2P, PARO_NCCL_LL, 2 << 20).algbw_GBps,
+        0);
+    ck_assert_double_eq(
+        paro_nccl_cost(&s8, PARO_COLL_ALLTOALL, PARO_NCCL_RING, PARO_NCCL_SIMPLE, 1 << 30)
+            .algbw_GBps,
+        0);
+    ck_assert_double_eq(
+        paro_nccl_cost(&s8, PARO_COLL_ALLREDUCE, PARO_NCCL_P2P, PARO_NCCL_SIMPLE, 1 << 30)
+            .algbw_GBps,
+        0);
+    ParoNcclAlgo a;
+    ParoNcclProto p;
+    double t;
+    ck_assert(
+        paro_nccl_choose(&s8, PARO_COLL_ALLTOALL, 1 << 20, 1u << PARO_NCCL_RING, 0, &a, &p, &t));
+    ck_assert(a == PARO_NCCL_P2P && p == PARO_NCCL_LL);
+    ck_assert_double_eq_tol(t * 1e6, 9.3 + 1048576.0 / (1000 * 24.0 * 64 / 56), 1e-9);
+    ck_assert(
+        !paro_nccl_choose(&s8, PARO_COLL_ALLTOALL, 1 << 20, 0, 1u << PARO_NCCL_SIMPLE, &a, &p, &t));
+    c = paro_nccl_cost(&s1, PARO_COLL_ALLTOALL, PARO_NCCL_P2P, PARO_NCCL_SIMPLE, 1 << 30);
+    ck_assert_double_eq_tol(c.latency_us, 11.8, 1e-9);
+    ck_assert_double_eq_tol(c.algbw_GBps, 370.8 * 8 / 7, 1e-9);
+    /* as it runs: no launch share, the same as NCCL's estimate */
+    ck_assert_double_eq_tol(
+        paro_nccl_predict_s(&s8, PARO_COLL_ALLTOALL, PARO_NCCL_P2P, PARO_NCCL_LL, 65536),
+        paro_nccl_time_s(&s8, PARO_COLL_ALLTOALL, PARO_NCCL_P2P, PARO_NCCL_LL, 65536), 1e-15);
+}
+END_TEST
+
 static Suite *nccl_suite(void)
 {
     Suite *s = suite_create("nccl");
@@ -206,6 +266,7 @@ static Suite *nccl_suite(void)
     tcase_add_test(tc, nccl_search_on_datasheet_machines);
     tcase_add_test(tc, nccl_tuning_model_worked_by_hand);
     tcase_add_test(tc, nccl_small_calls_launch_on_fewer_channels);
+    tcase_add_test(tc, nccl_alltoall_as_grouped_send_receive);
     suite_add_tcase(s, tc);
     return s;
 }

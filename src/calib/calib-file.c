@@ -180,7 +180,8 @@ static gboolean parse_piecewise(const ParoNode *node, gpointer ptr, gpointer rec
 
 static const ParoField collective_fields[] = {
     {"op", PARO_FIELD_ENUM, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoCalibCollective, op), 0,
-     paro_coll_kind_names, NULL, "allreduce, allgather, reducescatter, broadcast, sendrecv"},
+     paro_coll_kind_names, NULL,
+     "allreduce, allgather, reducescatter, broadcast, sendrecv, alltoall"},
     {"scope", PARO_FIELD_ENUM, PARO_FIELD_REQUIRED, G_STRUCT_OFFSET(ParoCalibCollective, scope), 0,
      paro_calib_scope_names, NULL, "world, intra or inter"},
     {"ranks", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,

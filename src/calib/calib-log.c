@@ -229,8 +229,8 @@ static gboolean coll_row(Parser *p, int line, GArray *fs, GError **error)
             paro_config_error_set(error, PARO_CONFIG_ERROR_REFERENCE, p->label, line, 1,
                                   "no collective is named before this table (a '# Collective "
                                   "test starting:' line or a command running all_reduce_perf, "
-                                  "all_gather_perf, reduce_scatter_perf, broadcast_perf or "
-                                  "sendrecv_perf)");
+                                  "all_gather_perf, reduce_scatter_perf, broadcast_perf, "
+                                  "sendrecv_perf or alltoall_perf)");
             return FALSE;
         }
         ParoCollTable *t = g_new0(ParoCollTable, 1);
@@ -496,7 +496,7 @@ static gboolean header_line(Parser *p, int line_no, const char *line, GError **e
             paro_config_error_set(error, PARO_CONFIG_ERROR_REFERENCE, p->label, line_no,
                                   (int)(strstr(line, v) - line) + 1,
                                   "unknown collective '%s' (known: allreduce, allgather, "
-                                  "reducescatter, broadcast, sendrecv)",
+                                  "reducescatter, broadcast, sendrecv, alltoall)",
                                   name);
             return FALSE;
         }

@@ -26,7 +26,7 @@ double paro_calib_predict_coll_s(const ParoCalibration *c, ParoCollKind op, Paro
 double paro_calib_simulate_coll_s(const ParoCalibration *c, ParoCollKind op, ParoScope scope,
                                   gint64 ranks, gint64 nodes, double bytes)
 {
-    if (ranks < 2 || op > PARO_COLL_REDUCESCATTER)
+    if (ranks < 2 || (op > PARO_COLL_REDUCESCATTER && op != PARO_COLL_ALLTOALL))
         return NAN;
     gint64 per_node = scope == PARO_SCOPE_INTER ? 1 : nodes > 0 ? ranks / MAX(nodes, 1) : ranks;
     gboolean spans = per_node < ranks;
@@ -44,6 +44,8 @@ double paro_calib_simulate_coll_s(const ParoCalibration *c, ParoCollKind op, Par
         .algorithm = PARO_ALGO_RING,
         .chunks = 1,
     };
+    if (op == PARO_COLL_ALLTOALL) /* no ring: every peer's part at once */
+        return paro_coll_alltoall_s(&cm, ranks, per_node, bytes);
     return paro_coll_ring_s(&cm, op, ranks, per_node, bytes);
 }
 

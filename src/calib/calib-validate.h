@@ -32,8 +32,9 @@ GArray *paro_calib_validate(const ParoCalibration *c, GPtrArray *logs);
 double paro_calib_predict_coll_s(const ParoCalibration *c, ParoCollKind op, ParoScope scope,
                                  gint64 ranks, double bytes);
 
-/** paro_calib_simulate_coll_s: ring closed form on the calibrated network, or NAN when
- * the calibration lacks the side it needs (intra on one node, inter across nodes). */
+/** paro_calib_simulate_coll_s: ring closed form on the calibrated network (all-to-all's:
+ * paro_coll_alltoall_s), or NAN when the calibration lacks the side it needs (intra on one
+ * node, inter across nodes). */
 double paro_calib_simulate_coll_s(const ParoCalibration *c, ParoCollKind op, ParoScope scope,
                                   gint64 ranks, gint64 nodes, double bytes);
 

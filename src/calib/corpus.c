@@ -347,7 +347,7 @@ static gboolean transfer_class(const char *root, GArray *loaded, const char *kla
         return FALSE;
     ParoTopology calibrated = *sheet;
     paro_calib_apply_nccl(tr.scales, &calibrated);
-    for (int op = 0; op <= PARO_COLL_SENDRECV; op++) {
+    for (int op = 0; paro_coll_kind_names[op]; op++) { /* every kind, alltoall too */
         if (op == PARO_COLL_ALLREDUCE)
             continue;
         g_autoptr(GArray) before = g_array_new(FALSE, FALSE, sizeof(ParoPredictRow));

@@ -23,8 +23,8 @@
 static const char collective_help[] =
     "Times one collective on a cluster over a range of sizes and prints nccl-tests' table:\n"
     "size (B, the whole array), count and type (float), redop, root, time (us), algbw =\n"
-    "size/time and busbw = algbw x the nccl-tests factor (AllReduce 2(n-1)/n, AllGather\n"
-    "and ReduceScatter (n-1)/n, Broadcast 1).\n"
+    "size/time and busbw = algbw x the nccl-tests factor (AllReduce 2(n-1)/n, AllGather,\n"
+    "ReduceScatter and AlltoAll (n-1)/n, Broadcast 1).\n"
     "\n"
     "Models (--model): nccl (default), NCCL's own cost model from the topology's figures:\n"
     "the channels its topology search finds, the latency and bandwidth of each algorithm\n"
@@ -37,14 +37,19 @@ static const char collective_help[] =
     "nodes, trees between), and PaRO's hierarchical (intra, then m parallel inter-group\n"
     "rings, then intra, in sequence) and ho-ring (the same cut into chunks that\n"
     "pipeline). --proto forces NCCL's protocol (NCCL_PROTO). sendrecv (the flow model\n"
-    "only): every GPU sends S to the next rank (busbw factor 1).\n"
+    "only): every GPU sends S to the next rank (busbw factor 1). alltoall: every GPU sends\n"
+    "S/n of its S to each other GPU at once, as NCCL's grouped send/receive (no algorithm\n"
+    "to choose, printed p2p; LL up to 16 KiB a peer, else Simple); the flow model starts\n"
+    "all those flows together on the links.\n"
     "\n"
     "Examples:\n"
     "  parosim collective --topology topologies/dgx-h100x8.yaml --op allreduce\n"
     "  parosim collective --topology topologies/a100x8-200g.yaml --op allreduce \\\n"
     "      --algo ring --gpus 64 -b 1M -e 1G -f 4\n"
     "  parosim collective --topology topologies/dgx-h100x8.yaml --op allgather \\\n"
-    "      --model flow --algo ho-ring --gpus 16384 -b 1G -e 1G --format json";
+    "      --model flow --algo ho-ring --gpus 16384 -b 1G -e 1G --format json\n"
+    "  parosim collective --topology topologies/dgx-h100x8.yaml --op alltoall \\\n"
+    "      --gpus 64 -b 1M -e 1G";
 
 /* nccl-tests sizes: a whole number of bytes with an optional binary K, M, G or T suffix. */
 static gboolean parse_size(const char *text, double *out)
@@ -233,8 +238,8 @@ static int one_count(ParoTopology *topology, const CollChoice *c, gint64 gpus, G
         paro_report_collective(&head, rows, (ParoFormat)c->format, out);
         return PARO_EXIT_OK;
     }
-    if (spec.algorithm == PARO_ALGO_AUTO) /* the flow model runs NCCL's rings */
-        spec.algorithm = PARO_ALGO_RING;
+    if (spec.algorithm == PARO_ALGO_AUTO && spec.op != PARO_COLL_ALLTOALL)
+        spec.algorithm = PARO_ALGO_RING; /* the flow model runs NCCL's rings */
     gint64 nodes = (spec.n + gpn - 1) / gpn;
     gboolean explicit_mode = c->explicit_mode || paro_coll_spec_has_root(&spec, gpn);
     head.explicit_mode = explicit_mode;
@@ -291,7 +296,7 @@ int paro_cmd_collective(int argc, char **argv)
         {"topology", 't', 0, G_OPTION_ARG_FILENAME, &topology_path, "Cluster description",
          "T.yaml"},
         {"op", 'o', 0, G_OPTION_ARG_STRING, &op_name,
-         "allreduce, allgather, reducescatter, broadcast or sendrecv", "OP"},
+         "allreduce, allgather, reducescatter, broadcast, sendrecv or alltoall", "OP"},
         {"algo", 'a', 0, G_OPTION_ARG_STRING, &algo_name,
          "auto (default), ring, tree, nvls, nvlstree, hierarchical or ho-ring", "ALGO"},
         {"model", 0, 0, G_OPTION_ARG_STRING, &model_name, "nccl (default) or flow", "MODEL"},
@@ -352,7 +357,7 @@ int paro_cmd_collective(int argc, char **argv)
     else if (topology_path == NULL)
         usage = "--topology is required";
     else if (op < 0)
-        usage = "--op must be allreduce, allgather, reducescatter, broadcast or sendrecv";
+        usage = "--op must be allreduce, allgather, reducescatter, broadcast, sendrecv or alltoall";
     else if (algo < 0)
         usage = "--algo must be auto, ring, tree, nvls, nvlstree, hierarchical or ho-ring";
     else if (model < 0)
@@ -364,6 +369,12 @@ int paro_cmd_collective(int argc, char **argv)
         usage = "the flow model has no NVLS (in-switch reduction): use --model nccl";
     else if (model == PARO_COLL_MODEL_NCCL && op == PARO_COLL_SENDRECV)
         usage = "NCCL's cost model has no send/receive: use --model flow";
+    else if (op == PARO_COLL_ALLTOALL && algo != PARO_ALGO_AUTO)
+        usage = "alltoall has no algorithm to choose (NCCL runs it as grouped send/receive "
+                "to every peer at once): leave --algo out or give auto";
+    else if (op == PARO_COLL_ALLTOALL && proto >= 0)
+        usage = "alltoall's protocol is NCCL's send/receive rule (LL up to 16 KiB a peer, "
+                "else Simple), not --proto";
     else if (fidelity < 0)
         usage = "--network must be maxmin or analytic";
     else if (format < 0)

@@ -27,7 +27,9 @@
  *                 As C grows T tends to max(Ti, Ta) (plus the growing latency); with C = 1
  *                 it equals the hierarchical sum.
  *   tree          AllReduce by NCCL's double binary tree (tree_allreduce_s below); the
- *                 other collectives on the ring, as NCCL does. */
+ *                 other collectives on the ring, as NCCL does.
+ * All-to-all has no ring or phases whatever the algorithm: every GPU sends S/k to each
+ * other member at once (paro_coll_alltoall_s), over a scope as over all n GPUs. */
 #include "coll/analytic.h"
 
 #include <math.h>
@@ -67,6 +69,8 @@ static double scope_ring_s(const ParoCommModel *cm, ParoCollKind op, ParoScope s
 {
     gint64 k, per_node;
     paro_coll_scope_shape(scope, cm->n, cm->m, cm->gpus_per_node, &k, &per_node);
+    if (op == PARO_COLL_ALLTOALL) /* no ring: grouped sends to every member at once */
+        return paro_coll_alltoall_s(cm, k, per_node, size_bytes);
     return paro_coll_ring_s(cm, op, k, per_node, size_bytes);
 }
 
@@ -113,6 +117,7 @@ double paro_coll_two_level_s(ParoCollKind op, gboolean overlap, gint64 m, gint64
         return overlap ? pipeline_s(rs, ar, ag, c) : rs + ar + ag;
     }
     case PARO_COLL_SENDRECV:
+    case PARO_COLL_ALLTOALL: /* one level: every GPU's sends at once, whatever the algorithm */
         return phase(op, PARO_SCOPE_GLOBAL, size_bytes, data);
     case PARO_COLL_BROADCAST: {
         /* Inter-group broadcast of the whole message, then intra-group. */
@@ -192,6 +197,14 @@ void paro_coll_traffic(const ParoCommModel *cm, ParoCollKind op, ParoScope scope
     case PARO_SCOPE_GLOBAL:
         break;
     }
+    if (op == PARO_COLL_ALLTOALL) {
+        /* every GPU's S/n to each other GPU: its group's members over the intra links, the
+         * rest over the inter ones (not a two-level algorithm's phases) */
+        double n = (double)cm->n, m = (double)cm->m;
+        *out_intra = size_bytes * (m - 1) / n;
+        *out_inter = size_bytes * (n - m) / n;
+        return;
+    }
     switch (op) {
     case PARO_COLL_ALLGATHER:
     case PARO_COLL_REDUCESCATTER:
@@ -207,5 +220,7 @@ void paro_coll_traffic(const ParoCommModel *cm, ParoCollKind op, ParoScope scope
         *out_intra = paro_coll_bytes_sent(op, cm->m, size_bytes);
         *out_inter = paro_coll_bytes_sent(op, g, size_bytes);
         return;
+    case PARO_COLL_ALLTOALL:
+        g_assert_not_reached(); /* above */
     }
 }

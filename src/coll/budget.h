@@ -24,6 +24,7 @@ typedef struct {
     gint64 channels; /* rings per phase */
     gint64 chunks;   /* pipelined chunks (ho-ring), else 1 */
     double recurred; /* share of the sends timed by recurrence (paro_coll_recurred_share) */
+    gint64 peers;    /* an all-to-all's: flows from each tracked GPU (0: rings, trees) */
 } ParoCollWork;
 
 /** paro_coll_estimate: the work of paro_coll_simulate(@graph, @fidelity, @spec), without
@@ -32,7 +33,8 @@ ParoCollWork paro_coll_estimate(const ParoGraph *graph, ParoNetFidelity fidelity
                                 const ParoCollSpec *spec);
 
 /** paro_coll_work_describe: "16,384 GPUs simulated x 1 channel x 1,024 ring steps x 1
- * chunk" (transfer full), for messages. */
+ * chunk" ("4,096 GPUs simulated x 4,095 peers = 16,773,120 flows" for an all-to-all)
+ * (transfer full), for messages. */
 char *paro_coll_work_describe(const ParoCollWork *work);
 
 G_END_DECLS

@@ -2,8 +2,8 @@
 /* Names and the nccl-tests definitions of collective sizes and bus bandwidth. */
 #include "coll/collective.h"
 
-const char *const paro_coll_kind_names[] = {"allreduce", "allgather", "reducescatter",
-                                            "broadcast", "sendrecv",  NULL};
+const char *const paro_coll_kind_names[] = {
+    "allreduce", "allgather", "reducescatter", "broadcast", "sendrecv", "alltoall", NULL};
 const char *const paro_scope_names[] = {"global", "intra", "inter", NULL};
 const char *const paro_algorithm_names[] = {"ring", "hierarchical", "ho-ring",  "tree",
                                             "auto", "nvls",         "nvlstree", NULL};
@@ -18,6 +18,7 @@ double paro_coll_bus_factor(ParoCollKind kind, gint64 nranks)
         return 2.0 * (n - 1) / n;
     case PARO_COLL_ALLGATHER:
     case PARO_COLL_REDUCESCATTER:
+    case PARO_COLL_ALLTOALL:
         return (n - 1) / n;
     case PARO_COLL_BROADCAST:
     case PARO_COLL_SENDRECV:
@@ -38,6 +39,7 @@ double paro_coll_bytes_sent(ParoCollKind kind, gint64 k, double size_bytes)
     case PARO_COLL_ALLGATHER:
     case PARO_COLL_REDUCESCATTER:
     case PARO_COLL_BROADCAST:
+    case PARO_COLL_ALLTOALL:
         return (kd - 1) / kd * size_bytes;
     case PARO_COLL_SENDRECV:
         return size_bytes;

@@ -13,6 +13,8 @@ typedef enum {
     PARO_COLL_REDUCESCATTER,
     PARO_COLL_BROADCAST,
     PARO_COLL_SENDRECV, /* every GPU sends S to the next and receives S from the previous */
+    PARO_COLL_ALLTOALL, /* every GPU sends S/n of its S to each GPU (NCCL: grouped send/recv);
+                         * last, so the values and loops up to SENDRECV keep their meaning */
 } ParoCollKind;
 
 /* Which GPUs take part, in PaRO's terms: the m GPUs of one group, the g = n/m GPUs with
@@ -40,14 +42,15 @@ typedef enum {
 typedef enum { PARO_COLL_MODEL_NCCL, PARO_COLL_MODEL_FLOW } ParoCollModel;
 extern const char *const paro_coll_model_names[]; /* "nccl", "flow", NULL */
 
-extern const char *const paro_coll_kind_names[]; /* "allreduce", ..., "sendrecv", NULL */
+extern const char *const paro_coll_kind_names[]; /* "allreduce", ..., "alltoall", NULL */
 extern const char *const paro_scope_names[];     /* "global", "intra", "inter", NULL */
 extern const char *const paro_algorithm_names[]; /* "ring", ..., "tree", NULL */
 
 /**
  * paro_coll_bus_factor:
  * nccl-tests doc/PERFORMANCE.md: busbw = algbw x 2(n-1)/n for AllReduce, (n-1)/n for
- * AllGather and ReduceScatter (S = the whole array), 1 for Broadcast and SendRecv.
+ * AllGather and ReduceScatter (S = the whole array), 1 for Broadcast and SendRecv;
+ * (n-1)/n for AlltoAll (src/alltoall.cu's AlltoAllGetBw: factor (nranks-1)/nranks).
  */
 double paro_coll_bus_factor(ParoCollKind kind, gint64 nranks);
 
@@ -60,7 +63,8 @@ void paro_coll_scope_shape(ParoScope scope, gint64 n, gint64 m, gint64 gpn, gint
  * paro_coll_bytes_sent:
  * Bytes each of @k GPUs sends (and receives) in a ring collective of total size @size:
  * (k-1)/k*S for AllGather and ReduceScatter, 2(k-1)/k*S for AllReduce, S for Broadcast
- * (every rank but the last forwards the whole message; the average is (k-1)/k*S).
+ * (every rank but the last forwards the whole message; the average is (k-1)/k*S);
+ * (k-1)/k*S for AllToAll (S/k to each of the k-1 others, its own 1/k kept).
  */
 double paro_coll_bytes_sent(ParoCollKind kind, gint64 k, double size_bytes);
 

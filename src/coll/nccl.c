@@ -32,7 +32,7 @@
 
 #include "core/error.h"
 
-const char *const paro_nccl_algo_names[] = {"tree", "ring", "nvls", "nvlstree", NULL};
+const char *const paro_nccl_algo_names[] = {"tree", "ring", "nvls", "nvlstree", "p2p", NULL};
 const char *const paro_nccl_proto_names[] = {"LL", "LL128", "Simple", NULL};
 
 /* ---- search ---- */
@@ -262,11 +262,54 @@ static int log2_floor(double x)
     return l;
 }
 
+/* A part of at most this many bytes a peer goes with LL (enqueue.cc, addP2pToPlan:
+ * protoLL while bytes <= nChannels x NCCL_P2P_LL_THRESHOLD, 16384 by default; a part below
+ * 64 KiB, half or an eighth of the p2p chunk size, takes one channel). */
+#define P2P_LL_THRESHOLD 16384.0
+
+/* AllToAll as NCCL runs it (enqueue.cc, scheduleP2pTasksToPlan and addP2pToPlan, NCCL
+ * 2.30): one send and one receive to each peer, posted in one group, over NVLink to the
+ * node's peers and through the network to the others, all at once. tuning.cc has no cost
+ * of send/receive; this one takes the search's figures (a GPU's NVLink, or PCIe, as NCCL
+ * counts it; the NICs the communicator's GPUs of a node reach, shared by them, and at most
+ * a GPU's PCIe) for the two link classes and paro_coll_alltoall_s's formula for the
+ * bandwidth; LL moves half its lines' bytes as data (addP2pToPlan: chunkDataSize /= 2);
+ * latency: the protocol's base and one hop of the slower class (every send is posted
+ * together), as for a ring step (NET hops pay the network plugin's latency, Simple's
+ * twice with the flush). LL128 is never used for send/receive. */
+static ParoNcclCost p2p_cost(const ParoNcclSystem *s, ParoNcclProto p)
+{
+    ParoNcclCost none = {0, 0};
+    if (s->ranks <= 1 || p == PARO_NCCL_LL128)
+        return none;
+    double ppn = s->per_node;
+    ParoCommModel cm = {
+        .n = s->ranks,
+        .m = s->ranks,
+        .gpus_per_node = (gint64)ppn,
+        .intra_Bps = s->nvlink_GBps * 1e9,
+        .inter_Bps = MIN(s->pcie_GBps, s->nic_GBps * (double)s->nics / ppn) * 1e9,
+        .algorithm = PARO_ALGO_RING,
+        .chunks = 1,
+    };
+    /* no latency in cm: the time of 1 GB is its transfer alone */
+    double bw = 1.0 / paro_coll_alltoall_s(&cm, s->ranks, (gint64)ppn, 1e9);
+    if (p == PARO_NCCL_LL)
+        bw *= 0.5;
+    int intra_hw = s->nvlink ? HW_NVLINK : HW_PCI;
+    double hop = s->nodes > 1 ? hw_latency[HW_NET][PARO_NCCL_RING][p] +
+                                    s->net_latency_us * (p == PARO_NCCL_SIMPLE ? 2 : 1)
+                              : hw_latency[intra_hw][PARO_NCCL_RING][p];
+    return (ParoNcclCost){base_latency[PARO_NCCL_RING][p] + hop, bw};
+}
+
 /* The model's tables for @op: bus bandwidth converted to algorithm bandwidth, latency. */
 static ParoNcclCost base_cost(const ParoNcclSystem *s, ParoCollKind op, ParoNcclAlgo a,
                               ParoNcclProto p)
 {
     ParoNcclCost none = {0, 0};
+    if (op == PARO_COLL_ALLTOALL || a == PARO_NCCL_P2P)
+        return op == PARO_COLL_ALLTOALL && a == PARO_NCCL_P2P ? p2p_cost(s, p) : none;
     const ParoNcclGraph *g = &s->graphs[a];
     gboolean ar = op == PARO_COLL_ALLREDUCE,
              ag_rs = op == PARO_COLL_ALLGATHER || op == PARO_COLL_REDUCESCATTER;
@@ -347,6 +390,7 @@ static ParoNcclCost base_cost(const ParoNcclSystem *s, ParoCollKind op, ParoNccl
     case PARO_NCCL_NVLS_TREE:
         lat += intra_lat + 2 * log_nodes * inter_lat;
         break;
+    case PARO_NCCL_P2P: /* p2p_cost */
     case PARO_NCCL_N_ALGOS:
         g_assert_not_reached();
     }
@@ -359,6 +403,10 @@ ParoNcclCost paro_nccl_cost(const ParoNcclSystem *s, ParoCollKind op, ParoNcclAl
     ParoNcclCost c = base_cost(s, op, a, p);
     if (c.algbw_GBps <= 0)
         return c;
+    if (op == PARO_COLL_ALLTOALL) { /* the one protocol NCCL's size rule picks */
+        gboolean ll = bytes / (double)s->ranks <= P2P_LL_THRESHOLD;
+        return (p == PARO_NCCL_LL) == ll ? c : (ParoNcclCost){0, 0};
+    }
     int log_size = log2_floor(bytes / 64);
     if (a == PARO_NCCL_TREE && op == PARO_COLL_ALLREDUCE && log_size >= 0 && log_size < 23)
         c.algbw_GBps *= tree_correction[p][log_size];
@@ -434,6 +482,8 @@ gboolean paro_nccl_choose(const ParoNcclSystem *s, ParoCollKind op, double bytes
                           double *out_s)
 {
     double best = INFINITY;
+    if (op == PARO_COLL_ALLTOALL) /* NCCL_ALGO does not apply to send/receive */
+        algos = 1u << PARO_NCCL_P2P;
     for (int a = 0; a < PARO_NCCL_N_ALGOS; a++) {
         if (algos && !(algos & (1u << a)))
             continue;

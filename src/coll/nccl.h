@@ -28,6 +28,7 @@ typedef enum {
     PARO_NCCL_RING,
     PARO_NCCL_NVLS,
     PARO_NCCL_NVLS_TREE,
+    PARO_NCCL_P2P, /* no collective algorithm: AllToAll as grouped send/receive (ncclGroup) */
     PARO_NCCL_N_ALGOS,
 } ParoNcclAlgo;
 
@@ -38,7 +39,7 @@ typedef enum {
     PARO_NCCL_N_PROTOS,
 } ParoNcclProto;
 
-extern const char *const paro_nccl_algo_names[];  /* "tree", "ring", "nvls", "nvlstree", NULL */
+extern const char *const paro_nccl_algo_names[];  /* "tree", ..., "nvlstree", "p2p", NULL */
 extern const char *const paro_nccl_proto_names[]; /* "LL", "LL128", "Simple", NULL */
 
 /* One algorithm's graph: what the topology search finds. */
@@ -91,6 +92,12 @@ typedef struct {
  * array): latency and algorithm bandwidth, with the size-dependent corrections (the ring's
  * latency plateau past 64 bytes a channel and rank on several nodes, the tree's correction
  * table). algbw 0 when the pair is disabled or unsupported for @op.
+ * AllToAll: NCCL runs it as one send and one receive to every peer in a group, not as a
+ * collective algorithm, and tuning.cc has no cost of it; PARO_NCCL_P2P times it
+ * (docs/nccl.md, "All-to-all"): each GPU's S/k to each of its node's peers over NVLink and
+ * to the others through its share of the NICs at once (paro_coll_alltoall_s), with the LL
+ * protocol while a peer's part is at most NCCL_P2P_LL_THRESHOLD (16 KiB), else Simple,
+ * and one base latency plus one hop of the slower link class.
  */
 ParoNcclCost paro_nccl_cost(const ParoNcclSystem *sys, ParoCollKind op, ParoNcclAlgo algo,
                             ParoNcclProto proto, double bytes);
@@ -103,7 +110,9 @@ double paro_nccl_time_s(const ParoNcclSystem *sys, ParoCollKind op, ParoNcclAlgo
  * paro_nccl_choose:
  * The (algorithm, protocol) NCCL's tuner picks for @op of @bytes among those allowed by
  * @algos and @protos (bit masks of 1 << ParoNccl*; 0: all, as NCCL_ALGO and NCCL_PROTO
- * unset), and its time in seconds. FALSE when none is available.
+ * unset), and its time in seconds. FALSE when none is available. For AllToAll @algos does
+ * not apply (NCCL_ALGO chooses collective algorithms; send/receive has none): PARO_NCCL_P2P,
+ * with the one protocol NCCL's size rule picks when @protos allows it.
  */
 gboolean paro_nccl_choose(const ParoNcclSystem *sys, ParoCollKind op, double bytes, guint algos,
                           guint protos, ParoNcclAlgo *out_algo, ParoNcclProto *out_proto,

@@ -33,7 +33,9 @@
  * are), so the cost of a phase is bounded whatever k. In the aggregated mode only the
  * members in the representative unit (topo/graph.h) send; a transfer leaving it is
  * delivered to the member of the unit in the same place, which by symmetry is in the same
- * state. */
+ * state.
+ *
+ * All-to-all is no ring: coll/alltoall.c starts every GPU's flows to its peers at once. */
 #include "coll/simulate.h"
 
 #include <math.h>
@@ -346,6 +348,8 @@ static void build_stages(Sim *s)
     case PARO_COLL_BROADCAST:
     case PARO_COLL_SENDRECV:
         g_assert_not_reached(); /* refused by check_spec */
+    case PARO_COLL_ALLTOALL:
+        g_assert_not_reached(); /* no ring: coll/alltoall.c */
     }
 #undef STAGE
 }
@@ -519,7 +523,8 @@ static const ParoCollSpec *flow_spec(const ParoGraph *graph, const ParoCollSpec 
                                      ParoCollSpec *ring, GError **error)
 {
     *ring = *given;
-    if (given->algorithm == PARO_ALGO_AUTO)
+    /* all-to-all has no algorithm to choose: its sends go at once (coll/alltoall.c) */
+    if (given->algorithm == PARO_ALGO_AUTO || given->op == PARO_COLL_ALLTOALL)
         ring->algorithm = PARO_ALGO_RING;
     if (ring->algorithm == PARO_ALGO_NVLS || ring->algorithm == PARO_ALGO_NVLS_TREE) {
         /* NVLS reduces inside the switch, which a flow on links does not describe */
@@ -537,7 +542,8 @@ double paro_coll_recurred_share(const ParoGraph *graph, ParoNetFidelity fidelity
 {
     ParoCollSpec ring;
     const ParoCollSpec *spec = flow_spec(graph, given, &ring, NULL);
-    if (spec == NULL || (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL))
+    if (spec == NULL || (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL) ||
+        spec->op == PARO_COLL_ALLTOALL)
         return 0;
     Sim s;
     sim_init(&s, graph, spec, NULL, NULL, fidelity);
@@ -556,6 +562,8 @@ gboolean paro_coll_simulate(const ParoGraph *graph, ParoNetFidelity fidelity,
         return FALSE;
     if (spec->algorithm == PARO_ALGO_TREE && spec->scope == PARO_SCOPE_GLOBAL)
         return paro_coll_simulate_tree(graph, fidelity, spec, out, error);
+    if (spec->op == PARO_COLL_ALLTOALL)
+        return paro_coll_simulate_alltoall(graph, fidelity, spec, out, error);
     g_autoptr(ParoEngine) engine = paro_engine_new();
     g_autoptr(ParoNetwork) net = paro_coll_network_new(graph, engine, fidelity, spec);
     Sim s;

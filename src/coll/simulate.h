@@ -114,6 +114,15 @@ void paro_coll_result_fill(ParoCollResult *out, const ParoGraph *graph, const Pa
  * @mirror (paro_graph_n_links entries) then holds. */
 gboolean paro_coll_tree_folds(const ParoGraph *graph, const ParoCollSpec *spec, guint *mirror);
 
+/* coll/alltoall.c: an all-to-all as every GPU's flows to all its peers at once, called by
+ * paro_coll_simulate. */
+gboolean paro_coll_simulate_alltoall(const ParoGraph *graph, ParoNetFidelity fidelity,
+                                     const ParoCollSpec *spec, ParoCollResult *out, GError **error);
+
+/* coll/alltoall.c: the flows (classes of identical flows) paro_coll_simulate_alltoall starts,
+ * found from every tracked GPU's routes; for the work estimate. */
+double paro_coll_alltoall_flows(const ParoGraph *graph, const ParoCollSpec *spec);
+
 /* coll/tree.c: the double binary tree, called by paro_coll_simulate. */
 gboolean paro_coll_simulate_tree(const ParoGraph *graph, ParoNetFidelity fidelity,
                                  const ParoCollSpec *spec, ParoCollResult *out, GError **error);

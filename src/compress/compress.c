@@ -187,6 +187,7 @@ ParoCompressCost paro_compress_cost(const ParoCompressor *c, ParoCollKind op, gi
         cost.codec_s = S / kk * inv_c + (kk - 1) / kk * S * inv_d;
         break;
     case PARO_COLL_REDUCESCATTER:
+    case PARO_COLL_ALLTOALL: /* compresses the (k-1)/k it sends, decompresses what it gets */
         cost.codec_s = (kk - 1) / kk * S * (inv_c + inv_d);
         break;
     case PARO_COLL_ALLREDUCE:

@@ -15,6 +15,12 @@ static gboolean flow(const ParoCollReport *h)
     return h->model == PARO_COLL_MODEL_FLOW;
 }
 
+/* Channels and chunks shape rings, trees and chains; an all-to-all's flows go at once. */
+static gboolean rings(const ParoCollSpec *spec)
+{
+    return spec->op != PARO_COLL_ALLTOALL;
+}
+
 static void json(const ParoCollReport *h, const GArray *rows, double factor, GString *out)
 {
     const ParoCollSpec *spec = h->spec;
@@ -28,9 +34,9 @@ static void json(const ParoCollReport *h, const GArray *rows, double factor, GSt
         ",\n  \"op\": \"%s\",\n  \"algorithm\": \"%s\",\n  \"gpus\": %" G_GINT64_FORMAT
         ",\n  \"group\": %" G_GINT64_FORMAT,
         paro_coll_kind_names[spec->op], paro_algorithm_names[spec->algorithm], spec->n, spec->m);
-    if (flow(h))
+    if (flow(h) && rings(spec))
         g_string_append_printf(out, ",\n  \"channels\": %" G_GINT64_FORMAT, spec->channels);
-    if (flow(h) || spec->algorithm == PARO_ALGO_HO_RING)
+    if ((flow(h) || spec->algorithm == PARO_ALGO_HO_RING) && rings(spec))
         g_string_append_printf(out, ",\n  \"chunks\": %" G_GINT64_FORMAT, spec->chunks);
     g_string_append_printf(out, ",\n  \"model\": \"%s\"", paro_coll_model_names[h->model]);
     if (flow(h))
@@ -77,9 +83,9 @@ static void head(const ParoCollReport *h, GString *out)
                            "# topology: %s  gpus: %" G_GINT64_FORMAT
                            "  gpus per node: %" G_GINT64_FORMAT "  group m: %" G_GINT64_FORMAT,
                            name, spec->n, t->gpus_per_node, spec->m);
-    if (flow(h))
+    if (flow(h) && rings(spec))
         g_string_append_printf(out, "  channels: %" G_GINT64_FORMAT, spec->channels);
-    if (flow(h) || spec->algorithm == PARO_ALGO_HO_RING)
+    if ((flow(h) || spec->algorithm == PARO_ALGO_HO_RING) && rings(spec))
         g_string_append_printf(out, "  chunks: %" G_GINT64_FORMAT, spec->chunks);
     g_string_append_c(out, '\n');
     if (flow(h)) {

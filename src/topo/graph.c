@@ -290,7 +290,9 @@ ParoTime paro_graph_route(const ParoGraph *g, gint64 src, gint64 dst, GArray *li
          * the average of the npl hops it stands for, as a ring's hop latencies average
          * along it (coll/simulate.c, NCCL's slots). */
         gint64 d = ((dn - sn) % g->nodes + g->nodes) % g->nodes;
-        double w = (double)MIN(d, g->nodes_per_leaf);
+        /* min(d, npl) but for the hops that wrap past the last node back into the leaf
+         * (d > nodes - npl: an all-to-all's far peers; a ring's hops are shorter) */
+        double w = (double)(g->nodes_per_leaf - staying(g->nodes, g->nodes_per_leaf, d));
         push(links, weights, g->leaf_base, w);
         push(links, weights, g->leaf_base + 1, w);
         /* With a partly filled last leaf (issue #18), the uplink's weight is a full leaf's,
