@@ -86,7 +86,7 @@ NOISE = 0.02
 # PENDING_ISSUE_43 is the one switch for the time those keys are being built: while it is
 # True, a key that `parosim run` refuses as unknown (probed once, probe_keys) or an hf_config
 # file that is not there yet makes the row skipped as "needs KEY (issue #43)", and --check
-# accepts a row of issue #43 that recorded.tsv does not hold yet (TAP `# TODO`), so the lead
+# accepts a row of issue #43 that recorded.tsv does not hold yet (TAP `# SKIP`), so the lead
 # records them once. Set it to False when the keys have landed and the rows are recorded:
 # then nothing is probed and a refusal or a missing record fails like any other row's.
 PENDING_ISSUE_43 = True
@@ -709,7 +709,10 @@ def main():
     compared = [dict(x, id="comparison:" + x["id"]) for x in comparisons(root, rows, results)]
     # Every run of the corpus ran, so each should fit in parosim's memory too: the ones that
     # do not are recorded (and checked) as one more row, `fits:out-of-memory`.
-    oom = [x["id"] for x in done if not x["fits"]]
+    # (issue #43's rows stay out of it until they are recorded: PENDING_ISSUE_43)
+    new43 = {r["id"] for r in rows if issue43_row(r)} if PENDING_ISSUE_43 else set()
+    oom = [x["id"] for x in done if not x["fits"] and x["id"] not in new43]
+    oom43 = [x["id"] for x in done if not x["fits"] and x["id"] in new43]
     memory.append({"id": "fits:out-of-memory", "predicted": ",".join(oom) or "none"})
     if mode == "--check":
         with open(target) as f:
@@ -724,7 +727,7 @@ def main():
             now = ("skip" if "skip" in x else x["predicted"] if isinstance(x["predicted"], str)
                    else f"{x['predicted']:.6g}")
             if x["id"] in unrecorded:
-                print(f"ok {n} - {x['id']} {now} # TODO not recorded yet (issue #43"
+                print(f"ok {n} - {x['id']} {now} # SKIP not recorded yet (issue #43"
                       f"{': ' + x['skip'] if 'skip' in x else ''})")
                 continue
             if was is None or was["predicted"] != now:
@@ -764,6 +767,8 @@ def main():
             print(f"{x['id']:62} skipped: {x['skip']}")
         elif x["id"] == "fits:out-of-memory":
             print(f"# runs that ran but exceed their GPU's memory in parosim: {x['predicted']}")
+            if oom43:
+                print(f"# and of issue #43's rows, not recorded yet: {','.join(oom43)}")
         else:
             print(f"{x['id']:62} {x['measured']:6.1f} GiB {x['predicted']:6.1f} GiB "
                   f"{x['error']:+8.1%}")
