@@ -209,7 +209,9 @@ def framework(r):
         return "framework:\n  name: deepspeed\n" + old + eager_hf + eager_norm
     # Megatron-Bridge's performance recipes and NVIDIA's MLPerf runs overlap TP communication
     # (userbuffers; SOURCES.md): the row says so
-    if "Megatron-Bridge" in fw or ("Megatron" in fw and "tp_overlap=true" in r["notes"]):
+    # (a Bridge recipe that turns it off says tp_overlap=false: Qwen3 235B's, issue #43)
+    if ("Megatron-Bridge" in fw and "tp_overlap=false" not in r["notes"]) or (
+            "Megatron" in fw and "tp_overlap=true" in r["notes"]):
         return "framework:\n  name: megatron\n  tp_overlap: true\n"
     if "Megatron-LM (2021" in fw:
         # Megatron-LM of 2021 (SC'21's sc21 branch, the v2.5 tag; the README's 175B figure of
