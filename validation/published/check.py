@@ -43,6 +43,11 @@ A source whose cluster's collectives were measured and published runs on that cl
 calibrated topology instead of its datasheet NICs (CLUSTER: BLOOM's Jean Zay, decision 57).
 Rows parosim cannot model are listed as skipped with the reason (fp8 GEMMs, a layout or a
 batch the source does not give, a FLOP count that cannot be inverted).
+
+Issue #43's rows (context parallelism, mixtures of experts, offloading: results.tsv's last
+ten columns, `hf_config=` in the notes) run with the keys they name; while parosim lacks one
+they are skipped as "needs KEY (issue #43)" and held apart until recorded, under one switch,
+PENDING_ISSUE_43 (decision 83).
 """
 import csv
 import json
