@@ -378,8 +378,10 @@ static void kind_cost(const ParoModel *m, const ParoComputeSetup *c, KindCost *k
     gboolean fp8 = c->fp8; /* the layer's linears; the router and the head stay 16-bit */
     double *forward = &k->forward, *backward = &k->backward;
     if (paro_model_is_mla(m)) {
-        /* Latent attention (decision 78): the down projections whole on every TP rank
-         * (Megatron-Core builds them unsplit), the up projections and the output split */
+        /* Latent attention (decision 78): the down projections whole on every TP rank, the
+         * up projections column-parallel and the output row-parallel (DeepSeek's reference
+         * code, deepseek-ai/DeepSeek-V3 inference/model.py, class MLA: wq_a and wkv_a are
+         * plain Linear, wq_b and wkv_b ColumnParallelLinear, wo RowParallelLinear) */
         double a = (double)m->heads, rq = (double)m->q_lora_rank;
         double rkv = (double)m->kv_lora_rank, rope = (double)m->qk_rope_head_dim;
         double qk = a * (double)(m->qk_nope_head_dim + m->qk_rope_head_dim);
