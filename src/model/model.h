@@ -226,6 +226,10 @@ double paro_model_active_params(const ParoModel *model);
 /** paro_model_forward_flops: FLOPs of the forward pass of one micro-batch. */
 double paro_model_forward_flops(const ParoModel *model, gint64 batch, gint64 seq);
 
+/* The per-layer activation functions below return, for a model whose layers differ (dense
+ * and expert layers, multi-token prediction modules: decision 77), the mean over its L
+ * layers, so that L times it is the whole model's. */
+
 /** paro_model_activation_bytes: activations kept per layer for one micro-batch, 16-bit
  * (Korthikanti et al. 2022, generalised to any MLP width, with the model's dropout and
  * eager attention's softmax kernels, @fused_softmax: Megatron's one kernel; see model.c).
