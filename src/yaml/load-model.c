@@ -679,9 +679,10 @@ static gboolean hf_mlp_only_layers(const ParoNode *root, Architecture *a, GError
 }
 
 /* What the DeepSeek, Qwen2-MoE and OLMoE configs say beyond the table's keys (decision 77),
- * as transformers' modeling files build it (huggingface/transformers, commit 000c33fd,
- * src/transformers/models/{deepseek_v2,deepseek_v3,qwen2_moe,olmoe}); @attn_bias: Qwen2's
- * q, k and v biases. */
+ * as transformers' modeling files build it (huggingface/transformers: models/deepseek_v2
+ * and deepseek_v3/modular_*.py at commit 000c33fd, qwen2_moe/modular_qwen2_moe.py at
+ * 001f85b3, olmoe/modular_olmoe.py's q_norm over h and k_norm over kv); @attn_bias:
+ * Qwen2-MoE's q, k and v biases (qkv_bias, true in the released checkpoints). */
 static gboolean hf_extensions(const ParoNode *root, const HfFamily *fam, Architecture *a,
                               gboolean *attn_bias, GError **error)
 {
