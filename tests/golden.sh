@@ -61,6 +61,10 @@ golden run-naive.json run "$scenario" --set compression.preset=naive --strategie
 golden run-neox-3d-hybrid.txt run scenarios/neox-20b_lassen-v100x4_3d.yaml \
     --strategies zero-1,zero-2,zero-3 --set compression.preset=hybrid
 golden strategies-default.json strategies "$scenario" --format json
+# DeepSeek-V3's config.json (decision 77): its params line holds the main model and the MTP
+# module's own weights, 682.6B, between the card's 671B and HF's 685B
+golden run-deepseek-v3.txt run scenarios/mixtral-8x7b_dgx-h100x8_n32-fsdp.yaml \
+    --set model=models/hf/deepseek-v3-config.json --strategies zero-3,zero-2
 golden strategies-default.csv strategies "$scenario" --format csv
 golden strategies-65b-partial.txt strategies "$scenario" --set model=models/llama-65b.yaml \
     --set training.trainable.fraction=1/16 --set training.recompute=full \

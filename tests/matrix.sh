@@ -133,6 +133,15 @@ parallelism.etp training.moe.imbalance training.moe.capacity_factor"
 for key in $moe_keys; do
     row "$key" "" $moe
 done
+# the fields of DeepSeek-like models (decision 77): latent attention, shared experts,
+# dense first layers, multi-token prediction
+mla=tests/data/good/scenario-moe-mla.yaml
+mla_keys="model.architecture.expert_ffn model.architecture.shared_experts
+model.architecture.shared_ffn model.architecture.dense_layers model.architecture.moe_every
+model.architecture.mtp_layers model.architecture.q_lora_rank model.architecture.kv_lora_rank
+model.architecture.qk_nope_head_dim model.architecture.qk_rope_head_dim
+model.architecture.v_head_dim"
+for key in $mla_keys; do row "$key" "" $mla; done
 
 # ---- the readers of measurements ----
 # One run of a reading command on the log in $work/log.txt: exit 0 with finite numbers of
@@ -237,7 +246,8 @@ done
 
 # Every numeric field of the schema tables is in the matrix (by its last key).
 all="$count $bytes $bandwidth $time $flops training.trainable.lora.rank
-training.trainable.lora.dropout $moe_keys"
+training.trainable.lora.dropout $moe_keys
+$mla_keys"
 missing=""
 for field in $(grep -hoE '\{"[a-z_]+", PARO_FIELD_(INT|DOUBLE|RATIO|QUANTITY)' \
     src/yaml/load-model.c src/yaml/load-topology.c src/scenario/scenario.c \

@@ -30,6 +30,15 @@ static const Published published[] = {
     {"models/hf/opt-125m-config.json", 125e6, "Zhang et al. 2022, Table 1 (OPT-125M)"},
     {"models/hf/mixtral-8x7b-config.json", 46.7e9, "Mistral AI 2024, Mixtral 8x7B (46.7B)"},
     {"models/hf/qwen3-30b-a3b-config.json", 30.5e9, "Qwen3 model card, Qwen3-30B-A3B (30.5B)"},
+    /* held in training: the main model and the MTP module's own weights, which share the
+     * embeddings and head (deepseek-ai/DeepSeek-V3 README_WEIGHTS.md: 671B + 11.5B); HF's
+     * 685B stores those two again (model_deepseek_v3_card) */
+    {"models/hf/deepseek-v3-config.json", 682.5e9,
+     "DeepSeek-V3 README_WEIGHTS.md (671B main + 11.5B MTP)"},
+    {"models/hf/deepseek-v2-config.json", 236e9, "DeepSeek-AI 2024, DeepSeek-V2 abstract (236B)"},
+    {"models/hf/deepseek-v2-lite-config.json", 15.7e9, "DeepSeek-V2-Lite HF card (15.7B)"},
+    {"models/hf/qwen1.5-moe-a2.7b-config.json", 14.3e9, "Qwen1.5-MoE-A2.7B HF card (14.3B)"},
+    {"models/hf/olmoe-1b-7b-0924-config.json", 6.9e9, "Muennighoff et al. 2024, OLMoE (6.9B)"},
 };
 
 /* The model at @relative (from the source root), failing the test with the loader's
@@ -194,6 +203,243 @@ START_TEST(model_mixture_of_experts)
     /* A dense model: every parameter is active. */
     g_autoptr(ParoModel) llama = load_model("models/llama-7b.yaml");
     ck_assert_double_eq(paro_model_active_params(llama), paro_model_shape_params(llama));
+}
+END_TEST
+
+/* @m's count within @rel of @want. */
+static void assert_near(double got, double want, double rel, const char *what)
+{
+    ck_assert_msg(fabs(got - want) <= rel * want, "%s: %.6g vs %.6g", what, got, want);
+}
+
+START_TEST(model_deepseek_v3_card)
+{
+    /* System: DeepSeek-V3's config.json (61 layers, the first 3 dense of 18432, then 256
+     * routed experts of 2048 (top 8) and 1 shared; latent attention, q_lora 1536, kv_lora
+     * 512, heads of 128 + 64 (rotary) and values of 128; one MTP module).
+     * Expectation, by hand from transformers' modeling_deepseek_v3.py shapes:
+     *   attention 7168*1536 + 1536*128*192 + 7168*576 + 512*128*256 + 128*128*7168
+     *     = 187,105,280, its latents' norms 2,048, the layer's norms 14,336;
+     *   an expert layer: + 256*3*7168*2048 + 3*7168*2048 (shared) + 256*7168 (router)
+     *     = 11,507,286,016; a dense one: + 3*7168*18432 = 583,483,392;
+     *   the main model 58*11,507,286,016 + 3*583,483,392 + 2*129280*7168 + 7168
+     *     = 671,026,404,352: "671B" (deepseek-ai/DeepSeek-V3 README_WEIGHTS.md);
+     *   the MTP module: a block, 3 norms and eh_proj 2*7168^2: 11,610,067,968, "11.5B
+     *     unique parameters" (the same file: within 1%);
+     *   the checkpoint stores the module's embeddings and head again: 684,489,830,400,
+     *     the "685B" of its HF card;
+     *   active (the main model, as the same file counts it without the embedding lookup,
+     *     "36.6B including 0.9B for the output head"): 36.6B within 1%;
+     *   the routed experts (what expert parallelism splits): 59 layers (58 + the MTP's)
+     *     * 256 * 44,040,192 = 665,183,059,968. */
+    g_autoptr(ParoModel) m = load_model("models/hf/deepseek-v3-config.json");
+    ck_assert(paro_model_is_mla(m));
+    ck_assert_int_eq(m->head_dim, 192);
+    ck_assert_int_eq(m->kv_heads, 128);
+    ck_assert_int_eq(m->dense_layers, 3);
+    ck_assert_int_eq(m->mtp_layers, 1);
+    ck_assert_int_eq(paro_model_expert_ffn(m), 2048);
+    ck_assert_int_eq(m->ffn, 18432);
+    ck_assert(!paro_model_layer_has_experts(m, 2) && paro_model_layer_has_experts(m, 3));
+    ck_assert(paro_model_layer_has_experts(m, 61)); /* the MTP module's block */
+    ck_assert_int_eq(paro_model_expert_layers(m), 59);
+    double mtp = paro_model_mtp_params(m), vh = 129280.0 * 7168.0;
+    ck_assert_double_eq(mtp, 11610067968.0);
+    ck_assert_double_eq(paro_model_shape_params(m) - mtp, 671026404352.0);
+    assert_near(paro_model_shape_params(m) - mtp, 671e9, 0.01, "main model vs 671B");
+    assert_near(mtp, 11.5e9, 0.01, "MTP module vs 11.5B");
+    assert_near(paro_model_shape_params(m) + 2.0 * vh, 685e9, 0.01, "checkpoint vs 685B");
+    ck_assert_double_eq(paro_model_expert_params(m), 665183059968.0);
+    ck_assert_double_eq(paro_model_layer_params_at(m, 0), 583483392.0);
+    ck_assert_double_eq(paro_model_layer_params_at(m, 3), 11507286016.0);
+    ck_assert_double_eq(paro_model_largest_layer_params(m), 11610067968.0);
+    /* the mean layer: L of them and the embeddings, final norm and head are the count */
+    ck_assert_double_eq_tol(61.0 * paro_model_layer_params(m) + 2.0 * vh + 7168.0,
+                            paro_model_shape_params(m), 1.0);
+    ParoModel main_only = *m;
+    main_only.mtp_layers = 0;
+    assert_near(paro_model_active_params(&main_only) - vh, 36.6e9, 0.01, "active vs 36.6B");
+}
+END_TEST
+
+START_TEST(model_moe_family_cards)
+{
+    /* DeepSeek-V2 (DeepSeek-AI 2024, abstract: "236B total parameters, of which 21B are
+     * activated for each token"; DeepSeek counts the active ones without the embedding
+     * lookup, as model_deepseek_v3_card): both within 1%. */
+    g_autoptr(ParoModel) v2 = load_model("models/hf/deepseek-v2-config.json");
+    assert_near(paro_model_shape_params(v2), 236e9, 0.01, "DeepSeek-V2 vs 236B");
+    assert_near(paro_model_active_params(v2) - 102400.0 * 5120.0, 21e9, 0.01,
+                "DeepSeek-V2 active vs 21B");
+    /* DeepSeek-V2-Lite: queries projected from h (q_lora_rank null). By hand, its attention:
+     * 2048*16*192 + 2048*576 + 512*16*256 + 16*128*2048 = 13,762,560, + the kv latent's
+     * norm 512 and the two layer norms 4,096: its dense first layer with an MLP of
+     * 3*2048*10944 = 67,239,936: 81,007,104. The card: "15.7B total, 2.4B activated",
+     * figures given to one decimal (the active count truncated, as Qwen3's above). */
+    g_autoptr(ParoModel) lite = load_model("models/hf/deepseek-v2-lite-config.json");
+    ck_assert_int_eq(lite->q_lora_rank, 0);
+    ck_assert_double_eq(paro_model_layer_params_at(lite, 0), 81007104.0);
+    assert_near(paro_model_shape_params(lite), 15.7e9, 0.01, "V2-Lite vs 15.7B");
+    double lite_active = paro_model_active_params(lite) - 102400.0 * 2048.0;
+    ck_assert_msg(lite_active >= 2.4e9 && lite_active < 2.5e9, "V2-Lite active %.4g", lite_active);
+    /* Qwen1.5-MoE-A2.7B (its HF card: "14.3B parameters in total and 2.7B activated"). By
+     * hand, a layer: attention 4*2048^2 with q, k, v (and here o) biases 4*2048, 60 experts
+     * 60*3*2048*1408, the shared expert 3*2048*5632 and its gate 2048, the router 60*2048,
+     * the norms 2*2048: 570,562,560; active: the attention, 4 experts, the shared one. */
+    g_autoptr(ParoModel) qwen = load_model("models/hf/qwen1.5-moe-a2.7b-config.json");
+    ck_assert_int_eq(qwen->shared_experts, 1);
+    ck_assert_int_eq(qwen->shared_ffn, 5632);
+    ck_assert(qwen->shared_expert_gate);
+    ck_assert_double_eq(paro_model_layer_params(qwen), 570562560.0);
+    assert_near(paro_model_shape_params(qwen), 14.3e9, 0.01, "Qwen1.5-MoE vs 14.3B");
+    assert_near(paro_model_active_params(qwen), 2.7e9, 0.01, "Qwen1.5-MoE active vs 2.7B");
+    /* The routed experts only: 24 * 60 * 3*2048*1408 = 12,457,082,880 (not the shared
+     * expert, router or gate). */
+    ck_assert_double_eq(paro_model_expert_params(qwen), 12457082880.0);
+    /* OLMoE-1B-7B (Muennighoff et al. 2024, abstract: "7 billion (B) parameters but uses
+     * only 1B per input token"; its card: 6.9B total, 1.3B active, one decimal). By hand,
+     * a layer: attention 4*2048^2, q and k norms 2*2048, 64 experts 64*3*2048*1024, router
+     * 64*2048, norms 2*2048: 419,569,664. */
+    g_autoptr(ParoModel) olmoe = load_model("models/hf/olmoe-1b-7b-0924-config.json");
+    ck_assert(olmoe->qk_norm);
+    ck_assert_double_eq(paro_model_layer_params(olmoe), 419569664.0);
+    assert_near(paro_model_shape_params(olmoe), 6.9e9, 0.01, "OLMoE vs 6.9B");
+    ck_assert_msg(fabs(paro_model_active_params(olmoe) - 1.3e9) <= 0.05e9, "OLMoE active %.4g",
+                  paro_model_active_params(olmoe));
+}
+END_TEST
+
+/* A latent-attention transformer small enough to count by hand: h 64, one layer, 2 heads
+ * of 4 + 2 (rotary) for queries and keys and 3 for values, q_lora 16, kv_lora 8, a gated
+ * MLP of 32, vocabulary 10. */
+static ParoModel tiny_mla(void)
+{
+    return (ParoModel){.has_shape = TRUE,
+                       .hidden = 64,
+                       .layers = 1,
+                       .heads = 2,
+                       .kv_heads = 2,
+                       .head_dim = 6,
+                       .ffn = 32,
+                       .vocab = 10,
+                       .rotary = 1,
+                       .mlp = PARO_MLP_GATED,
+                       .norm = PARO_NORM_RMSNORM,
+                       .q_lora_rank = 16,
+                       .kv_lora_rank = 8,
+                       .qk_nope_head_dim = 4,
+                       .qk_rope_head_dim = 2,
+                       .v_head_dim = 3};
+}
+
+START_TEST(model_latent_attention_by_hand)
+{
+    /* Expectation, by hand: the weights 64*16 + 16*2*6 (queries) + 64*(8+2) + 8*2*(4+3)
+     * (keys and values) + 2*3*64 (output) = 2,352, the MLP 3*64*32 = 6,144; the count
+     * 8,496 + the latents' norms 24 + two norms 128 + embeddings and head 2*640 + the final
+     * norm 64 = 9,992. Forward of one sequence of 8: 2*8*(8,496 + 640) products and the
+     * core 2*8^2*(2*6 + 2*3) (QK^T over 6, AV over 3): 146,176 + 2,304 = 148,480.
+     * Activations (FlashAttention, no recomputation): a token keeps 6 h (input, norms),
+     * Q and K 2*2*12, V and the output 2*2*6, each latent twice 4*(16+8), the MLP's input
+     * 2 h and inner tensors 8 f: 936 bytes, 7,488 for the 8 tokens. */
+    ParoModel m = tiny_mla();
+    ck_assert_double_eq(paro_model_shape_params(&m), 9992.0);
+    ck_assert_double_eq(paro_model_forward_flops(&m, 1, 8), 148480.0);
+    ck_assert_double_eq(
+        paro_model_activation_bytes(&m, 1, 8, PARO_RECOMPUTE_NONE, PARO_ATTENTION_FLASH, TRUE),
+        7488.0);
+    /* At a flat rate R the layer's products cost their FLOPs: forward, input and weight
+     * gradients, 3 * 2*8*(8,496 + 640 on the last layer's head) / R; the core 2,304 / R
+     * forward and 2.5 times that backward (FlashAttention's). */
+    ParoComputeSetup c = paro_test_h100_like(3.35e12, 1, 8);
+    c.flat_flops = 1e12;
+    g_autoptr(GArray) layers = paro_compute_layers(&m, &c);
+    const ParoLayerCost *lc = &g_array_index(layers, ParoLayerCost, 0);
+    /* Tolerance: 1e-12 relative, sums of a few products in double. */
+    double gemm = 3.0 * 2.0 * 8.0 * (8496.0 + 640.0) / 1e12, core = 3.5 * 2304.0 / 1e12;
+    ck_assert_double_eq_tol(lc->gemm_s, gemm, gemm * 1e-12);
+    ck_assert_double_eq_tol(lc->attention_s, core, core * 1e-12);
+}
+END_TEST
+
+START_TEST(compute_dense_first_and_expert_layers)
+{
+    /* System: DeepSeek-V3, b 1, s 4096, at a flat GEMM rate R (a product costs its FLOPs
+     * / R), full training: forward, input and weight gradients, 3 x 2 T W / R.
+     * Expectation, by hand: a dense first layer multiplies by 187,105,280 (attention) +
+     * 3*7168*18432 = 583,467,008 weights; an expert layer by the attention, its router
+     * 256*7168, the shared expert 3*7168*2048 and 8 routed experts' (each of the 256 over
+     * its share T*8/256 of the routes) 8*3*7168*2048: 585,302,016. The last layer adds the
+     * head 129280*7168, and the MTP module: its block (an expert layer), eh_proj 2*7168^2
+     * and the head again. One cost a layer: 61; their weights' shares sum to 1. */
+    g_autoptr(ParoModel) m = load_model("models/hf/deepseek-v3-config.json");
+    ParoComputeSetup c = paro_test_h100_like(3.35e12, 1, 4096);
+    c.flat_flops = 400e12;
+    g_autoptr(GArray) layers = paro_compute_layers(m, &c);
+    ck_assert_uint_eq(layers->len, 61);
+    double scale = 3.0 * 2.0 * 4096.0 / c.flat_flops, head = 129280.0 * 7168.0;
+    /* Tolerance: 1e-12 relative, sums of a few hundred products in double. */
+    double dense = scale * 583467008.0, expert = scale * 585302016.0;
+    ck_assert_double_eq_tol(g_array_index(layers, ParoLayerCost, 0).gemm_s, dense, dense * 1e-12);
+    ck_assert_double_eq_tol(g_array_index(layers, ParoLayerCost, 3).gemm_s, expert, expert * 1e-12);
+    double last = scale * (2.0 * 585302016.0 + 2.0 * 7168.0 * 7168.0 + 2.0 * head);
+    ck_assert_double_eq_tol(g_array_index(layers, ParoLayerCost, 60).gemm_s, last, last * 1e-12);
+    double shares = 0;
+    for (guint l = 0; l < layers->len; l++)
+        shares += g_array_index(layers, ParoLayerCost, l).weight_share;
+    ck_assert_double_eq_tol(shares, 1.0, 1e-12);
+    /* Activations: the mean layer is the model's over its 61 layers, the three dense ones,
+     * the 58 expert ones and the MTP module's block and its 8 h a token (its norms' and
+     * projection's inputs). */
+    ParoModel dense_view = paro_model_layer_view(m, FALSE),
+              expert_view = paro_model_layer_view(m, TRUE);
+    double a =
+        paro_model_activation_bytes(m, 1, 4096, PARO_RECOMPUTE_NONE, PARO_ATTENTION_FLASH, TRUE);
+    double want = (3.0 * paro_model_activation_bytes(&dense_view, 1, 4096, PARO_RECOMPUTE_NONE,
+                                                     PARO_ATTENTION_FLASH, TRUE) +
+                   59.0 * paro_model_activation_bytes(&expert_view, 1, 4096, PARO_RECOMPUTE_NONE,
+                                                      PARO_ATTENTION_FLASH, TRUE) +
+                   8.0 * 7168.0 * 4096.0) /
+                  61.0;
+    ck_assert_double_eq_tol(a, want, want * 1e-12);
+    ck_assert(paro_model_activation_bytes(&dense_view, 1, 4096, PARO_RECOMPUTE_NONE,
+                                          PARO_ATTENTION_FLASH, TRUE) <
+              paro_model_activation_bytes(&expert_view, 1, 4096, PARO_RECOMPUTE_NONE,
+                                          PARO_ATTENTION_FLASH, TRUE));
+}
+END_TEST
+
+START_TEST(model_yaml_form_of_extensions)
+{
+    /* The model file's keys for what the HF configs say (docs/formats.md): the same
+     * DeepSeek-V3, the same counts. */
+    static const char yaml[] =
+        "kind: model\nschema: 1\nname: deepseek-v3\narchitecture:\n"
+        "  hidden: 7168\n  layers: 61\n  heads: 128\n  ffn: 18432\n  vocab: 129280\n"
+        "  experts: 256\n  experts_per_token: 8\n  expert_ffn: 2048\n  shared_experts: 1\n"
+        "  dense_layers: 3\n  mtp_layers: 1\n  q_lora_rank: 1536\n  kv_lora_rank: 512\n"
+        "  qk_nope_head_dim: 128\n  qk_rope_head_dim: 64\n  v_head_dim: 128\n";
+    g_autoptr(ParoNode) root = paro_yaml_load_data(yaml, strlen(yaml), NULL, NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ParoModel) m = paro_model_from_node(root, &error);
+    ck_assert_msg(m != NULL, "%s", error ? error->message : "");
+    g_autoptr(ParoModel) hf = load_model("models/hf/deepseek-v3-config.json");
+    ck_assert_double_eq(paro_model_shape_params(m), paro_model_shape_params(hf));
+    ck_assert_double_eq(paro_model_active_params(m), paro_model_active_params(hf));
+    ck_assert_double_eq(paro_model_forward_flops(m, 1, 4096),
+                        paro_model_forward_flops(hf, 1, 4096));
+    /* Qwen2-MoE's every-other layer (decoder_sparse_step 2): layers 1, 3, ... hold the
+     * experts, the others a dense MLP of ffn; half the routed experts of every layer's. */
+    static const char sparse[] =
+        "{\"model_type\": \"qwen2_moe\", \"hidden_size\": 2048, \"intermediate_size\": 5632,"
+        " \"num_hidden_layers\": 24, \"num_attention_heads\": 16, \"vocab_size\": 151936,"
+        " \"num_experts\": 60, \"num_experts_per_tok\": 4, \"moe_intermediate_size\": 1408,"
+        " \"decoder_sparse_step\": 2}";
+    g_autoptr(ParoNode) qroot = paro_yaml_load_data(sparse, strlen(sparse), NULL, NULL);
+    g_autoptr(ParoModel) q = paro_model_from_node(qroot, NULL);
+    ck_assert(q != NULL);
+    ck_assert(!paro_model_layer_has_experts(q, 0) && paro_model_layer_has_experts(q, 1));
+    ck_assert_double_eq(paro_model_expert_params(q), 12.0 * 60.0 * 3.0 * 2048.0 * 1408.0);
 }
 END_TEST
 
@@ -973,6 +1219,11 @@ static Suite *model_suite(void)
     tcase_add_loop_test(tc, model_params_match_published, 0, G_N_ELEMENTS(published));
     tcase_add_test(tc, model_exact_counts);
     tcase_add_test(tc, model_lora_count);
+    tcase_add_test(tc, model_deepseek_v3_card);
+    tcase_add_test(tc, model_moe_family_cards);
+    tcase_add_test(tc, model_latent_attention_by_hand);
+    tcase_add_test(tc, compute_dense_first_and_expert_layers);
+    tcase_add_test(tc, model_yaml_form_of_extensions);
     tcase_add_test(tc, model_activations_korthikanti);
     tcase_add_test(tc, model_op_recompute_by_hand);
     tcase_add_test(tc, model_activations_without_dropout_and_unfused);

@@ -154,6 +154,35 @@ static void elementwise_bytes(const ParoModel *m, const ParoComputeSetup *c, dou
                dropout + routes_f + cast_f + rope_f;
     *backward = (2.0 * norm_b + 12.0) * whole + 4.0 * q + 4.0 * (q + 2.0 * kv) + bias +
                 k * (gated ? swiglu_b : 6.0) * f + dropout + routes_b + cast_b + rope_b;
+    if (paro_model_is_mla(m)) {
+        /* Latent attention (decision 78) in place of the multi-head counts: the output's
+         * layout copy over a x v (4 vo), the q, k, v gradients packed (4 (2 qk + vo)), the
+         * rotary kernels over the heads' rotary queries and the one shared rotary key, the
+         * concatenations of each head's query and key from their two parts (HF's torch.cat,
+         * Megatron-Core's the same: 4 qk each way, and their slices backward), the RMSNorms
+         * of the two latents (whole on every rank: their products are not split). */
+        double a = (double)m->heads / t, rope = (double)m->qk_rope_head_dim;
+        double qk = a * (double)(m->qk_nope_head_dim + m->qk_rope_head_dim);
+        double vo = a * (double)m->v_head_dim;
+        double latents = (double)(m->q_lora_rank + m->kv_lora_rank);
+        double rotated = a * rope + rope;
+        *forward = (2.0 * norm_f + 12.0) * whole + 4.0 * vo + k * (gated ? swiglu_f : 4.0) * f +
+                   dropout + routes_f + cast_f + rotated * rope_bytes[c->rope][0] + 8.0 * qk +
+                   norm_f * latents;
+        *backward = (2.0 * norm_b + 12.0) * whole + 4.0 * vo + 4.0 * (2.0 * qk + vo) + bias +
+                    k * (gated ? swiglu_b : 6.0) * f + dropout + routes_b + cast_b +
+                    rotated * rope_bytes[c->rope][1] + 8.0 * qk + norm_b * latents;
+    }
+    if (m->experts > 0 && m->shared_experts > 0) {
+        /* Shared experts (decision 77): their activation over their summed width, their
+         * output added to the routed experts' (6 h); a gate (Qwen2-MoE's) multiplies it by
+         * its sigmoid (6 h; backward its two gradients, 8 h) */
+        double width =
+            (double)m->shared_experts * (double)(m->shared_ffn > 0 ? m->shared_ffn : m->ffn) / t;
+        double gate = m->shared_expert_gate ? 1.0 : 0.0;
+        *forward += (gated ? swiglu_f : 4.0) * width + 6.0 * whole + gate * 6.0 * whole;
+        *backward += (gated ? swiglu_b : 6.0) * width + gate * 8.0 * whole;
+    }
 }
 
 /* A LoRA adapter's own kernels (NeMo's ParallelLinearAdapter, HuggingFace PEFT's lora
@@ -270,6 +299,10 @@ static void attention_core(const ParoModel *m, const ParoComputeSetup *c, double
     double s = (double)c->seq, d = (double)m->head_dim, cp = (double)MAX(c->cp, 1);
     double queries = s / cp;
     gboolean fused = c->attention != PARO_ATTENTION_EAGER;
+    /* latent attention: queries and keys of qk, values of dv a head (decision 78) */
+    gboolean mla = paro_model_is_mla(m);
+    double qk = mla ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim) : d;
+    double dv = mla ? (double)m->v_head_dim : d;
     if (!fused && c->flat_flops == 0) {
         /* Batched products over b a/t heads; with a head of d < (GEMM rate / HBM bandwidth)
          * they are bound by the s x s scores they write or read. Forward: S = Q K^T,
@@ -279,9 +312,17 @@ static void attention_core(const ParoModel *m, const ParoComputeSetup *c, double
         double reads_scores = paro_compute_bmm_s(c, n, queries, d, s);
         *forward = writes_scores + reads_scores;
         *backward = writes_scores + 3.0 * reads_scores;
+        if (mla) {
+            *forward =
+                paro_compute_bmm_s(c, n, queries, s, qk) + paro_compute_bmm_s(c, n, queries, dv, s);
+            *backward = paro_compute_bmm_s(c, n, queries, s, dv) +
+                        paro_compute_bmm_s(c, n, queries, dv, s) +
+                        2.0 * paro_compute_bmm_s(c, n, queries, qk, s);
+        }
         return;
     }
-    double flops = 4.0 * (double)c->batch * queries * s * heads * d;
+    double flops = mla ? 2.0 * (double)c->batch * queries * s * heads * (qk + dv)
+                       : 4.0 * (double)c->batch * queries * s * heads * d;
     double rate = paro_compute_matmul_rate(c);
     if (fused && c->flat_flops == 0 && c->attention_efficiency > 0) {
         rate = c->peak_flops * fused_attention_efficiency(c);
@@ -303,6 +344,113 @@ static void attention_core(const ParoModel *m, const ParoComputeSetup *c, double
     *backward = (fused ? 2.5 : 2.0) * *forward;
 }
 
+/* One kind of layer's time on one TP rank (a view of alike layers: paro_model_layer_view):
+ * its products forward and backward (and those per-op recomputation redoes), its attention
+ * core, its elementwise kernels (eager attention's over the scores apart, which selective
+ * recomputation redoes). */
+typedef struct {
+    double forward, backward, op_f, op_b, core_f, core_b, elementwise_f, elementwise_b;
+    double scores_f;
+} KindCost;
+
+static void kind_cost(const ParoModel *m, const ParoComputeSetup *c, KindCost *k)
+{
+    *k = (KindCost){0};
+    double T = (double)c->batch * (double)c->seq / (double)MAX(c->cp, 1), t = (double)c->tp;
+    /* Elementwise kernels reach a share of HBM bandwidth: the GPU's, else the H100's. */
+    double elementwise_Bps = paro_compute_setup_elementwise_Bps(c);
+    double token_f = 0, token_b = 0;
+    elementwise_bytes(m, c, &token_f, &token_b);
+    /* Eager attention's kernels over the b a/t s^2 scores (score_bytes). */
+    double scores_f = 0, scores_b = 0;
+    if (c->attention == PARO_ATTENTION_EAGER) {
+        double scores = T * (double)c->seq * (double)m->heads / t;
+        score_bytes(m, c, &scores_f, &scores_b);
+        scores_f *= scores / elementwise_Bps;
+        scores_b *= scores / elementwise_Bps;
+    }
+    k->scores_f = scores_f;
+    k->elementwise_f = T * token_f / elementwise_Bps + scores_f;
+    k->elementwise_b = T * token_b / elementwise_Bps + scores_b;
+    if (c->lora_targets != 0) { /* the adapters' kernels (decision 52) */
+        double adapter_f, adapter_b, flat_Bps = paro_compute_setup_flat_pass_Bps(c);
+        paro_compute_lora_bytes(m, c, &adapter_f, &adapter_b);
+        k->elementwise_f += T * adapter_f / flat_Bps;
+        k->elementwise_b += T * adapter_b / flat_Bps;
+    }
+    double h = (double)m->hidden, f = (double)m->ffn;
+    double q = (double)m->heads * (double)m->head_dim;
+    double kv = (double)m->kv_heads * (double)m->head_dim;
+    double up = (m->mlp == PARO_MLP_GATED ? 2.0 : 1.0) * f;
+    gboolean fp8 = c->fp8; /* the layer's linears; the router and the head stay 16-bit */
+    double *forward = &k->forward, *backward = &k->backward;
+    if (paro_model_is_mla(m)) {
+        /* Latent attention (decision 78): the down projections whole on every TP rank, the
+         * up projections column-parallel and the output row-parallel (DeepSeek's reference
+         * code, deepseek-ai/DeepSeek-V3 inference/model.py, class MLA: wq_a and wkv_a are
+         * plain Linear, wq_b and wkv_b ColumnParallelLinear, wo RowParallelLinear) */
+        double a = (double)m->heads, rq = (double)m->q_lora_rank;
+        double rkv = (double)m->kv_lora_rank, rope = (double)m->qk_rope_head_dim;
+        double qk = a * (double)(m->qk_nope_head_dim + m->qk_rope_head_dim);
+        if (m->q_lora_rank > 0) {
+            product(c, fp8, T, rq, h, forward, backward);
+            product(c, fp8, T, qk / t, rq, forward, backward);
+        } else {
+            product(c, fp8, T, qk / t, h, forward, backward);
+        }
+        product(c, fp8, T, rkv + rope, h, forward, backward);
+        product(c, fp8, T, a * (double)(m->qk_nope_head_dim + m->v_head_dim) / t, rkv, forward,
+                backward);
+        product(c, fp8, T, h, a * (double)m->v_head_dim / t, forward, backward);
+    } else {
+        product(c, fp8, T, (q + 2.0 * kv) / t, h, forward, backward);
+        product(c, fp8, T, h, q / t, forward, backward);
+    }
+    if (m->experts > 0) {
+        /* the router, then each expert over its share of the tokens' k routes, taken as
+         * even (HF Mixtral's loop: one product per expert). Under expert parallelism a GPU
+         * runs its e/ep experts on the routes its ep ranks send them, cut by etp (its rows
+         * gathered from the tp/etp ranks that share them): bigger products, the same FLOPs,
+         * stretched by the hottest rank's load (decision 72) */
+        double e = (double)m->experts, ep = (double)MAX(c->ep, 1);
+        double et = c->etp > 0 ? (double)c->etp : t;
+        double routed = T * paro_model_routes(m) / e * ep * et / t;
+        product(c, FALSE, T, e, h, forward, backward);
+        double expert_f = 0, expert_b = 0;
+        product(c, fp8, routed, up / et, h, &expert_f, &expert_b);
+        product(c, fp8, routed, h, f / et, &expert_f, &expert_b);
+        double load = c->ep > 1 ? MAX(1.0, c->expert_load) : 1.0;
+        *forward += e / ep * expert_f * load;
+        *backward += e / ep * expert_b * load;
+        if (m->shared_experts > 0) {
+            /* the shared experts over every token, as one MLP of their summed width (HF's
+             * DeepSeek and Qwen2-MoE build them so), and a gate's h x 1 product */
+            double width =
+                (double)m->shared_experts * (double)(m->shared_ffn > 0 ? m->shared_ffn : m->ffn);
+            double shared_up = (m->mlp == PARO_MLP_GATED ? 2.0 : 1.0) * width;
+            product(c, fp8, T, shared_up / t, h, forward, backward);
+            product(c, fp8, T, h, width / t, forward, backward);
+            if (m->shared_expert_gate)
+                product(c, FALSE, T, 1.0, h, forward, backward);
+        }
+    } else {
+        product(c, fp8, T, up / t, h, forward, backward);
+        product(c, fp8, T, h, f / t, forward, backward);
+    }
+    if (c->recompute == PARO_RECOMPUTE_OP) { /* wk, wo, the MLP's sixth (decision 49) */
+        if (paro_model_is_mla(m))            /* the key and value down projection in wk's place */
+            product(c, fp8, T, (double)(m->kv_lora_rank + m->qk_rope_head_dim), h, &k->op_f,
+                    &k->op_b);
+        else
+            product(c, fp8, T, kv / t, h, &k->op_f, &k->op_b);
+        product(c, fp8, T, h,
+                (paro_model_is_mla(m) ? (double)m->heads * (double)m->v_head_dim : q) / t, &k->op_f,
+                &k->op_b);
+        product(c, fp8, T, f / t, h, &k->op_f, &k->op_b);
+    }
+    attention_core(m, c, &k->core_f, &k->core_b);
+}
+
 GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
 {
     gint64 L = m->has_shape ? m->layers : 1;
@@ -310,75 +458,67 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
     g_array_set_size(layers, (guint)L);
     double T = (double)c->batch * (double)c->seq / (double)MAX(c->cp, 1), t = (double)c->tp;
     double total = m->has_shape ? paro_model_shape_params(m) : 1;
-    /* Elementwise kernels reach a share of HBM bandwidth: the GPU's, else the H100's. */
     double elementwise_Bps = paro_compute_setup_elementwise_Bps(c);
-    double token_f = 0, token_b = 0;
-    if (m->has_shape)
-        elementwise_bytes(m, c, &token_f, &token_b);
-    /* Eager attention's kernels over the b a/t s^2 scores (score_bytes). */
-    double scores_f = 0, scores_b = 0;
-    if (m->has_shape && c->attention == PARO_ATTENTION_EAGER) {
-        double scores = T * (double)c->seq * (double)m->heads / t;
-        score_bytes(m, c, &scores_f, &scores_b);
-        scores_f *= scores / elementwise_Bps;
-        scores_b *= scores / elementwise_Bps;
-    }
-    double elementwise_f = T * token_f / elementwise_Bps + scores_f;
-    double elementwise_b = T * token_b / elementwise_Bps + scores_b;
-    if (m->has_shape && c->lora_targets != 0) { /* the adapters' kernels (decision 52) */
-        double adapter_f, adapter_b, flat_Bps = paro_compute_setup_flat_pass_Bps(c);
-        paro_compute_lora_bytes(m, c, &adapter_f, &adapter_b);
-        elementwise_f += T * adapter_f / flat_Bps;
-        elementwise_b += T * adapter_b / flat_Bps;
+    /* the two kinds of layer (dense, with experts; decision 77) and the multi-token
+     * prediction modules' blocks, which the last layer carries with its head */
+    KindCost kinds[2] = {{0}}, mtp = {0};
+    if (m->has_shape) {
+        for (int e = 0; e < 2; e++) {
+            ParoModel v = paro_model_layer_view(m, e == 1);
+            if (e == 0 || m->experts > 0)
+                kind_cost(&v, c, &kinds[e]);
+        }
+        if (m->mtp_layers > 0) {
+            ParoModel v = paro_model_layer_view(m, paro_model_layer_has_experts(m, m->layers));
+            kind_cost(&v, c, &mtp);
+        }
     }
     for (gint64 l = 0; l < L; l++) {
         ParoLayerCost *lc = &g_array_index(layers, ParoLayerCost, l);
+        const KindCost *kind = &kinds[m->has_shape && paro_model_layer_has_experts(m, l) ? 1 : 0];
         double forward = 0, backward = 0, head_f = 0, head_b = 0, core_f = 0, core_b = 0;
         double loss = 0, op_f = 0, op_b = 0; /* op_f: the products per-op recomputation redoes */
+        double elementwise_f = kind->elementwise_f, elementwise_b = kind->elementwise_b;
+        double scores_f = kind->scores_f;
         if (m->has_shape) {
-            double h = (double)m->hidden, v = (double)m->vocab, f = (double)m->ffn;
-            double q = (double)m->heads * (double)m->head_dim;
-            double kv = (double)m->kv_heads * (double)m->head_dim;
-            double up = (m->mlp == PARO_MLP_GATED ? 2.0 : 1.0) * f;
-            double params = paro_model_layer_params(m);
+            double h = (double)m->hidden, v = (double)m->vocab;
+            double params = paro_model_layer_params_at(m, l);
             if (l == 0)
                 params += v * h + (double)m->position_embeddings * h;
             if (l == L - 1)
                 params += (m->norm == PARO_NORM_LAYERNORM ? 2.0 : 1.0) * h +
-                          (m->tied_embeddings ? 0 : v * h);
+                          (m->tied_embeddings ? 0 : v * h) + paro_model_mtp_params(m);
             lc->weight_share = params / total;
-            gboolean fp8 = c->fp8; /* the layer's linears; the router and the head stay 16-bit */
-            product(c, fp8, T, (q + 2.0 * kv) / t, h, &forward, &backward);
-            product(c, fp8, T, h, q / t, &forward, &backward);
-            if (m->experts > 0) {
-                /* the router, then each expert over its share of the tokens' k routes,
-                 * taken as even (HF Mixtral's loop: one product per expert) */
-                double e = (double)m->experts, routed = T * paro_model_routes(m) / e;
-                product(c, FALSE, T, e, h, &forward, &backward);
-                double expert_f = 0, expert_b = 0;
-                product(c, fp8, routed, up / t, h, &expert_f, &expert_b);
-                product(c, fp8, routed, h, f / t, &expert_f, &expert_b);
-                forward += e * expert_f;
-                backward += e * expert_b;
-            } else {
-                product(c, fp8, T, up / t, h, &forward, &backward);
-                product(c, fp8, T, h, f / t, &forward, &backward);
-            }
-            if (c->recompute == PARO_RECOMPUTE_OP) { /* wk, wo, the MLP's sixth (decision 49) */
-                product(c, fp8, T, kv / t, h, &op_f, &op_b);
-                product(c, fp8, T, h, q / t, &op_f, &op_b);
-                product(c, fp8, T, f / t, h, &op_f, &op_b);
-            }
+            forward = kind->forward, backward = kind->backward;
+            op_f = kind->op_f, op_b = kind->op_b;
+            core_f = kind->core_f, core_b = kind->core_b;
             if (l == L - 1) {
-                product(c, FALSE, T, v / t, h, &head_f, &head_b);
+                /* the output head and its loss, once for the model and once for each
+                 * multi-token prediction module, which runs its block and its 2h x h
+                 * projection before (DeepSeek-V3's eh_proj) */
+                double heads = 1.0 + (double)m->mtp_layers, mtps = (double)m->mtp_layers;
+                double one_f = 0, one_b = 0;
+                product(c, FALSE, T, v / t, h, &one_f, &one_b);
                 loss = T * v / t *
                        (c->fused_loss
                             ? PARO_FUSED_LOSS_BYTES_PER_LOGIT / paro_compute_setup_flat_pass_Bps(c)
                             : PARO_LOSS_BYTES_PER_LOGIT / elementwise_Bps);
+                head_f = heads * one_f, head_b = heads * one_b;
+                loss *= heads;
                 head_f += loss / 2.0;
                 head_b += loss / 2.0;
+                if (m->mtp_layers > 0) {
+                    double proj_f = 0, proj_b = 0;
+                    product(c, FALSE, T, h, 2.0 * h, &proj_f, &proj_b);
+                    forward += mtps * (mtp.forward + proj_f);
+                    backward += mtps * (mtp.backward + proj_b);
+                    op_f += mtps * mtp.op_f, op_b += mtps * mtp.op_b;
+                    core_f += mtps * mtp.core_f, core_b += mtps * mtp.core_b;
+                    elementwise_f += mtps * mtp.elementwise_f;
+                    elementwise_b += mtps * mtp.elementwise_b;
+                    scores_f += mtps * mtp.scores_f;
+                }
             }
-            attention_core(m, c, &core_f, &core_b);
         } else {
             /* Only a count: the 2*N*T FLOPs at the large-GEMM rate, shape unknown. */
             lc->weight_share = 1;

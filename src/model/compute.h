@@ -53,6 +53,8 @@ typedef struct {
     double lora_dropout;    /* dropout on the adapters' inputs */
     gboolean packed_lora;   /* one adapter over the packed QKV (and gate-up) product: NeMo */
     gint64 tp;              /* tensor-parallel degree: the GEMMs' N or K is cut by it */
+    gint64 ep, etp;         /* expert parallelism: a GPU's e/ep experts, cut by etp (0: tp) */
+    double expert_load;     /* with ep > 1: the hottest rank's routes over the mean */
     gboolean sequence_parallel; /* norms and dropouts cut by tp too */
 } ParoComputeSetup;
 

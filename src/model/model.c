@@ -80,18 +80,133 @@ double paro_model_routes(const ParoModel *m)
     return m->experts > 0 ? (double)m->experts_per_token : 1.0;
 }
 
+gboolean paro_model_is_mla(const ParoModel *m)
+{
+    return m->kv_lora_rank > 0;
+}
+
+gboolean paro_model_layer_has_experts(const ParoModel *m, gint64 l)
+{
+    if (m->experts == 0 || l < m->dense_layers)
+        return FALSE;
+    return m->moe_every <= 1 || (l + 1) % m->moe_every == 0;
+}
+
+/* Expert layers among the L layers of the main model. */
+static gint64 main_expert_layers(const ParoModel *m)
+{
+    if (m->experts == 0)
+        return 0;
+    gint64 n = 0;
+    for (gint64 l = 0; l < m->layers; l++)
+        n += paro_model_layer_has_experts(m, l) ? 1 : 0;
+    return n;
+}
+
+gint64 paro_model_expert_layers(const ParoModel *m)
+{
+    gint64 n = main_expert_layers(m);
+    for (gint64 j = 0; j < m->mtp_layers; j++)
+        n += paro_model_layer_has_experts(m, m->layers + j) ? 1 : 0;
+    return n;
+}
+
+gint64 paro_model_expert_ffn(const ParoModel *m)
+{
+    return m->expert_ffn > 0 ? m->expert_ffn : m->ffn;
+}
+
+ParoModel paro_model_layer_view(const ParoModel *m, gboolean experts)
+{
+    ParoModel v = *m;
+    if (!experts) {
+        v.experts = v.experts_per_token = 0;
+        v.shared_experts = 0;
+        v.shared_expert_gate = FALSE;
+    } else {
+        v.ffn = paro_model_expert_ffn(m);
+    }
+    v.dense_layers = 0, v.moe_every = 0, v.mtp_layers = 0;
+    return v;
+}
+
+/* The kinds of layer of the main model (dense, with experts) and the multi-token
+ * prediction modules' blocks, each with its count; kinds with none are left out. A model
+ * of alike layers has one kind, its view a copy of the model. */
+typedef struct {
+    ParoModel view;
+    double count;
+    gboolean mtp; /* a multi-token prediction module's block */
+} LayerKind;
+
+static guint layer_kinds(const ParoModel *m, LayerKind out[3])
+{
+    gint64 with = main_expert_layers(m);
+    guint n = 0;
+    if (m->layers - with > 0)
+        out[n++] = (LayerKind){paro_model_layer_view(m, FALSE), (double)(m->layers - with), FALSE};
+    if (with > 0)
+        out[n++] = (LayerKind){paro_model_layer_view(m, TRUE), (double)with, FALSE};
+    if (m->mtp_layers > 0)
+        out[n++] = (LayerKind){paro_model_layer_view(m, paro_model_layer_has_experts(m, m->layers)),
+                               (double)m->mtp_layers, TRUE};
+    return n;
+}
+
+/* A layer's width of queries and keys (heads x their head size) and of values and the
+ * attention output. */
+static double attention_qk(const ParoModel *m)
+{
+    return paro_model_is_mla(m)
+               ? (double)m->heads * (double)(m->qk_nope_head_dim + m->qk_rope_head_dim)
+               : (double)m->heads * (double)m->head_dim;
+}
+
+static double attention_vo(const ParoModel *m)
+{
+    return paro_model_is_mla(m) ? (double)m->heads * (double)m->v_head_dim
+                                : (double)m->heads * (double)m->head_dim;
+}
+
+/* The attention's weight matrices: q, k, v, o; latent attention's down and up
+ * projections (model.h). */
+static double attention_weights(const ParoModel *m)
+{
+    double h = (double)m->hidden;
+    if (!paro_model_is_mla(m)) {
+        /* in double: heads x head_dim may overflow 64 bits for a hostile file */
+        double q_out = (double)m->heads * (double)m->head_dim;
+        double kv_out = (double)m->kv_heads * (double)m->head_dim;
+        return h * q_out + 2.0 * h * kv_out + q_out * h;
+    }
+    double a = (double)m->heads, qk = attention_qk(m), rq = (double)m->q_lora_rank;
+    double rkv = (double)m->kv_lora_rank, rope = (double)m->qk_rope_head_dim;
+    double q = m->q_lora_rank > 0 ? h * rq + rq * qk : h * qk;
+    double kv = h * (rkv + rope) + rkv * a * (double)(m->qk_nope_head_dim + m->v_head_dim);
+    return q + kv + attention_vo(m) * h;
+}
+
+/* The shared experts' MLP (one of their summed width) and its gate. */
+static double shared_weights(const ParoModel *m)
+{
+    if (m->experts == 0 || m->shared_experts == 0)
+        return 0;
+    double width = (double)m->shared_experts *
+                   (double)(m->shared_ffn > 0 ? m->shared_ffn : paro_model_expert_ffn(m));
+    return (m->mlp == PARO_MLP_GATED ? 3.0 : 2.0) * (double)m->hidden * width +
+           (m->shared_expert_gate ? (double)m->hidden : 0);
+}
+
 /* Weight matrices of one layer, without biases or norms, with @mlps of its MLPs: what the
- * matmuls multiply by. A mixture of experts adds its router, h x experts. */
+ * matmuls multiply by. A mixture of experts adds its router, h x experts, and its shared
+ * experts. */
 static double layer_weights(const ParoModel *m, double mlps)
 {
     double h = (double)m->hidden, f = (double)m->ffn;
-    /* in double: heads x head_dim may overflow 64 bits for a hostile file */
-    double q_out = (double)m->heads * (double)m->head_dim;
-    double kv_out = (double)m->kv_heads * (double)m->head_dim;
-    double attention = h * q_out + 2.0 * h * kv_out + q_out * h;
+    double attention = attention_weights(m);
     double mlp = (m->mlp == PARO_MLP_GATED ? 3.0 : 2.0) * h * f;
     double router = h * (double)m->experts;
-    return attention + mlps * mlp + router;
+    return attention + mlps * mlp + router + shared_weights(m);
 }
 
 static double layer_weight_params(const ParoModel *m)
@@ -99,40 +214,113 @@ static double layer_weight_params(const ParoModel *m)
     return layer_weights(m, experts_held(m));
 }
 
-double paro_model_layer_params(const ParoModel *m)
+/* One layer of a kind (a view: every layer alike). */
+static double kind_layer_params(const ParoModel *m)
 {
-    if (!m->has_shape)
-        return 0;
     double h = (double)m->hidden, f = (double)m->ffn;
     double q_out = (double)m->heads * (double)m->head_dim;
     double kv_out = (double)m->kv_heads * (double)m->head_dim;
     double params = layer_weight_params(m) + 2.0 * norm_params(m);
+    gboolean gated = m->mlp == PARO_MLP_GATED;
     if (m->attn_bias)
-        params += q_out + 2.0 * kv_out + h;
+        params += paro_model_is_mla(m)
+                      ? (double)(m->q_lora_rank + m->kv_lora_rank + m->qk_rope_head_dim) + h
+                      : q_out + 2.0 * kv_out + h;
     if (m->mlp_bias)
-        params += experts_held(m) * ((m->mlp == PARO_MLP_GATED ? 2.0 * f : f) + h);
+        params += experts_held(m) * ((gated ? 2.0 * f : f) + h);
+    if (paro_model_is_mla(m)) /* the latents' RMSNorms */
+        params += (double)(m->q_lora_rank + m->kv_lora_rank);
+    if (m->qk_norm)
+        params += q_out + kv_out;
+    if (m->mlp_bias && shared_weights(m) > 0) {
+        double width = (double)m->shared_experts *
+                       (double)(m->shared_ffn > 0 ? m->shared_ffn : paro_model_expert_ffn(m));
+        params += (gated ? 2.0 * width : width) + h;
+    }
     return params;
+}
+
+/* A multi-token prediction module's own parameters beyond its block: its two input norms
+ * and the norm before the shared head (DeepSeek-V3's enorm, hnorm, shared_head.norm), and
+ * the 2h x h projection of the two (eh_proj). */
+static double mtp_extra_params(const ParoModel *m)
+{
+    double h = (double)m->hidden;
+    return 3.0 * norm_params(m) + 2.0 * h * h;
+}
+
+double paro_model_layer_params_at(const ParoModel *m, gint64 l)
+{
+    if (!m->has_shape)
+        return 0;
+    ParoModel v = paro_model_layer_view(m, paro_model_layer_has_experts(m, l));
+    return kind_layer_params(&v) + (l >= m->layers ? mtp_extra_params(m) : 0);
+}
+
+double paro_model_mtp_params(const ParoModel *m)
+{
+    double sum = 0;
+    for (gint64 j = 0; m->has_shape && j < m->mtp_layers; j++)
+        sum += paro_model_layer_params_at(m, m->layers + j);
+    return sum;
+}
+
+double paro_model_layer_params(const ParoModel *m)
+{
+    if (!m->has_shape)
+        return 0;
+    LayerKind kinds[3];
+    guint n = layer_kinds(m, kinds);
+    if (n == 1 && !kinds[0].mtp)
+        return kind_layer_params(&kinds[0].view);
+    double sum = 0;
+    for (guint i = 0; i < n; i++)
+        if (!kinds[i].mtp)
+            sum += kinds[i].count * kind_layer_params(&kinds[i].view);
+    return (sum + paro_model_mtp_params(m)) / (double)m->layers;
+}
+
+double paro_model_largest_layer_params(const ParoModel *m)
+{
+    if (!m->has_shape)
+        return 0;
+    LayerKind kinds[3];
+    guint n = layer_kinds(m, kinds);
+    double most = 0;
+    for (guint i = 0; i < n; i++)
+        most = MAX(most, kinds[i].mtp ? paro_model_layer_params_at(m, m->layers)
+                                      : kind_layer_params(&kinds[i].view));
+    return most;
 }
 
 /* One routed expert's MLP: its projections and their biases. */
 static double expert_mlp_params(const ParoModel *m)
 {
-    double h = (double)m->hidden, f = (double)m->ffn;
+    double h = (double)m->hidden, f = (double)paro_model_expert_ffn(m);
     double weights = (m->mlp == PARO_MLP_GATED ? 3.0 : 2.0) * h * f;
     double biases = m->mlp_bias ? (m->mlp == PARO_MLP_GATED ? 2.0 * f : f) + h : 0;
     return weights + biases;
-}
-
-gboolean paro_model_layer_is_moe(const ParoModel *m, gint64 layer)
-{
-    return m->experts > 0 && layer >= 0 && layer < m->layers;
 }
 
 double paro_model_expert_params(const ParoModel *m)
 {
     if (!m->has_shape || m->experts == 0)
         return 0;
-    return (double)m->layers * (double)m->experts * expert_mlp_params(m);
+    return (double)paro_model_expert_layers(m) * (double)m->experts * expert_mlp_params(m);
+}
+
+/* The layers' parameters, all of them: L mean layers. */
+static double all_layer_params(const ParoModel *m)
+{
+    LayerKind kinds[3];
+    guint n = layer_kinds(m, kinds);
+    if (n == 1 && !kinds[0].mtp)
+        return (double)m->layers * kind_layer_params(&kinds[0].view);
+    double sum = 0;
+    for (guint i = 0; i < n; i++)
+        if (!kinds[i].mtp)
+            sum += kinds[i].count * kind_layer_params(&kinds[i].view);
+    return sum + paro_model_mtp_params(m);
 }
 
 double paro_model_shape_params(const ParoModel *m)
@@ -142,7 +330,7 @@ double paro_model_shape_params(const ParoModel *m)
     double h = (double)m->hidden, v = (double)m->vocab;
     double embeddings = v * h + (double)m->position_embeddings * h;
     double head = m->tied_embeddings ? 0 : v * h;
-    return embeddings + (double)m->layers * paro_model_layer_params(m) + norm_params(m) + head;
+    return embeddings + all_layer_params(m) + norm_params(m) + head;
 }
 
 double paro_model_base_params(const ParoModel *m)
@@ -150,23 +338,33 @@ double paro_model_base_params(const ParoModel *m)
     return m->params_given > 0 ? m->params_given : paro_model_shape_params(m);
 }
 
+/* The weights of an expert layer's experts no token of it runs through. */
+static double idle_params(const ParoModel *m)
+{
+    return (experts_held(m) - paro_model_routes(m)) *
+           (layer_weights(m, 1.0) - layer_weights(m, 0.0) +
+            (m->mlp_bias
+                 ? (m->mlp == PARO_MLP_GATED ? 2.0 : 1.0) * (double)m->ffn + (double)m->hidden
+                 : 0));
+}
+
 double paro_model_active_params(const ParoModel *m)
 {
     if (!m->has_shape)
         return paro_model_base_params(m);
-    double idle =
-        (experts_held(m) - paro_model_routes(m)) *
-        (layer_weights(m, 1.0) - layer_weights(m, 0.0) +
-         (m->mlp_bias ? (m->mlp == PARO_MLP_GATED ? 2.0 : 1.0) * (double)m->ffn + (double)m->hidden
-                      : 0));
-    return paro_model_shape_params(m) - (double)m->layers * idle;
+    LayerKind kinds[3];
+    guint n = layer_kinds(m, kinds);
+    if (n == 1 && !kinds[0].mtp)
+        return paro_model_shape_params(m) - (double)m->layers * idle_params(&kinds[0].view);
+    double idle = 0;
+    for (guint i = 0; i < n; i++)
+        idle += kinds[i].count * idle_params(&kinds[i].view);
+    return paro_model_shape_params(m) - idle;
 }
 
-double paro_model_lora_params(const ParoModel *m, gint64 rank, guint targets)
+static double kind_lora_params(const ParoModel *m, double r, guint targets)
 {
-    if (!m->has_shape)
-        return 0;
-    double h = (double)m->hidden, f = (double)m->ffn, r = (double)rank;
+    double h = (double)m->hidden, f = (double)m->ffn;
     double q_out = (double)m->heads * (double)m->head_dim;
     double kv_out = (double)m->kv_heads * (double)m->head_dim;
     double per_layer = 0;
@@ -185,7 +383,23 @@ double paro_model_lora_params(const ParoModel *m, gint64 rank, guint targets)
         per_layer += experts_held(m) * r * (h + f);
     if (targets & PARO_LORA_DOWN)
         per_layer += experts_held(m) * r * (f + h);
-    return per_layer * (double)m->layers;
+    return per_layer;
+}
+
+double paro_model_lora_params(const ParoModel *m, gint64 rank, guint targets)
+{
+    if (!m->has_shape)
+        return 0;
+    /* the main model's layers (adapters on a multi-token prediction module: not modelled) */
+    LayerKind kinds[3];
+    guint n = layer_kinds(m, kinds);
+    if (n == 1 && !kinds[0].mtp)
+        return kind_lora_params(&kinds[0].view, (double)rank, targets) * (double)m->layers;
+    double sum = 0;
+    for (guint i = 0; i < n; i++)
+        if (!kinds[i].mtp)
+            sum += kinds[i].count * kind_lora_params(&kinds[i].view, (double)rank, targets);
+    return sum;
 }
 
 double paro_model_params(const ParoModel *m, const ParoTrainable *t, double *out_trainable)
@@ -207,6 +421,17 @@ double paro_model_params(const ParoModel *m, const ParoTrainable *t, double *out
     g_assert_not_reached();
 }
 
+/* The attention core's forward FLOPs in @count layers: QK^T over the query's and key's
+ * head size and AV over the value's (latent attention's differ). */
+static double core_flops(const ParoModel *m, double count, gint64 batch, gint64 seq)
+{
+    if (!paro_model_is_mla(m))
+        return count * 4.0 * (double)batch * (double)seq * (double)seq * (double)m->heads *
+               (double)m->head_dim;
+    return count * 2.0 * (double)batch * (double)seq * (double)seq *
+           (attention_qk(m) + attention_vo(m));
+}
+
 /* Matmul part and attention-score part of one forward pass. */
 static void forward_parts(const ParoModel *m, gint64 batch, gint64 seq, double *out_matmul,
                           double *out_attention)
@@ -219,10 +444,25 @@ static void forward_parts(const ParoModel *m, gint64 batch, gint64 seq, double *
         return;
     }
     double head = (double)m->vocab * (double)m->hidden;
-    *out_matmul =
-        2.0 * tokens * ((double)m->layers * layer_weights(m, paro_model_routes(m)) + head);
-    *out_attention = (double)m->layers * 4.0 * (double)batch * (double)seq * (double)seq *
-                     (double)m->heads * (double)m->head_dim;
+    LayerKind kinds[3];
+    guint n = layer_kinds(m, kinds);
+    if (n == 1 && !kinds[0].mtp) {
+        const ParoModel *v = &kinds[0].view;
+        *out_matmul =
+            2.0 * tokens * ((double)m->layers * layer_weights(v, paro_model_routes(v)) + head);
+        *out_attention = core_flops(v, (double)m->layers, batch, seq);
+        return;
+    }
+    /* each kind of layer with its own MLPs; a multi-token prediction module runs its block,
+     * its projection and the shared head again */
+    double weights = 0, core = 0, mtp = (double)m->mtp_layers, h = (double)m->hidden;
+    for (guint i = 0; i < n; i++) {
+        const ParoModel *v = &kinds[i].view;
+        weights += kinds[i].count * layer_weights(v, paro_model_routes(v));
+        core += core_flops(v, kinds[i].count, batch, seq);
+    }
+    *out_matmul = 2.0 * tokens * (weights + mtp * 2.0 * h * h + (1.0 + mtp) * head);
+    *out_attention = core;
 }
 
 double paro_model_forward_flops(const ParoModel *m, gint64 batch, gint64 seq)
@@ -235,9 +475,13 @@ double paro_model_forward_flops(const ParoModel *m, gint64 batch, gint64 seq)
 double paro_model_op_recomputed_weights(const ParoModel *m)
 {
     /* torchtitan's order: wq, wk, wv, wo, then w1, w3, w2 (gated) or up, down; the even
-     * ones run again: wk, wo and the MLP's sixth product, f x h either way */
+     * ones run again: wk, wo and the MLP's sixth product, f x h either way (latent
+     * attention: its key and value down projection in wk's place, decision 78) */
     double h = (double)m->hidden, q = (double)(m->heads * m->head_dim);
     double kv = (double)(m->kv_heads * m->head_dim);
+    if (paro_model_is_mla(m))
+        return h * (double)(m->kv_lora_rank + m->qk_rope_head_dim) + attention_vo(m) * h +
+               h * (double)m->ffn;
     return h * kv + q * h + h * (double)m->ffn;
 }
 
@@ -252,6 +496,7 @@ double paro_model_step_flops(const ParoModel *m, gint64 batch, gint64 seq, doubl
      * Narayanan et al. 2021 eq. 3, has 3 passes of the logits and 4 of the layers). */
     double head =
         m->has_shape ? 2.0 * (double)batch * (double)seq * (double)m->vocab * (double)m->hidden : 0;
+    head *= 1.0 + (double)m->mtp_layers; /* each multi-token prediction module's too */
     double again = recompute == PARO_RECOMPUTE_FULL        ? forward - head
                    : recompute == PARO_RECOMPUTE_SELECTIVE ? attention
                    : recompute == PARO_RECOMPUTE_OP && m->has_shape
@@ -284,9 +529,9 @@ static void op_kept(const ParoModel *m, ParoAttention attention, double *replica
     *whole = m->mlp == PARO_MLP_GATED ? 2.0 * h : 0;
 }
 
-double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
-                                   ParoRecompute recompute, ParoAttention attention,
-                                   gboolean fused_softmax)
+static double kind_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
+                                    ParoRecompute recompute, ParoAttention attention,
+                                    gboolean fused_softmax)
 {
     if (!m->has_shape)
         return 0;
@@ -311,7 +556,22 @@ double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
                                       4.0 * s * b * (double)m->experts
                                 : 2.0 * s * b * h + mlp_factor * s * b * f;
     double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
-    double linear = (6.0 * h + 4.0 * q + 4.0 * kv) * s * b + masks + mlp;
+    /* latent attention keeps Q and K (a x (nope + rope) each), V and the output (a x v
+     * each), and each latent twice, its norm's input and its output (the up projection's
+     * input) */
+    double attention_kept = paro_model_is_mla(m)
+                                ? 6.0 * h + 4.0 * attention_qk(m) + 4.0 * attention_vo(m) +
+                                      4.0 * (double)(m->q_lora_rank + m->kv_lora_rank)
+                                : 6.0 * h + 4.0 * q + 4.0 * kv;
+    double linear = attention_kept * s * b + masks + mlp;
+    /* shared experts: their input (the norm's output, kept again for their first product)
+     * and inner tensors; a gate keeps their output and its sigmoid for the product */
+    double shared = shared_weights(m) > 0 ? (double)m->shared_experts *
+                                                (double)(m->shared_ffn > 0 ? m->shared_ffn : m->ffn)
+                                          : 0;
+    if (shared > 0)
+        linear +=
+            (2.0 * h + mlp_factor * shared + (m->shared_expert_gate ? 2.0 * h + 2.0 : 0)) * s * b;
     double quadratic = recompute == PARO_RECOMPUTE_SELECTIVE || attention != PARO_ATTENTION_EAGER
                            ? 0
                            : kept_per_score(m, fused_softmax) * a * s * s * b;
@@ -326,9 +586,9 @@ static double per_tp_rank(double replicated, double split, double t, gboolean se
     return sequence_parallel ? (replicated + split) / t : replicated + split / t;
 }
 
-double paro_model_fp8_activation_saving(const ParoModel *m, gint64 batch, gint64 seq,
-                                        ParoRecompute recompute, gint64 tp,
-                                        gboolean sequence_parallel)
+static double kind_fp8_activation_saving(const ParoModel *m, gint64 batch, gint64 seq,
+                                         ParoRecompute recompute, gint64 tp,
+                                         gboolean sequence_parallel)
 {
     /* full and per-op recomputation keep no product's input to save on */
     if (!m->has_shape || recompute == PARO_RECOMPUTE_FULL || recompute == PARO_RECOMPUTE_OP)
@@ -340,10 +600,10 @@ double paro_model_fp8_activation_saving(const ParoModel *m, gint64 batch, gint64
     return per_tp_rank(replicated, split, t, sequence_parallel);
 }
 
-double paro_model_frozen_input_saving(const ParoModel *m, gint64 batch, gint64 seq,
-                                      ParoRecompute recompute, ParoAttention attention,
-                                      guint targets, gboolean fp8, gint64 tp,
-                                      gboolean sequence_parallel)
+static double kind_frozen_input_saving(const ParoModel *m, gint64 batch, gint64 seq,
+                                       ParoRecompute recompute, ParoAttention attention,
+                                       guint targets, gboolean fp8, gint64 tp,
+                                       gboolean sequence_parallel)
 {
     if (!m->has_shape || recompute == PARO_RECOMPUTE_FULL || recompute == PARO_RECOMPUTE_OP)
         return 0;
@@ -399,10 +659,11 @@ guint paro_model_lora_adapters(const ParoModel *m, guint targets, gboolean packe
     return n;
 }
 
-double paro_model_lora_adapter_memory(const ParoModel *m, gint64 batch, gint64 seq,
-                                      ParoRecompute recompute, ParoAttention attention,
-                                      guint targets, double dropout, gboolean packed, gboolean fp8,
-                                      gboolean fp8_attention, gint64 tp, gboolean sequence_parallel)
+static double kind_lora_adapter_memory(const ParoModel *m, gint64 batch, gint64 seq,
+                                       ParoRecompute recompute, ParoAttention attention,
+                                       guint targets, double dropout, gboolean packed, gboolean fp8,
+                                       gboolean fp8_attention, gint64 tp,
+                                       gboolean sequence_parallel)
 {
     if (!m->has_shape || recompute == PARO_RECOMPUTE_FULL || recompute == PARO_RECOMPUTE_OP)
         return 0;
@@ -422,15 +683,15 @@ double paro_model_lora_adapter_memory(const ParoModel *m, gint64 batch, gint64 s
         }
     }
     /* what decision 41 left kept for the adapted inputs: the frozen products' inputs */
-    double left = paro_model_frozen_input_saving(m, batch, seq, recompute, attention, 0, fp8, tp,
-                                                 sequence_parallel) -
-                  paro_model_frozen_input_saving(m, batch, seq, recompute, attention, targets, fp8,
-                                                 tp, sequence_parallel);
+    double left = kind_frozen_input_saving(m, batch, seq, recompute, attention, 0, fp8, tp,
+                                           sequence_parallel) -
+                  kind_frozen_input_saving(m, batch, seq, recompute, attention, targets, fp8, tp,
+                                           sequence_parallel);
     return need * (double)seq * (double)batch - left;
 }
 
-double paro_model_fp8_attention_saving(const ParoModel *m, gint64 batch, gint64 seq,
-                                       ParoRecompute recompute, gint64 tp)
+static double kind_fp8_attention_saving(const ParoModel *m, gint64 batch, gint64 seq,
+                                        ParoRecompute recompute, gint64 tp)
 {
     if (!m->has_shape || recompute == PARO_RECOMPUTE_FULL || recompute == PARO_RECOMPUTE_OP)
         return 0;
@@ -438,9 +699,9 @@ double paro_model_fp8_attention_saving(const ParoModel *m, gint64 batch, gint64 
     return (2.0 * q + 2.0 * kv) / (double)tp * (double)seq * (double)batch;
 }
 
-double paro_model_fused_swiglu_saving(const ParoModel *m, gint64 batch, gint64 seq,
-                                      ParoRecompute recompute, gint64 tp,
-                                      gboolean sequence_parallel)
+static double kind_fused_swiglu_saving(const ParoModel *m, gint64 batch, gint64 seq,
+                                       ParoRecompute recompute, gint64 tp,
+                                       gboolean sequence_parallel)
 {
     if (!m->has_shape || m->mlp != PARO_MLP_GATED || recompute == PARO_RECOMPUTE_FULL ||
         recompute == PARO_RECOMPUTE_OP)
@@ -449,9 +710,10 @@ double paro_model_fused_swiglu_saving(const ParoModel *m, gint64 batch, gint64 s
     return per_tp_rank(0, split, (double)tp, sequence_parallel);
 }
 
-double paro_model_activation_bytes_tp(const ParoModel *m, gint64 batch, gint64 seq,
-                                      ParoRecompute recompute, ParoAttention attention,
-                                      gboolean fused_softmax, gint64 tp, gboolean sequence_parallel)
+static double kind_activation_bytes_tp(const ParoModel *m, gint64 batch, gint64 seq,
+                                       ParoRecompute recompute, ParoAttention attention,
+                                       gboolean fused_softmax, gint64 tp,
+                                       gboolean sequence_parallel)
 {
     if (!m->has_shape)
         return 0;
@@ -461,7 +723,7 @@ double paro_model_activation_bytes_tp(const ParoModel *m, gint64 batch, gint64 s
         op_kept(m, attention, &replicated, &split, &unsplit);
         return s * b * (per_tp_rank(replicated, split, t, sequence_parallel) + unsplit);
     }
-    double whole = paro_model_activation_bytes(m, batch, seq, recompute, attention, fused_softmax);
+    double whole = kind_activation_bytes(m, batch, seq, recompute, attention, fused_softmax);
     if (sequence_parallel)
         return whole / t;
     if (recompute == PARO_RECOMPUTE_FULL)
@@ -471,4 +733,177 @@ double paro_model_activation_bytes_tp(const ParoModel *m, gint64 batch, gint64 s
      * TP rank: Korthikanti's 10*s*b*h. */
     double replicated = (m->hidden_dropout > 0 ? 10.0 : 8.0) * s * b * h;
     return replicated + (whole - replicated) / t;
+}
+
+/* The arguments of the per-layer activation functions, for layer_mean. */
+typedef struct {
+    gint64 batch, seq, tp;
+    ParoRecompute recompute;
+    ParoAttention attention;
+    gboolean fused_softmax, sequence_parallel, fp8, packed, fp8_attention;
+    guint targets;
+    double dropout;
+} LayerArgs;
+
+typedef double (*KindFn)(const ParoModel *view, const LayerArgs *a);
+
+/* The mean over the L layers of @fn's bytes: each kind of layer's, times its count, and
+ * each multi-token prediction module's block's with @mtp_extra; a model of alike layers:
+ * its layer's. So L times it is the whole model's (a pipeline stage's layers may differ
+ * from the mean: decision 77). */
+static double layer_mean(const ParoModel *m, KindFn fn, const LayerArgs *a, double mtp_extra)
+{
+    if (!m->has_shape)
+        return 0;
+    LayerKind kinds[3];
+    guint n = layer_kinds(m, kinds);
+    if (n == 1 && !kinds[0].mtp)
+        return fn(&kinds[0].view, a);
+    double sum = 0;
+    for (guint i = 0; i < n; i++)
+        sum += kinds[i].count * (fn(&kinds[i].view, a) + (kinds[i].mtp ? mtp_extra : 0));
+    return sum / (double)m->layers;
+}
+
+/* What a multi-token prediction module keeps beyond its block: the inputs of its two norms
+ * and of its projection (the two outputs concatenated), 8 h a token; under full
+ * recomputation its block's input, which the block's count holds. */
+static double mtp_kept(const ParoModel *m, const LayerArgs *a)
+{
+    return a->recompute == PARO_RECOMPUTE_FULL
+               ? 0
+               : 8.0 * (double)m->hidden * (double)a->seq * (double)a->batch;
+}
+
+static double activation_fn(const ParoModel *v, const LayerArgs *a)
+{
+    return kind_activation_bytes(v, a->batch, a->seq, a->recompute, a->attention, a->fused_softmax);
+}
+
+double paro_model_activation_bytes(const ParoModel *m, gint64 batch, gint64 seq,
+                                   ParoRecompute recompute, ParoAttention attention,
+                                   gboolean fused_softmax)
+{
+    LayerArgs a = {.batch = batch,
+                   .seq = seq,
+                   .recompute = recompute,
+                   .attention = attention,
+                   .fused_softmax = fused_softmax};
+    return layer_mean(m, activation_fn, &a, m->has_shape ? mtp_kept(m, &a) : 0);
+}
+
+static double activation_tp_fn(const ParoModel *v, const LayerArgs *a)
+{
+    return kind_activation_bytes_tp(v, a->batch, a->seq, a->recompute, a->attention,
+                                    a->fused_softmax, a->tp, a->sequence_parallel);
+}
+
+double paro_model_activation_bytes_tp(const ParoModel *m, gint64 batch, gint64 seq,
+                                      ParoRecompute recompute, ParoAttention attention,
+                                      gboolean fused_softmax, gint64 tp, gboolean sequence_parallel)
+{
+    LayerArgs a = {.batch = batch,
+                   .seq = seq,
+                   .recompute = recompute,
+                   .attention = attention,
+                   .fused_softmax = fused_softmax,
+                   .tp = tp,
+                   .sequence_parallel = sequence_parallel};
+    double extra = m->has_shape ? mtp_kept(m, &a) : 0;
+    return layer_mean(m, activation_tp_fn, &a, sequence_parallel ? extra / (double)tp : extra);
+}
+
+static double fp8_activation_fn(const ParoModel *v, const LayerArgs *a)
+{
+    return kind_fp8_activation_saving(v, a->batch, a->seq, a->recompute, a->tp,
+                                      a->sequence_parallel);
+}
+
+double paro_model_fp8_activation_saving(const ParoModel *m, gint64 batch, gint64 seq,
+                                        ParoRecompute recompute, gint64 tp,
+                                        gboolean sequence_parallel)
+{
+    LayerArgs a = {.batch = batch,
+                   .seq = seq,
+                   .recompute = recompute,
+                   .tp = tp,
+                   .sequence_parallel = sequence_parallel};
+    return layer_mean(m, fp8_activation_fn, &a, 0);
+}
+
+static double frozen_input_fn(const ParoModel *v, const LayerArgs *a)
+{
+    return kind_frozen_input_saving(v, a->batch, a->seq, a->recompute, a->attention, a->targets,
+                                    a->fp8, a->tp, a->sequence_parallel);
+}
+
+double paro_model_frozen_input_saving(const ParoModel *m, gint64 batch, gint64 seq,
+                                      ParoRecompute recompute, ParoAttention attention,
+                                      guint targets, gboolean fp8, gint64 tp,
+                                      gboolean sequence_parallel)
+{
+    LayerArgs a = {.batch = batch,
+                   .seq = seq,
+                   .recompute = recompute,
+                   .attention = attention,
+                   .targets = targets,
+                   .fp8 = fp8,
+                   .tp = tp,
+                   .sequence_parallel = sequence_parallel};
+    return layer_mean(m, frozen_input_fn, &a, 0);
+}
+
+static double lora_memory_fn(const ParoModel *v, const LayerArgs *a)
+{
+    return kind_lora_adapter_memory(v, a->batch, a->seq, a->recompute, a->attention, a->targets,
+                                    a->dropout, a->packed, a->fp8, a->fp8_attention, a->tp,
+                                    a->sequence_parallel);
+}
+
+double paro_model_lora_adapter_memory(const ParoModel *m, gint64 batch, gint64 seq,
+                                      ParoRecompute recompute, ParoAttention attention,
+                                      guint targets, double dropout, gboolean packed, gboolean fp8,
+                                      gboolean fp8_attention, gint64 tp, gboolean sequence_parallel)
+{
+    LayerArgs a = {.batch = batch,
+                   .seq = seq,
+                   .recompute = recompute,
+                   .attention = attention,
+                   .targets = targets,
+                   .dropout = dropout,
+                   .packed = packed,
+                   .fp8 = fp8,
+                   .fp8_attention = fp8_attention,
+                   .tp = tp,
+                   .sequence_parallel = sequence_parallel};
+    return layer_mean(m, lora_memory_fn, &a, 0);
+}
+
+static double fp8_attention_fn(const ParoModel *v, const LayerArgs *a)
+{
+    return kind_fp8_attention_saving(v, a->batch, a->seq, a->recompute, a->tp);
+}
+
+double paro_model_fp8_attention_saving(const ParoModel *m, gint64 batch, gint64 seq,
+                                       ParoRecompute recompute, gint64 tp)
+{
+    LayerArgs a = {.batch = batch, .seq = seq, .recompute = recompute, .tp = tp};
+    return layer_mean(m, fp8_attention_fn, &a, 0);
+}
+
+static double fused_swiglu_fn(const ParoModel *v, const LayerArgs *a)
+{
+    return kind_fused_swiglu_saving(v, a->batch, a->seq, a->recompute, a->tp, a->sequence_parallel);
+}
+
+double paro_model_fused_swiglu_saving(const ParoModel *m, gint64 batch, gint64 seq,
+                                      ParoRecompute recompute, gint64 tp,
+                                      gboolean sequence_parallel)
+{
+    LayerArgs a = {.batch = batch,
+                   .seq = seq,
+                   .recompute = recompute,
+                   .tp = tp,
+                   .sequence_parallel = sequence_parallel};
+    return layer_mean(m, fused_swiglu_fn, &a, 0);
 }

@@ -78,6 +78,37 @@ typedef struct {
      * weights: no expert parallelism (docs/decisions.md, decision 31). */
     gint64 experts;
     gint64 experts_per_token;
+    /* Mixtures of experts beyond Mixtral's (decision 77): DeepSeek's, Qwen2-MoE's, OLMoE's.
+     * All 0 (FALSE) for a model without them, whose numbers they leave as they were. */
+    gint64 expert_ffn;           /* a routed expert's width; 0: ffn */
+    gint64 shared_experts;       /* MLPs every token of an expert layer runs through */
+    gint64 shared_ffn;           /* the width of one; 0: the routed experts' */
+    gboolean shared_expert_gate; /* Qwen2-MoE: an h x 1 sigmoid gate on their output */
+    /* Which layers hold experts: none of the first dense_layers (DeepSeek's
+     * first_k_dense_replace, an MLP of width ffn), then layer l (from 0) when
+     * (l + 1) % moe_every == 0 (Qwen2-MoE's decoder_sparse_step, Llama 4's interleave step;
+     * 0 or 1: every one). paro_model_layer_has_experts. */
+    gint64 dense_layers;
+    gint64 moe_every;
+    /* Multi-token prediction modules (DeepSeek-V3's num_nextn_predict_layers): each one more
+     * transformer block (of layer L's kind, numbered L, L + 1, ...), its two input norms and
+     * final norm (3 h) and a 2h x h projection, sharing the model's embeddings and output
+     * head, which it runs again with its own loss. */
+    gint64 mtp_layers;
+    /* Multi-head latent attention (DeepSeek-V2 and V3), when kv_lora_rank > 0: keys and
+     * values from a latent of kv_lora_rank (h x (kv_lora_rank + qk_rope_head_dim), then
+     * kv_lora_rank x heads (qk_nope_head_dim + v_head_dim)), queries from one of
+     * q_lora_rank (0: h x heads (qk_nope_head_dim + qk_rope_head_dim) directly), an RMSNorm
+     * on each latent; each head's query and key are qk_nope_head_dim + qk_rope_head_dim
+     * wide (its rotary part, one key shared by the heads), its value and output v_head_dim.
+     * The loader sets head_dim to the query's width and kv_heads to heads, the multi-head
+     * shape the functions that do not know latent attention (LoRA, fp8) read. */
+    gint64 q_lora_rank;
+    gint64 kv_lora_rank;
+    gint64 qk_nope_head_dim;
+    gint64 qk_rope_head_dim;
+    gint64 v_head_dim;
+    gboolean qk_norm;        /* OLMoE: RMSNorms over the whole query and key (q and kv weights) */
     double params_given;     /* the file's `parameters`, overriding the shape count; 0 if none */
     double published_params; /* for documentation and tests; 0 if none */
 } ParoModel;
@@ -107,16 +138,49 @@ typedef struct {
     }
 
 /** paro_model_expert_params: the routed experts' parameters of the whole model (their
- * MLPs and biases, every layer's): what expert parallelism splits over its ep ranks and
- * reduces over the expert-data-parallel group; 0 for a dense model or one without shape. */
+ * MLPs and biases, every expert layer's, the multi-token prediction modules' too; not the
+ * shared experts, routers or dense layers): what expert parallelism splits over its ep
+ * ranks and reduces over the expert-data-parallel group; 0 for a dense model or one
+ * without shape. */
 double paro_model_expert_params(const ParoModel *m);
 
-/** paro_model_layer_is_moe: layer @layer (from 0) routes its tokens to experts. */
-gboolean paro_model_layer_is_moe(const ParoModel *m, gint64 layer);
+/** paro_model_is_mla: the attention is multi-head latent attention (kv_lora_rank > 0). */
+gboolean paro_model_is_mla(const ParoModel *m);
 
-/** paro_model_layer_params: parameters of one transformer layer (0 without a shape), every
- * expert of a mixture of experts included. */
+/** paro_model_layer_has_experts: layer @l (from 0; L and above: the multi-token prediction
+ * modules' blocks) holds routed experts. */
+gboolean paro_model_layer_has_experts(const ParoModel *m, gint64 l);
+
+/** paro_model_expert_layers: the layers holding routed experts, the multi-token prediction
+ * modules' included (DeepSeek-V3: 58 + 1). */
+gint64 paro_model_expert_layers(const ParoModel *m);
+
+/** paro_model_expert_ffn: a routed expert's width (expert_ffn, else ffn). */
+gint64 paro_model_expert_ffn(const ParoModel *m);
+
+/** paro_model_layer_view: the shape of one kind of layer as a model of alike layers:
+ * @experts: an expert layer (ffn the routed experts' width), else a dense one (no experts,
+ * no shared experts). Shares @m's strings: not to be freed. */
+ParoModel paro_model_layer_view(const ParoModel *m, gboolean experts);
+
+/** paro_model_layer_params: parameters of a mean transformer layer (0 without a shape),
+ * every expert of a mixture of experts included: all layers' and the multi-token
+ * prediction modules' (less the shared embeddings and head) over the L layers, so that
+ * L times it plus the embeddings, final norm and head is the shape count. A model of
+ * alike layers: one layer's. */
 double paro_model_layer_params(const ParoModel *model);
+
+/** paro_model_layer_params_at: parameters of layer @l (from 0), a multi-token prediction
+ * module's (its block, norms and projection) for l >= L. */
+double paro_model_layer_params_at(const ParoModel *model, gint64 l);
+
+/** paro_model_largest_layer_params: the parameters of the largest layer (what one layer's
+ * gathered buffer holds). */
+double paro_model_largest_layer_params(const ParoModel *model);
+
+/** paro_model_mtp_params: the multi-token prediction modules' own parameters (DeepSeek-V3:
+ * 11.5B), without the embeddings and head they share. */
+double paro_model_mtp_params(const ParoModel *model);
 
 /** paro_model_shape_params: the count derived from the shape (embeddings, layers, final
  * norm, output head unless tied). */
@@ -161,6 +225,10 @@ double paro_model_active_params(const ParoModel *model);
 
 /** paro_model_forward_flops: FLOPs of the forward pass of one micro-batch. */
 double paro_model_forward_flops(const ParoModel *model, gint64 batch, gint64 seq);
+
+/* The per-layer activation functions below return, for a model whose layers differ (dense
+ * and expert layers, multi-token prediction modules: decision 77), the mean over its L
+ * layers, so that L times it is the whole model's. */
 
 /** paro_model_activation_bytes: activations kept per layer for one micro-batch, 16-bit
  * (Korthikanti et al. 2022, generalised to any MLP width, with the model's dropout and

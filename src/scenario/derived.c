@@ -70,6 +70,9 @@ ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)
         setup.packed_lora = paro_framework_packed_lora(&s->framework);
     }
     setup.tp = s->tp;
+    setup.ep = s->ep;
+    setup.etp = s->etp;
+    setup.expert_load = paro_scenario_moe_load(s);
     setup.sequence_parallel = s->sequence_parallel;
     return setup;
 }
@@ -84,6 +87,12 @@ ParoStateSizes paro_scenario_state_sizes(const ParoScenario *s)
     z.grad_bytes = z.param_bytes;
     z.optim_bytes = s->training.optimizer_bytes;
     return z;
+}
+
+double paro_scenario_moe_load(const ParoScenario *s)
+{
+    double load = s->training.moe_imbalance, cap = s->training.moe_capacity;
+    return cap > 0 ? MIN(load, cap) : load;
 }
 
 void paro_scenario_param_groups(const ParoScenario *s, const ParoStateSizes *all,

@@ -35,6 +35,10 @@ ParoCommModel paro_scenario_comm_model(const ParoScenario *s);
 /** paro_scenario_compute_setup: the compute model's inputs for a scenario. */
 ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s);
 
+/** paro_scenario_moe_load: the hottest expert-parallel rank's routes over the mean:
+ * training.moe.imbalance, capped by a capacity factor (dropped tokens). */
+double paro_scenario_moe_load(const ParoScenario *s);
+
 /**
  * paro_scenario_param_groups:
  * The two groups data parallelism reduces and shards under expert parallelism (decision

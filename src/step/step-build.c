@@ -176,15 +176,18 @@ static GArray *strategy_calls(ParoStepBuild *b, const ParoStateSizes *z)
 static void split_layer_shares(ParoStepBuild *b)
 {
     const ParoModel *m = b->d->scenario->model;
-    gint64 L = (gint64)b->d->layers->len, moe = 0;
-    for (gint64 l = 0; l < L; l++)
-        moe += paro_model_layer_is_moe(m, l);
+    gint64 L = (gint64)b->d->layers->len;
     double all = b->d->sizes.params, routed = paro_model_expert_params(m);
+    double per_layer = routed / (double)MAX(1, paro_model_expert_layers(m));
     b->dense_share = g_new(double, L);
     b->expert_share = g_new(double, L);
     for (gint64 l = 0; l < L; l++) {
         double share = g_array_index(b->d->layers, ParoLayerCost, l).weight_share;
-        double experts = paro_model_layer_is_moe(m, l) && moe > 0 ? routed / (double)moe : 0;
+        /* the last layer carries the multi-token prediction modules (compute.c) */
+        gint64 holders = paro_model_layer_has_experts(m, l);
+        for (gint64 k = L; l == L - 1 && k < L + m->mtp_layers; k++)
+            holders += paro_model_layer_has_experts(m, k);
+        double experts = (double)holders * per_layer;
         b->dense_share[l] = (share * all - experts) / (all - routed);
         b->expert_share[l] = routed > 0 ? experts / routed : 0;
     }
@@ -516,7 +519,7 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
             last = add_comm(b, "cp", d, PARO_STREAM_COMPUTE, m, (gint)l, cost);
             compute_s += paro_time_to_s(cost->time);
         }
-        if (sc->ep > 1 && paro_model_layer_is_moe(sc->model, l)) {
+        if (sc->ep > 1 && b->expert_share[l] > 0) {
             const ParoStepComm *cost = forward   ? &b->ep_fwd
                                        : skipped ? &b->ep_bwd_kept
                                                  : &b->ep_bwd;

@@ -106,12 +106,6 @@ ParoStepComm paro_step_cp_layer(const ParoScenario *s, const ParoLayerCost *lc, 
     return out;
 }
 
-double paro_step_moe_load(const ParoScenario *s)
-{
-    double load = s->training.moe_imbalance, cap = s->training.moe_capacity;
-    return cap > 0 ? MIN(load, cap) : load;
-}
-
 ParoStepComm paro_step_ep_layer(const ParoScenario *s, gboolean backward, gboolean recomputed)
 {
     ParoStepComm out = {0};
@@ -121,7 +115,7 @@ ParoStepComm paro_step_ep_layer(const ParoScenario *s, gboolean backward, gboole
     ParoCommModel cm = paro_scenario_comm_model(s);
     double bytes = paro_scenario_tokens_per_rank(s) / (double)s->tp * paro_model_routes(m) *
                    (double)m->hidden * paro_precision_bytes(s->training.precision) *
-                   paro_step_moe_load(s);
+                   paro_scenario_moe_load(s);
     double count = backward ? (recomputed ? 4.0 : 2.0) : 2.0;
     /* expert-parallel ranks follow the expert tensor-parallel ones on a node */
     gint64 per_node = MAX(1, MIN(s->ep, s->topology->gpus_per_node / s->etp));

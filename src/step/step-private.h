@@ -54,10 +54,6 @@ double paro_step_link_share(double bytes, double seconds, double bandwidth_Bps);
  * beside the attention (step-context.c); zero when cp = 1. */
 ParoStepComm paro_step_cp_layer(const ParoScenario *s, const ParoLayerCost *lc, gboolean backward);
 
-/** paro_step_moe_load: the hottest expert-parallel rank's tokens over the mean:
- * training.moe.imbalance, capped by a capacity factor. */
-double paro_step_moe_load(const ParoScenario *s);
-
 /** paro_step_ep_layer: one MoE layer's dispatch and combine all-to-alls for one
  * micro-batch, forward or @backward (twice as many when @recomputed); zero when ep = 1. */
 ParoStepComm paro_step_ep_layer(const ParoScenario *s, gboolean backward, gboolean recomputed);

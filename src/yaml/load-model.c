@@ -21,6 +21,9 @@ static const char *const norm_names[] = {"rmsnorm", "layernorm", NULL};
 typedef struct {
     gint64 hidden, layers, heads, kv_heads, head_dim, ffn, vocab, position_embeddings;
     gint64 experts, experts_per_token;
+    gint64 expert_ffn, shared_experts, shared_ffn, dense_layers, moe_every, mtp_layers;
+    gint64 q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
+    gboolean shared_expert_gate, qk_norm;
     int mlp, norm;
     gboolean bias, tied_embeddings;
     double attention_dropout, hidden_dropout;
@@ -73,7 +76,123 @@ static const ParoField architecture_fields[] = {
     {"experts_per_token", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(Architecture, experts_per_token), 0, NULL, NULL,
      "experts each token is routed to (top-k; Mixtral: 2); with experts", &paro_limit_model_dim},
+    {"expert_ffn", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(Architecture, expert_ffn),
+     0, NULL, NULL,
+     "a routed expert's width when it differs from the dense layers' ffn (DeepSeek-V3: 2048); "
+     "with experts",
+     &paro_limit_model_dim},
+    {"shared_experts", PARO_FIELD_INT, PARO_FIELD_NONNEG,
+     G_STRUCT_OFFSET(Architecture, shared_experts), 0, NULL, NULL,
+     "experts every token runs through besides its routed ones (DeepSeek-V3: 1); with experts",
+     &paro_limit_model_dim},
+    {"shared_ffn", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(Architecture, shared_ffn),
+     0, NULL, NULL,
+     "the width of one shared expert (Qwen1.5-MoE-A2.7B: 5632); default: the routed experts'",
+     &paro_limit_model_dim},
+    {"shared_expert_gate", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(Architecture, shared_expert_gate), 0,
+     NULL, NULL, "a sigmoid gate (h x 1) on the shared experts' output (Qwen2-MoE)"},
+    {"dense_layers", PARO_FIELD_INT, PARO_FIELD_NONNEG, G_STRUCT_OFFSET(Architecture, dense_layers),
+     0, NULL, NULL,
+     "the first layers keep a dense MLP of width ffn (DeepSeek-V3's first_k_dense_replace: 3)",
+     &paro_limit_layers},
+    {"moe_every", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(Architecture, moe_every), 0,
+     NULL, NULL,
+     "after dense_layers, layer l (from 0) holds experts when (l + 1) is a multiple of it, the "
+     "others a dense MLP (Qwen2-MoE's decoder_sparse_step); default 1: every layer",
+     &paro_limit_layers},
+    {"mtp_layers", PARO_FIELD_INT, PARO_FIELD_NONNEG, G_STRUCT_OFFSET(Architecture, mtp_layers), 0,
+     NULL, NULL,
+     "multi-token prediction modules (DeepSeek-V3: 1): each a block, its norms and a 2h x h "
+     "projection, with the shared head and a loss",
+     &paro_limit_layers},
+    {"q_lora_rank", PARO_FIELD_INT, PARO_FIELD_NONNEG, G_STRUCT_OFFSET(Architecture, q_lora_rank),
+     0, NULL, NULL,
+     "latent attention: the queries' latent (DeepSeek-V3: 1536); 0: queries from h directly",
+     &paro_limit_model_dim},
+    {"kv_lora_rank", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(Architecture, kv_lora_rank), 0, NULL, NULL,
+     "multi-head latent attention: the keys' and values' latent (DeepSeek-V3: 512)",
+     &paro_limit_model_dim},
+    {"qk_nope_head_dim", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(Architecture, qk_nope_head_dim), 0, NULL, NULL,
+     "latent attention: a head's query and key without rotary (DeepSeek-V3: 128)",
+     &paro_limit_model_dim},
+    {"qk_rope_head_dim", PARO_FIELD_INT, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(Architecture, qk_rope_head_dim), 0, NULL, NULL,
+     "latent attention: a head's rotary query and the shared rotary key (DeepSeek-V3: 64)",
+     &paro_limit_model_dim},
+    {"v_head_dim", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(Architecture, v_head_dim),
+     0, NULL, NULL, "latent attention: a head's value (DeepSeek-V3: 128)", &paro_limit_model_dim},
+    {"qk_norm", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(Architecture, qk_norm), 0, NULL, NULL,
+     "RMSNorms over the whole query and key (OLMoE)"},
 };
+
+/* The fields of a mixture of experts beyond Mixtral's and of latent attention, whoever
+ * gave them (a model file or a HuggingFace config, @where locating each key by name; NULL
+ * names: @root): they need what they refine, latent attention all its sizes. Sets the
+ * multi-head shape latent attention stands for (model.h). */
+static const ParoNode *key_or_root(const ParoNode *root, const char *key)
+{
+    const ParoNode *v = key ? paro_node_lookup(root, key) : NULL;
+    return v ? v : root;
+}
+
+typedef struct {
+    const char *expert_ffn, *shared_experts, *shared_ffn, *dense_layers, *moe_every, *q_lora_rank,
+        *kv_lora_rank, *head_dim;
+} ExtensionKeys;
+
+static gboolean check_extensions(Architecture *a, const ParoNode *root, const ExtensionKeys *keys,
+                                 GError **error)
+{
+    struct {
+        gint64 value;
+        const char *key;
+    } need_experts[] = {{a->expert_ffn, keys->expert_ffn},
+                        {a->shared_experts, keys->shared_experts},
+                        {a->shared_ffn, keys->shared_ffn},
+                        {a->dense_layers, keys->dense_layers},
+                        {a->moe_every > 1 ? a->moe_every : 0, keys->moe_every}};
+    for (guint i = 0; a->experts == 0 && i < G_N_ELEMENTS(need_experts); i++)
+        if (need_experts[i].value > 0) {
+            paro_node_error(error, key_or_root(root, need_experts[i].key),
+                            PARO_CONFIG_ERROR_CONSTRAINT,
+                            "'%s' refines a mixture of experts, but the model has no experts",
+                            need_experts[i].key ? need_experts[i].key : "shared experts");
+            return FALSE;
+        }
+    if (a->shared_ffn > 0 && a->shared_experts == 0) {
+        paro_node_error(error, key_or_root(root, keys->shared_ffn), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "'%s' without shared experts", keys->shared_ffn);
+        return FALSE;
+    }
+    if (a->experts > 0 && a->dense_layers >= a->layers) {
+        paro_node_error(error, key_or_root(root, keys->dense_layers), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "%" G_GINT64_FORMAT " dense layers of %" G_GINT64_FORMAT
+                        ": no layer would hold the experts",
+                        a->dense_layers, a->layers);
+        return FALSE;
+    }
+    gboolean mla = a->kv_lora_rank > 0;
+    if (!mla && a->q_lora_rank == 0 && a->qk_nope_head_dim == 0 && a->qk_rope_head_dim == 0 &&
+        a->v_head_dim == 0)
+        return TRUE;
+    if (!mla || a->qk_nope_head_dim == 0 || a->qk_rope_head_dim == 0 || a->v_head_dim == 0) {
+        paro_node_error(error, key_or_root(root, mla ? NULL : keys->q_lora_rank),
+                        PARO_CONFIG_ERROR_MISSING_KEY,
+                        "multi-head latent attention needs %s, qk_nope_head_dim, "
+                        "qk_rope_head_dim and v_head_dim together",
+                        keys->kv_lora_rank);
+        return FALSE;
+    }
+    a->head_dim = a->qk_nope_head_dim + a->qk_rope_head_dim;
+    a->kv_heads = a->heads;
+    return TRUE;
+}
+
+static const ExtensionKeys yaml_keys = {"expert_ffn",   "shared_experts", "shared_ffn",
+                                        "dense_layers", "moe_every",      "q_lora_rank",
+                                        "kv_lora_rank", "head_dim"};
 
 /* experts and experts_per_token come together, k <= experts; @where_k and @where_e locate
  * them (the architecture mapping or the config for a missing one). */
@@ -120,6 +239,14 @@ static gboolean parse_architecture(const ParoNode *node, gpointer ptr, gpointer 
         arch->kv_heads = arch->heads;
     if (paro_node_lookup(node, "rotary") == NULL) /* learned positions, or else rotary */
         arch->rotary = arch->position_embeddings > 0 ? 0.0 : 1.0;
+    if (arch->kv_lora_rank > 0 && arch->head_dim > 0) {
+        paro_node_error(error, paro_node_lookup(node, "head_dim"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "head_dim with latent attention: a head's query and key are "
+                        "qk_nope_head_dim + qk_rope_head_dim wide, its value v_head_dim");
+        return FALSE;
+    }
+    if (!check_extensions(arch, node, &yaml_keys, error))
+        return FALSE;
     if (arch->head_dim == 0) {
         if (arch->hidden % arch->heads != 0) {
             paro_node_error(error, paro_node_lookup(node, "heads"), PARO_CONFIG_ERROR_CONSTRAINT,
@@ -186,6 +313,19 @@ static ParoModel *model_from_record(const ModelFile *f, const char *path)
     m->hidden_dropout = f->arch.hidden_dropout;
     m->experts = f->arch.experts;
     m->experts_per_token = f->arch.experts_per_token;
+    m->expert_ffn = f->arch.expert_ffn;
+    m->shared_experts = f->arch.shared_experts;
+    m->shared_ffn = f->arch.shared_ffn;
+    m->shared_expert_gate = f->arch.shared_expert_gate;
+    m->dense_layers = f->arch.dense_layers;
+    m->moe_every = f->arch.moe_every;
+    m->mtp_layers = f->arch.mtp_layers;
+    m->q_lora_rank = f->arch.q_lora_rank;
+    m->kv_lora_rank = f->arch.kv_lora_rank;
+    m->qk_nope_head_dim = f->arch.qk_nope_head_dim;
+    m->qk_rope_head_dim = f->arch.qk_rope_head_dim;
+    m->v_head_dim = f->arch.v_head_dim;
+    m->qk_norm = f->arch.qk_norm;
     m->params_given = f->parameters;
     m->published_params = f->published_params;
     return m;
@@ -210,6 +350,8 @@ typedef struct {
     ParoNormKind norm;
     gboolean bias, tied; /* defaults; the config's keys override */
     const char *attention_dropout, *hidden_dropout;
+    /* beyond the table: shared experts, dense layers, latent attention (hf_extensions) */
+    enum { HF_PLAIN, HF_DEEPSEEK, HF_QWEN2_MOE, HF_OLMOE } extension;
 } HfFamily;
 
 static const char *const llama_types[] = {"llama",  "mistral", "qwen2", "qwen3", "gemma",
@@ -219,6 +361,9 @@ static const char *const gpt2_types[] = {"gpt2", NULL};
 static const char *const opt_types[] = {"opt", NULL};
 static const char *const mixtral_types[] = {"mixtral", NULL};
 static const char *const qwen3_moe_types[] = {"qwen3_moe", NULL};
+static const char *const deepseek_types[] = {"deepseek_v2", "deepseek_v3", NULL};
+static const char *const qwen2_moe_types[] = {"qwen2_moe", NULL};
+static const char *const olmoe_types[] = {"olmoe", NULL};
 
 static const HfFamily hf_families[] = {
     {llama_types, "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
@@ -239,6 +384,20 @@ static const HfFamily hf_families[] = {
     {qwen3_moe_types, "hidden_size", "moe_intermediate_size", "num_hidden_layers",
      "num_attention_heads", "num_experts", "num_experts_per_tok", NULL, 0, 0, PARO_MLP_GATED,
      PARO_NORM_RMSNORM, FALSE, FALSE, "attention_dropout", "hidden_dropout"},
+    /* DeepSeek-V2 and V3 (transformers' modeling_deepseek_v2.py and v3's, decision 77):
+     * intermediate_size is the dense first layers' MLP, moe_intermediate_size a routed or
+     * shared expert's; latent attention */
+    {deepseek_types, "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+     "n_routed_experts", "num_experts_per_tok", NULL, 0, 0, PARO_MLP_GATED, PARO_NORM_RMSNORM,
+     FALSE, FALSE, "attention_dropout", "hidden_dropout", HF_DEEPSEEK},
+    /* Qwen2-MoE (Qwen1.5-MoE): intermediate_size the dense layers', a gated shared expert */
+    {qwen2_moe_types, "hidden_size", "intermediate_size", "num_hidden_layers",
+     "num_attention_heads", "num_experts", "num_experts_per_tok", NULL, 0, 0, PARO_MLP_GATED,
+     PARO_NORM_RMSNORM, FALSE, FALSE, "attention_dropout", "hidden_dropout", HF_QWEN2_MOE},
+    /* OLMoE: intermediate_size an expert's; RMSNorms over the whole query and key */
+    {olmoe_types, "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+     "num_experts", "num_experts_per_tok", NULL, 0, 0, PARO_MLP_GATED, PARO_NORM_RMSNORM, FALSE,
+     FALSE, "attention_dropout", "hidden_dropout", HF_OLMOE},
 };
 
 /* The family of @type (NULL or null: a config without model_type, read as LLaMA's), or
@@ -437,11 +596,162 @@ static gboolean hf_experts(const ParoNode *root, const HfFamily *fam, Architectu
         return TRUE;
     const ParoNode *e = paro_node_lookup(root, fam->experts);
     const ParoNode *k = paro_node_lookup(root, fam->experts_per_token);
-    return check_hf_every_layer_sparse(root, error) &&
-           hf_int(root, fam->experts, TRUE, &a->experts, &paro_limit_model_dim, error) &&
-           hf_int(root, fam->experts_per_token, TRUE, &a->experts_per_token, &paro_limit_model_dim,
-                  error) &&
+    /* DeepSeek's configs say a dense model with null experts (DeepseekV2Config) */
+    gboolean required = fam->extension != HF_DEEPSEEK;
+    return (fam->extension == HF_QWEN2_MOE || check_hf_every_layer_sparse(root, error)) &&
+           hf_int(root, fam->experts, required, &a->experts, &paro_limit_model_dim, error) &&
+           hf_int(root, fam->experts_per_token, required, &a->experts_per_token,
+                  &paro_limit_model_dim, error) &&
            check_experts(a->experts, a->experts_per_token, e ? e : root, k ? k : root, error);
+}
+
+/* A non-negative count under @key (absent or null: @out unchanged). */
+static gboolean hf_count(const ParoNode *root, const char *key, gint64 *out, const ParoLimit *limit,
+                         GError **error)
+{
+    const ParoNode *v = paro_node_lookup(root, key);
+    if (v == NULL || paro_node_is_null(v))
+        return TRUE;
+    if (!paro_schema_parse_int(v, key, out, error))
+        return FALSE;
+    if (*out < 0) {
+        paro_node_error(error, v, PARO_CONFIG_ERROR_RANGE, "'%s' must not be negative", key);
+        return FALSE;
+    }
+    return paro_schema_check_limit(limit, v, key, (double)*out, error);
+}
+
+/* Keys of shapes only some families' configs have: read by theirs (hf_extensions), refused
+ * by name elsewhere rather than dropped (a model with a latent attention or a prediction
+ * module read as one without). */
+static gboolean check_hf_foreign_keys(const ParoNode *root, const HfFamily *fam, GError **error)
+{
+    static const struct {
+        const char *key;
+        int family; /* the extension that reads it */
+    } keys[] = {{"kv_lora_rank", HF_DEEPSEEK},
+                {"q_lora_rank", HF_DEEPSEEK},
+                {"num_nextn_predict_layers", HF_DEEPSEEK},
+                {"first_k_dense_replace", HF_DEEPSEEK},
+                {"n_shared_experts", HF_DEEPSEEK},
+                {"shared_expert_intermediate_size", HF_QWEN2_MOE}};
+    for (guint i = 0; i < G_N_ELEMENTS(keys); i++) {
+        const ParoNode *v = paro_node_lookup(root, keys[i].key);
+        if (keys[i].family == (int)fam->extension || v == NULL || paro_node_is_null(v) ||
+            (v->kind == PARO_NODE_SCALAR && strcmp(v->scalar, "0") == 0))
+            continue;
+        paro_node_error(error, v, PARO_CONFIG_ERROR_RANGE,
+                        "'%s' is not modelled in this family's configs (parosim reads it in "
+                        "model_type %s); describe the model in a model file",
+                        keys[i].key,
+                        keys[i].family == HF_DEEPSEEK ? "deepseek_v2 or deepseek_v3" : "qwen2_moe");
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Qwen2-MoE's dense layers: mlp_only_layers, read when they are the first ones ([0, 1, ...
+ * k-1], parosim's dense_layers); other lists are refused, located. */
+static gboolean hf_mlp_only_layers(const ParoNode *root, Architecture *a, GError **error)
+{
+    const ParoNode *dense = paro_node_lookup(root, "mlp_only_layers");
+    if (dense == NULL || paro_node_is_null(dense))
+        return TRUE;
+    if (dense->kind != PARO_NODE_SEQUENCE) {
+        paro_node_error(error, dense, PARO_CONFIG_ERROR_TYPE,
+                        "'mlp_only_layers' must be a list of layer indices ([] or [0, 1])");
+        return FALSE;
+    }
+    for (guint i = 0; i < dense->values->len; i++) {
+        const ParoNode *v = g_ptr_array_index(dense->values, i);
+        gint64 index = -1;
+        if (!paro_schema_parse_int(v, "mlp_only_layers", &index, error))
+            return FALSE;
+        if (index != (gint64)i) {
+            paro_node_error(error, v, PARO_CONFIG_ERROR_RANGE,
+                            "mlp_only_layers: dense layers other than the first ones (0, 1, "
+                            "...) are not modelled");
+            return FALSE;
+        }
+    }
+    a->dense_layers = (gint64)dense->values->len;
+    return TRUE;
+}
+
+/* What the DeepSeek, Qwen2-MoE and OLMoE configs say beyond the table's keys (decision 77),
+ * as transformers' modeling files build it (huggingface/transformers: models/deepseek_v2
+ * and deepseek_v3/modular_*.py at commit 000c33fd, qwen2_moe/modular_qwen2_moe.py at
+ * 001f85b3, olmoe/modular_olmoe.py's q_norm over h and k_norm over kv); @attn_bias:
+ * Qwen2-MoE's q, k and v biases (qkv_bias, true in the released checkpoints). */
+static gboolean hf_extensions(const ParoNode *root, const HfFamily *fam, Architecture *a,
+                              gboolean *attn_bias, GError **error)
+{
+    const ParoLimit *dim = &paro_limit_model_dim, *layers = &paro_limit_layers;
+    static const ExtensionKeys deepseek_keys = {
+        "moe_intermediate_size", "n_shared_experts", NULL, "first_k_dense_replace", NULL,
+        "q_lora_rank",           "kv_lora_rank",     NULL};
+    static const ExtensionKeys qwen_keys = {"moe_intermediate_size",
+                                            "shared_expert_intermediate_size",
+                                            "shared_expert_intermediate_size",
+                                            "mlp_only_layers",
+                                            "decoder_sparse_step",
+                                            NULL,
+                                            NULL,
+                                            NULL};
+    switch (fam->extension) {
+    case HF_PLAIN:
+        return TRUE;
+    case HF_OLMOE:
+        a->qk_norm = TRUE; /* OlmoeAttention's q_norm (h) and k_norm (kv) */
+        return TRUE;
+    case HF_QWEN2_MOE: {
+        /* Qwen2MoeSparseMoeBlock: experts of moe_intermediate_size, one shared expert of
+         * shared_expert_intermediate_size behind an h x 1 gate; a layer is sparse unless in
+         * mlp_only_layers or (l + 1) % decoder_sparse_step != 0; q, k, v with biases */
+        gint64 shared = 0;
+        *attn_bias = TRUE;
+        if (!hf_bool(root, "qkv_bias", attn_bias, error) ||
+            !hf_int(root, "moe_intermediate_size", a->experts > 0, &a->expert_ffn, dim, error) ||
+            !hf_count(root, "shared_expert_intermediate_size", &shared, dim, error) ||
+            !hf_int(root, "decoder_sparse_step", FALSE, &a->moe_every, layers, error) ||
+            !hf_mlp_only_layers(root, a, error))
+            return FALSE;
+        if (shared > 0)
+            a->shared_experts = 1, a->shared_ffn = shared, a->shared_expert_gate = TRUE;
+        return check_extensions(a, root, &qwen_keys, error);
+    }
+    case HF_DEEPSEEK: {
+        /* DeepseekV3MoE: routed experts and n_shared_experts shared ones, each
+         * moe_intermediate_size wide, in layers from first_k_dense_replace on; DeepSeek's
+         * own code (not transformers') also skips layers by moe_layer_freq */
+        gint64 freq = 1;
+        if (!hf_int(root, "moe_layer_freq", FALSE, &freq, layers, error))
+            return FALSE;
+        if (freq != 1) {
+            paro_node_error(error, paro_node_lookup(root, "moe_layer_freq"),
+                            PARO_CONFIG_ERROR_RANGE,
+                            "moe_layer_freq %" G_GINT64_FORMAT
+                            ": expert layers other than every one after first_k_dense_replace "
+                            "are not modelled; describe the model in a model file",
+                            freq);
+            return FALSE;
+        }
+        if (a->experts > 0 &&
+            (!hf_int(root, "moe_intermediate_size", TRUE, &a->expert_ffn, dim, error) ||
+             !hf_count(root, "n_shared_experts", &a->shared_experts, dim, error) ||
+             !hf_count(root, "first_k_dense_replace", &a->dense_layers, layers, error)))
+            return FALSE;
+        if (!hf_count(root, "q_lora_rank", &a->q_lora_rank, dim, error) ||
+            !hf_int(root, "kv_lora_rank", TRUE, &a->kv_lora_rank, dim, error) ||
+            !hf_int(root, "qk_nope_head_dim", TRUE, &a->qk_nope_head_dim, dim, error) ||
+            !hf_int(root, "qk_rope_head_dim", TRUE, &a->qk_rope_head_dim, dim, error) ||
+            !hf_int(root, "v_head_dim", TRUE, &a->v_head_dim, dim, error) ||
+            !hf_count(root, "num_nextn_predict_layers", &a->mtp_layers, layers, error))
+            return FALSE;
+        return check_extensions(a, root, &deepseek_keys, error);
+    }
+    }
+    g_assert_not_reached();
 }
 
 static ParoModel *model_from_hf(const ParoNode *root, GError **error)
@@ -471,7 +781,8 @@ static ParoModel *model_from_hf(const ParoNode *root, GError **error)
         !hf_probability(root, fam->hidden_dropout, &a->hidden_dropout, error) ||
         !check_hf_projection(root, a->hidden, error))
         return NULL;
-    if (!hf_experts(root, fam, a, error))
+    if (!hf_experts(root, fam, a, error) || !check_hf_foreign_keys(root, fam, error) ||
+        !hf_extensions(root, fam, a, &attn_bias, error))
         return NULL;
     gboolean enable_bias = TRUE; /* OPT's switch for every linear layer's bias */
     if (!hf_bool(root, "enable_bias", &enable_bias, error))
