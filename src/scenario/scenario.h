@@ -21,6 +21,17 @@ G_BEGIN_DECLS
 typedef enum { PARO_PRECISION_BF16, PARO_PRECISION_FP16, PARO_PRECISION_FP32 } ParoPrecision;
 extern const char *const paro_precision_names[]; /* "bf16", "fp16", "fp32", NULL */
 
+/* Where offloaded state lives (training.offload; decisions 80-82). */
+typedef enum { PARO_OFFLOAD_NONE, PARO_OFFLOAD_CPU, PARO_OFFLOAD_NVME } ParoOffloadTarget;
+extern const char *const paro_offload_names[];            /* "none", "cpu", "nvme", NULL */
+extern const char *const paro_offload_activation_names[]; /* "none", "cpu", NULL */
+
+typedef struct {
+    ParoOffloadTarget optimizer;   /* fp32 master, moments and fp32 gradients; CPU Adam step */
+    ParoOffloadTarget parameters;  /* the 16-bit parameter shards (ZeRO-3 / FSDP) */
+    ParoOffloadTarget activations; /* none or cpu: the checkpointed layer inputs */
+} ParoOffload;
+
 typedef struct {
     gint64 micro_batch;      /* sequences per GPU per micro-step */
     gint64 sequence;         /* tokens per sequence */
@@ -45,6 +56,7 @@ typedef struct {
     ParoPipeAccumulation
         accumulation_order; /* depth-first, or layered (Lamy-Poirier's
                              * layered gradient accumulation: gpipe and modular only) */
+    ParoOffload offload;    /* what leaves the GPU for the host or NVMe (none by default) */
 } ParoTraining;
 
 /* The inputs that drive a simulation's work, whose place in the files or --set/--vary
@@ -143,6 +155,9 @@ gint64 paro_scenario_dp_per_node(const ParoScenario *s);
  */
 gint64 paro_scenario_module_span(const ParoScenario *s, gint64 n_layers, gint64 module,
                                  gint64 *first);
+
+/** paro_scenario_offloads: any of training.offload is not none. */
+gboolean paro_scenario_offloads(const ParoScenario *s);
 
 /** paro_scenario_is_dp_only: data parallelism alone (tp = pp = 1, one module, depth-first
  * accumulation): the case the closed-form guideline describes. */

@@ -191,6 +191,7 @@ gboolean paro_step_build_init(ParoStepBuild *b)
         st->previous = PARO_TASK_NONE;
         st->share = paro_step_stage_share(b->d, d);
     }
+    paro_step_offload_init(b);
     b->gathers_f = g_new(ParoTaskId, L);
     b->gathers_b = g_new(ParoTaskId, L);
     b->scratch = g_array_sized_new(FALSE, FALSE, sizeof(ParoTaskId), (guint)L);
@@ -335,14 +336,18 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
         for (; gather && first_pass && issued <= MIN(i + p, pm - 1); issued++) {
             gint64 j = issued, lj = pass_layer(forward, lo, pm, j);
             double share = g_array_index(b->d->layers, ParoLayerCost, lj).weight_share;
+            /* an offloaded shard comes over PCIe first (step-offload.c) */
+            ParoTaskId f = paro_step_offload_fetch(b, d, m, lj, share);
             ParoTaskId t =
                 add_coll(b, "allgather", d, gather, gather->size_bytes * share, m, (gint)lj);
             paro_task_graph_on_start(graph, t, PARO_MEM_GATHERED,
                                      paro_scenario_gathered_bytes(b->d, z->params * share));
+            paro_task_graph_depend(graph, t, f);
+            ParoTaskId head = f != PARO_TASK_NONE ? f : t;
             if (j - p - 1 >= 0)
-                paro_task_graph_depend(graph, t, scratch_at(b, j - p - 1));
+                paro_task_graph_depend(graph, head, scratch_at(b, j - p - 1));
             else if (!forward)
-                paro_task_graph_depend(graph, t, st->previous);
+                paro_task_graph_depend(graph, head, st->previous);
             kept[lj] = t;
             comm_s += paro_time_to_s(paro_task_graph_get(graph, t).duration);
         }
@@ -355,11 +360,18 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
          * kernels, on the compute stream (decision 62) */
         if (gather && first_pass)
             seconds += b->copy_out_s * gathered;
+        /* an offloaded checkpoint comes back when its backward asks for it (step-offload.c) */
+        ParoTaskId back =
+            forward
+                ? PARO_TASK_NONE
+                : paro_step_offload_checkpoint_in(b, d, i > 0 ? scratch_at(b, i - 1) : st->previous,
+                                                  m, l, act_kept, i == 0);
         ParoTaskId c =
             paro_task_graph_add(graph, forward ? "forward" : "backward", PARO_TASK_COMPUTE, d,
                                 PARO_STREAM_COMPUTE, m, (gint)l, paro_time_from_s(seconds));
         compute_s += seconds;
         paro_task_graph_depend(graph, c, g);
+        paro_task_graph_depend(graph, c, back);
         /* The last layer runs the output head and the loss: its logits' memory peaks in
          * the loss's forward, part stays to the backward, and the loss's backward peaks
          * before the layer's recomputation does (decision 50). Counted from the task's
@@ -370,6 +382,7 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
             paro_task_graph_on_end(graph, c, PARO_MEM_ACTIVATIONS, loss->kept - loss->forward_peak);
         } else if (forward) {
             paro_task_graph_on_end(graph, c, PARO_MEM_ACTIVATIONS, act_kept);
+            paro_step_offload_checkpoint_out(b, d, c, m, l, act_kept, i == pm - 1);
         } else {
             /* Back-pressure: a backward that opens a new bucket needs one of the
              * BUCKETS_IN_FLIGHT bucket buffers, freed when an older reduce-scatter ends. */
@@ -402,11 +415,13 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
                 ParoTaskId rs = add_coll(b, paro_coll_kind_names[b->reduce->op], d, b->reduce,
                                          bucket, m, (gint)l);
                 paro_task_graph_depend(graph, rs, c);
+                comm_s += paro_time_to_s(paro_task_graph_get(graph, rs).duration);
+                /* the bucket is held until its offloaded shard is copied out */
+                rs = paro_step_offload_grads(b, d, rs, bucket / b->reduce->size_bytes, m, (gint)l);
                 paro_task_graph_on_end(graph, rs, PARO_MEM_BUCKETS, -bucket);
                 if (micro == b->M - 1)
                     g_array_append_val(st->last_reductions, rs);
                 g_array_append_val(st->reductions, rs);
-                comm_s += paro_time_to_s(paro_task_graph_get(graph, rs).duration);
                 bucket = 0;
             }
         }
@@ -461,15 +476,15 @@ static void add_sync(ParoStepBuild *b, guint d)
             paro_task_graph_depend(graph, t, g_array_index(st->last_reductions, ParoTaskId, r));
         previous = t;
     }
-    double owned =
-        b->z.trainable * st->share / paro_strategy_divisor(b->strategy->os, b->z.n, b->z.m);
+    /* the GPU's or, offloaded, the CPU's step on the owned shard (scenario/offload.c) */
+    previous = paro_step_offload_before_step(b, d, previous);
     ParoTaskId opt =
         paro_task_graph_add(graph, "optimizer", PARO_TASK_COMPUTE, d, PARO_STREAM_COMPUTE, -1, -1,
-                            paro_time_from_s(paro_scenario_optimizer_s(b->d, owned)));
+                            paro_time_from_s(paro_offload_optimizer_s(b->d, &st->offload)));
     paro_task_graph_depend(graph, opt, previous);
     for (guint r = 0; r < st->last_reductions->len; r++)
         paro_task_graph_depend(graph, opt, g_array_index(st->last_reductions, ParoTaskId, r));
-    previous = opt;
+    previous = paro_step_offload_after_step(b, d, opt);
     for (guint i = 0; i < b->calls->len; i++) {
         const ParoCollCall *c = &g_array_index(b->calls, ParoCollCall, i);
         if (c->phase != PARO_PHASE_SYNC_PARAM)
