@@ -74,6 +74,9 @@ golden run-offload-host-overflow.json run "$offload70" --format json --strategie
     --set training.offload.activations=cpu --set 'topology.node.host.memory=1 TB'
 golden strategies-offload.txt strategies "$offload70" --set training.offload.optimizer=cpu \
     --set training.offload.parameters=cpu
+golden strategies-offload-overflow.json strategies "$offload70" --format json \
+    --set training.offload.optimizer=cpu --set training.offload.parameters=cpu \
+    --set 'topology.node.host.memory=1 TB'
 golden strategies-65b-partial.txt strategies "$scenario" --set model=models/llama-65b.yaml \
     --set training.trainable.fraction=1/16 --set training.recompute=full \
     --set collectives.algorithm=ho-ring

@@ -403,10 +403,19 @@ static void json(const ParoGuideline *guideline, GString *out)
         json_field(out, "gradient", r->t_gradient, FALSE);
         json_field(out, "sync_grad", r->t_sync_grad, FALSE);
         json_field(out, "sync_param", r->t_sync_param, TRUE);
-        g_string_append_printf(out,
-                               "},\n     \"fits\": %s, \"dominated\": %s, \"effective\": %s}%s\n",
-                               r->fits ? "true" : "false", r->dominated ? "true" : "false",
-                               r->effective ? "true" : "false", i + 1 < results->len ? "," : "");
+        g_string_append_printf(out, "},\n     \"fits\": %s, ", r->fits ? "true" : "false");
+        /* with offloading, which memory overflows: "gpu", "host", "both" or null */
+        if (offload) {
+            gboolean gpu = r->mem_total > s->topology->gpu.memory_bytes;
+            g_string_append_printf(out, "\"overflow\": %s, ",
+                                   gpu && !r->host_fits ? "\"both\""
+                                   : gpu                ? "\"gpu\""
+                                   : !r->host_fits      ? "\"host\""
+                                                        : "null");
+        }
+        g_string_append_printf(out, "\"dominated\": %s, \"effective\": %s}%s\n",
+                               r->dominated ? "true" : "false", r->effective ? "true" : "false",
+                               i + 1 < results->len ? "," : "");
     }
     g_string_append(out, "  ]\n}\n");
 }
