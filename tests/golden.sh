@@ -66,6 +66,21 @@ golden strategies-default.json strategies "$scenario" --format json
 golden run-deepseek-v3.txt run scenarios/mixtral-8x7b_dgx-h100x8_n32-fsdp.yaml \
     --set model=models/hf/deepseek-v3-config.json --strategies zero-3,zero-2
 golden strategies-default.csv strategies "$scenario" --format csv
+# offloading (decisions 80-82): issue #43's Llama-2-70B ZeRO-3 on one DGX A100 of 80 GB GPUs,
+# the host figures' datasheet default named in the header, and the host overflowing in JSON
+offload70=scenarios/llama2-70b_dgx-a100x8-80g-offload.yaml
+golden run-llama2-70b-offload.txt run "$offload70" --strategies zero-3,zero-2 \
+    --set training.offload.optimizer=cpu --set training.offload.parameters=cpu
+golden run-offload-host-default.txt run "$scenario" --strategies zero-3,zero-1 \
+    --set training.offload.optimizer=cpu
+golden run-offload-host-overflow.json run "$offload70" --format json --strategies zero-3 \
+    --set training.offload.optimizer=cpu --set training.offload.parameters=cpu \
+    --set training.offload.activations=cpu --set 'topology.node.host.memory=1 TB'
+golden strategies-offload.txt strategies "$offload70" --set training.offload.optimizer=cpu \
+    --set training.offload.parameters=cpu
+golden strategies-offload-overflow.json strategies "$offload70" --format json \
+    --set training.offload.optimizer=cpu --set training.offload.parameters=cpu \
+    --set 'topology.node.host.memory=1 TB'
 golden strategies-65b-partial.txt strategies "$scenario" --set model=models/llama-65b.yaml \
     --set training.trainable.fraction=1/16 --set training.recompute=full \
     --set collectives.algorithm=ho-ring

@@ -27,6 +27,12 @@ trap 'rm -rf "$work"' EXIT
 sed -e "s|\.\./|$root/|" -e '/^  trainable:/,/^    fraction:/d' \
     scenarios/llama-7b_a100x8-100g_n32.yaml >"$work/base.yaml"
 lora=tests/data/good/scenario-hf-lora.yaml
+# The same with everything offloaded to NVMe and the checkpoints to the host, so that the
+# host figures are read where they time and size something (decisions 80-82)
+sed -e '/^node:/a\  host: {nvme_read: 24 GB/s, nvme_write: 12 GB/s}' topologies/a100x8-100g.yaml \
+    >"$work/topology-nvme.yaml"
+sed -e 's|^  recompute: none|  recompute: full\n  offload: {optimizer: nvme, parameters: nvme, activations: cpu}|' \
+    -e "s|^topology: .*|topology: $work/topology-nvme.yaml|" "$work/base.yaml" >"$work/offload.yaml"
 
 # Memory: ulimit -v where it works; ASan reserves terabytes of address space, so there
 # its hard RSS limit stands in.
@@ -127,6 +133,12 @@ for key in $time; do row "$key" s "$work/base.yaml"; done
 for key in $flops; do row "$key" FLOP/s "$work/base.yaml"; done
 row training.trainable.lora.rank "" $lora
 row training.trainable.lora.dropout "" $lora
+for key in topology.node.host.optimizer_rate; do row "$key" "" "$work/offload.yaml"; done
+row topology.node.host.memory B "$work/offload.yaml"
+for key in topology.node.host.pcie_bandwidth topology.node.host.nvme_read \
+    topology.node.host.nvme_write; do
+    row "$key" B/s "$work/offload.yaml"
+done
 moe=tests/data/good/scenario-moe.yaml
 moe_keys="model.architecture.experts model.architecture.experts_per_token parallelism.ep
 parallelism.etp training.moe.imbalance training.moe.capacity_factor"
@@ -247,7 +259,9 @@ done
 # Every numeric field of the schema tables is in the matrix (by its last key).
 all="$count $bytes $bandwidth $time $flops training.trainable.lora.rank
 training.trainable.lora.dropout $moe_keys
-$mla_keys"
+$mla_keys
+topology.node.host.optimizer_rate topology.node.host.memory topology.node.host.pcie_bandwidth
+topology.node.host.nvme_read topology.node.host.nvme_write"
 missing=""
 for field in $(grep -hoE '\{"[a-z_]+", PARO_FIELD_(INT|DOUBLE|RATIO|QUANTITY)' \
     src/yaml/load-model.c src/yaml/load-topology.c src/scenario/scenario.c \

@@ -78,6 +78,7 @@ typedef struct {
     double step_s, peak_bytes;
     gboolean fits;
     gint64 periodic_from;
+    gboolean host_fits; /* offloaded state in host memory: independent of the accumulation */
 } Simulated;
 
 static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, const ParoPlanLayout *lay,
@@ -121,8 +122,8 @@ static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, const 
         ParoStepResult r;
         if (!paro_run_strategy(run, paro_strategy_get(i), &options, &r, error))
             return FALSE;
-        out[i] =
-            (Simulated){r.strategy, paro_time_to_s(r.step), r.peak_bytes, r.fits, r.periodic_from};
+        out[i] = (Simulated){r.strategy, paro_time_to_s(r.step), r.peak_bytes,
+                             r.fits,     r.periodic_from,        r.host_fits};
         paro_step_result_clear(&r);
     }
     return TRUE;
@@ -287,7 +288,7 @@ static gboolean run_config(const char *path, const ParoPlanRequest *rq, const Pa
         if (extrapolate) {
             step = final_step[i];
             peak = final_peak[i];
-            fits = peak <= memory;
+            fits = peak <= memory && at[i].host_fits;
         }
         ParoPlanRow row = {
             .strategy = at[i].strategy,

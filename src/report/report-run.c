@@ -16,6 +16,10 @@ static const char *stream_name(guint streams)
         return "compute";
     if (streams & PARO_STREAM_P2P)
         return "p2p";
+    if (streams & PARO_STREAM_H2D)
+        return "h2d";
+    if (streams & PARO_STREAM_D2H)
+        return "d2h";
     if ((streams & PARO_STREAM_INTRA) && (streams & PARO_STREAM_INTER))
         return "global";
     return streams & PARO_STREAM_INTRA ? "intra" : "inter";
@@ -51,11 +55,15 @@ static void table(const ParoScenarioDerived *g, const ParoStepResult *rows, guin
     /* The compression columns come only with compression, so plain reports keep their
      * layout. */
     gboolean compressed = paro_compress_is_active(&g->scenario->compression);
+    /* the host column comes only with offloading, as the compression ones do */
+    gboolean offload = paro_scenario_offloads(g->scenario);
     g_string_append(out, "#rank strategy          aliases               step  guideline    compute"
                          "    exposed   samples/s    tokens/s  TFLOP/s    MFU     peak  fits");
+    g_string_append(out, offload ? "     host" : "");
     g_string_append(out, compressed ? "  compress     saved     saved\n" : "\n");
     g_string_append(out, "#                                              (s)        (s)        (s)"
                          "        (s)                           (/GPU)           (GiB)");
+    g_string_append(out, offload ? "      (GiB/node)" : "");
     g_string_append(out, compressed ? "             (s)       (s)      (GB)\n" : "\n");
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
@@ -71,7 +79,13 @@ static void table(const ParoScenarioDerived *g, const ParoStepResult *rows, guin
         fixed(out, "%.1f", r->tflops_per_gpu, 8);
         fixed(out, "%.3f", r->mfu, 6);
         fixed(out, "%.2f", r->peak_bytes / PARO_GIB, 8);
-        g_string_append_printf(out, "  %s", r->fits ? "yes" : "OOM");
+        if (offload) { /* "host": the GPU holds it, the node's host memory not */
+            gboolean gpu = r->peak_bytes > g->scenario->topology->gpu.memory_bytes;
+            g_string_append_printf(out, "  %-4s", r->fits ? "yes" : (gpu ? "OOM" : "host"));
+            fixed(out, "%.1f", r->host_bytes / PARO_GIB, 8);
+        } else {
+            g_string_append_printf(out, "  %s", r->fits ? "yes" : "OOM");
+        }
         if (compressed) {
             fixed(out, "%.3f", r->compress_s, 9);
             fixed(out, "%.3f", r->time_saved_s, 9);
@@ -86,7 +100,8 @@ static void table(const ParoScenarioDerived *g, const ParoStepResult *rows, guin
             g_ascii_formatd(step, sizeof step, "%.4g", paro_time_to_s(rows[0].step)),
             g_ascii_formatd(mem, sizeof mem, "%.4g", rows[0].peak_bytes / PARO_GIB));
     } else {
-        g_string_append(out, "# best: none fits in GPU memory\n");
+        g_string_append_printf(out, "# best: none fits in GPU memory%s\n",
+                               offload ? " and host memory" : "");
     }
 }
 
@@ -118,6 +133,11 @@ static void json(const ParoScenarioDerived *g, const ParoStepResult *rows, guint
     paro_report_number(out, s->topology->gpu.memory_bytes);
     /* Compression fields appear only with compression, so plain reports keep their bytes. */
     gboolean compressed = paro_compress_is_active(&s->compression);
+    gboolean offload = paro_scenario_offloads(s);
+    if (offload) {
+        g_string_append(out, ",\n  \"host_memory\": ");
+        paro_report_number(out, s->topology->host.memory_bytes);
+    }
     if (compressed) {
         g_autofree char *what = paro_compress_describe(&s->compression);
         g_string_append(out, ",\n  \"compression\": {\"preset\": ");
@@ -132,8 +152,18 @@ static void json(const ParoScenarioDerived *g, const ParoStepResult *rows, guint
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
         paro_report_json_strategy(out, r->strategy);
-        g_string_append_printf(out, "], \"rank\": %d, \"fits\": %s,\n     \"time\": {", r->rank,
+        g_string_append_printf(out, "], \"rank\": %d, \"fits\": %s,", r->rank,
                                r->fits ? "true" : "false");
+        /* with offloading, which memory overflows: "gpu", "host", "both" or null */
+        if (offload) {
+            gboolean gpu = r->peak_bytes > s->topology->gpu.memory_bytes;
+            const char *over = gpu && !r->host_fits ? "\"both\""
+                               : gpu                ? "\"gpu\""
+                               : !r->host_fits      ? "\"host\""
+                                                    : "null";
+            g_string_append_printf(out, " \"overflow\": %s,", over);
+        }
+        g_string_append(out, "\n     \"time\": {");
         num_field(out, "step", paro_time_to_s(r->step), FALSE);
         num_field(out, "guideline", r->guideline_s, FALSE);
         num_field(out, "compute", r->compute_s, FALSE);
@@ -156,7 +186,9 @@ static void json(const ParoScenarioDerived *g, const ParoStepResult *rows, guint
         num_field(out, "peak", round(r->peak_bytes), FALSE);
         for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
             num_field(out, paro_mem_category_names[c], round(r->at_peak.bytes[c]),
-                      c + 1 == PARO_MEM_N_CATEGORIES);
+                      c + 1 == PARO_MEM_N_CATEGORIES && !offload);
+        if (offload) /* host memory a node, bytes: the offloaded state and pinned buffers */
+            num_field(out, "host", round(r->host_bytes), TRUE);
         g_string_append_printf(out, "}}%s\n", i + 1 < n ? "," : "");
     }
     g_string_append(out, "  ]\n}\n");
@@ -230,7 +262,7 @@ void paro_report_run(const ParoScenarioDerived *g, const ParoStepResult *rows, g
  * from 1 (Perfetto reads numeric pid and tid directly; names come as metadata events). */
 static guint chrome_tid(const ParoTraceTask *t)
 {
-    static const char *const kinds[] = {"compute", "p2p", "global", "intra", "inter"};
+    static const char *const kinds[] = {"compute", "p2p", "global", "intra", "inter", "h2d", "d2h"};
     const char *name = stream_name(t->streams);
     guint kind = 0;
     while (kind + 1 < G_N_ELEMENTS(kinds) && strcmp(kinds[kind], name) != 0)

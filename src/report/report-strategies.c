@@ -4,6 +4,7 @@
 
 #include "core/format.h"
 #include "core/units.h"
+#include "scenario/offload.h"
 
 #include <math.h>
 #include <string.h>
@@ -256,6 +257,11 @@ void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
                                    : paro_compress_preset_names[s->compression.preset],
                                what);
     }
+    /* offloading: the targets and the host figures, with the datasheet default they come
+     * from when the topology gives none (decision 80) */
+    g_autofree char *offloads = paro_offload_describe(s);
+    if (offloads != NULL)
+        g_string_append_printf(out, "# %s\n", offloads);
     g_string_append_printf(out, "# global collectives: %s", paro_algorithm_names[s->algorithm]);
     if (s->algorithm == PARO_ALGO_HO_RING)
         g_string_append_printf(out, " (%" G_GINT64_FORMAT " chunks)", s->chunks);
@@ -288,7 +294,12 @@ static void table(const ParoGuideline *g, GString *out)
             g_string_append_printf(out, "%7s",
                                    paro_format_fixed(buf, sizeof buf, mem[k] / PARO_GIB, 2, 7));
         }
-        g_string_append_printf(out, "  %-4s", r->fits ? "yes" : "OOM");
+        /* "host": the GPU's memory holds it, the node's host memory not (offloading) */
+        g_string_append_printf(out, "  %-4s",
+                               r->fits ? "yes"
+                               : r->mem_total > g->derived->scenario->topology->gpu.memory_bytes
+                                   ? "OOM"
+                                   : "host");
         const double cols[] = {r->traffic_intra / 1e9,
                                r->traffic_inter / 1e9,
                                r->t_compute,
@@ -346,6 +357,7 @@ static void json(const ParoGuideline *guideline, GString *out)
     const ParoScenarioDerived *g = guideline->derived;
     const GArray *results = guideline->results;
     const ParoScenario *s = g->scenario;
+    gboolean offload = paro_scenario_offloads(s);
     g_string_append(out, "{\n  \"parosim\": ");
     paro_report_json_string(out, PARO_VERSION);
     g_string_append_printf(out, ",\n  \"schema_version\": %d", PARO_SCHEMA_VERSION);
@@ -388,7 +400,9 @@ static void json(const ParoGuideline *guideline, GString *out)
         json_field(out, "comm_buffers", round(r->mem_comm_buffers), FALSE);
         json_field(out, "workspace", round(r->mem_workspace), FALSE);
         json_field(out, "overhead", round(r->mem_overhead), FALSE);
-        json_field(out, "total", round(r->mem_total), TRUE);
+        json_field(out, "total", round(r->mem_total), !offload);
+        if (offload) /* host memory a node, only where something is offloaded */
+            json_field(out, "host", round(r->mem_host), TRUE);
         g_string_append(out, "},\n     \"traffic\": {");
         json_field(out, "intra", round(r->traffic_intra), FALSE);
         json_field(out, "inter", round(r->traffic_inter), TRUE);
@@ -402,10 +416,19 @@ static void json(const ParoGuideline *guideline, GString *out)
         json_field(out, "gradient", r->t_gradient, FALSE);
         json_field(out, "sync_grad", r->t_sync_grad, FALSE);
         json_field(out, "sync_param", r->t_sync_param, TRUE);
-        g_string_append_printf(out,
-                               "},\n     \"fits\": %s, \"dominated\": %s, \"effective\": %s}%s\n",
-                               r->fits ? "true" : "false", r->dominated ? "true" : "false",
-                               r->effective ? "true" : "false", i + 1 < results->len ? "," : "");
+        g_string_append_printf(out, "},\n     \"fits\": %s, ", r->fits ? "true" : "false");
+        /* with offloading, which memory overflows: "gpu", "host", "both" or null */
+        if (offload) {
+            gboolean gpu = r->mem_total > s->topology->gpu.memory_bytes;
+            g_string_append_printf(out, "\"overflow\": %s, ",
+                                   gpu && !r->host_fits ? "\"both\""
+                                   : gpu                ? "\"gpu\""
+                                   : !r->host_fits      ? "\"host\""
+                                                        : "null");
+        }
+        g_string_append_printf(out, "\"dominated\": %s, \"effective\": %s}%s\n",
+                               r->dominated ? "true" : "false", r->effective ? "true" : "false",
+                               i + 1 < results->len ? "," : "");
     }
     g_string_append(out, "  ]\n}\n");
 }

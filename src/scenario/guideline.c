@@ -28,6 +28,8 @@
 
 #include <math.h>
 
+#include "scenario/offload.h"
+
 void paro_guideline_free(ParoGuideline *g)
 {
     if (g == NULL)
@@ -73,7 +75,9 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     r->strategy = st;
     r->effective = paro_strategy_is_effective(st);
 
-    ParoStateMemory mem = paro_strategy_memory(st, z);
+    /* offloaded state leaves the GPU (decisions 80-82) */
+    ParoOffloadState off = paro_offload_state(s, st, z);
+    ParoStateMemory mem = off.gpu;
     r->mem_params = mem.params;
     r->mem_grads = mem.grads;
     r->mem_optimizer = mem.optimizer;
@@ -89,9 +93,13 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     double L = (double)model->layers, again = s->training.recompute == PARO_RECOMPUTE_FULL
                                                   ? paro_scenario_recomputed_layers(s)
                                                   : L;
+    /* checkpoints offloaded: the GPU keeps the last layer's and the one restored for its
+     * backward, the host the others */
+    double act_host = paro_offload_activation_bytes(s, kept, again);
     r->mem_activations =
-        again * kept + (L - again) * whole +
+        again * kept - act_host + (L - again) * whole +
         MAX(MAX(loss.forward_peak, loss.backward_peak), again > 0 ? whole - kept : 0);
+    r->mem_host = paro_offload_host_bytes(s, &off, act_host);
     double layer = paro_model_layer_params(model);
     r->mem_buffers =
         (paro_strategy_gathers(st) ? 2.0 * paro_scenario_gathered_bytes(d, layer) : 0) +
@@ -102,7 +110,8 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     r->mem_overhead = s->training.memory_overhead;
     r->mem_total = r->mem_model_states + r->mem_activations + r->mem_buffers + r->mem_comm_buffers +
                    r->mem_workspace + r->mem_overhead;
-    r->fits = r->mem_total <= s->topology->gpu.memory_bytes;
+    r->host_fits = r->mem_host <= s->topology->host.memory_bytes;
+    r->fits = r->mem_total <= s->topology->gpu.memory_bytes && r->host_fits;
 
     g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
     paro_strategy_collectives(st, z, calls);
@@ -138,11 +147,17 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
         }
     }
     r->t_comm = r->t_param + r->t_gradient + r->t_sync_grad + r->t_sync_param;
-    double owned = z->trainable / paro_strategy_divisor(st->os, z->n, z->m);
-    r->t_optimizer = paro_scenario_optimizer_s(d, owned);
+    /* the optimizer phase with its copies in series; the micro-steps' copies beside them */
+    gboolean to_gpu;
+    r->t_optimizer = paro_offload_optimizer_s(d, &off) +
+                     paro_offload_pcie_s(s, paro_offload_after_step_bytes(s, &off, &to_gpu)) +
+                     (off.optimizer && !off.grads_per_micro
+                          ? paro_offload_pcie_s(s, PARO_OFFLOAD_GRAD_BYTES * off.grad_shard)
+                          : 0);
+    r->t_offload = paro_offload_copies_s(s, &off, act_host, A);
     r->t_compute = A * d->micro_step_s + r->t_optimizer;
-    r->t_step = fmax(r->t_compute, r->t_comm);
-    r->t_serial = r->t_compute + r->t_comm;
+    r->t_step = fmax(fmax(r->t_compute, r->t_comm), r->t_offload);
+    r->t_serial = r->t_compute + r->t_comm + r->t_offload;
 }
 
 const ParoStrategyResult *paro_guideline_find(const ParoGuideline *g, const ParoStrategy *st)

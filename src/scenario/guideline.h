@@ -19,6 +19,7 @@ typedef struct {
     double mem_workspace;    /* cuBLAS workspace */
     double mem_overhead;     /* the scenario's memory_overhead */
     double mem_total;
+    double mem_host; /* host memory per node: offloaded state and pinned buffers (offload.h) */
     /* bytes each GPU sends per global step (compressed sizes when compression applies) */
     double traffic_intra, traffic_inter;
     /* seconds per global step */
@@ -28,9 +29,11 @@ typedef struct {
     double t_comm;      /* (t_param + t_gradient)*A + t_syncg + t_syncp */
     double t_compress;  /* compression and decompression inside t_comm (compress/compress.c) */
     double bytes_saved; /* bytes each GPU does not send per step thanks to compression */
-    double t_step;      /* max(t_compute, t_comm): full overlap */
-    double t_serial;    /* t_compute + t_comm: no overlap */
-    gboolean fits;
+    double t_offload;   /* PCIe and NVMe copies beside the micro-steps (offload.h) */
+    double t_step;      /* max(t_compute, t_comm, t_offload): full overlap */
+    double t_serial;    /* t_compute + t_comm + t_offload: no overlap */
+    gboolean fits;      /* in GPU memory and, with offloading, in host memory */
+    gboolean host_fits; /* mem_host within the node's host memory */
     gboolean dominated;
     int rank; /* 1 = fastest step among those that fit */
 } ParoStrategyResult;

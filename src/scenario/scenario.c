@@ -18,6 +18,15 @@
 #include "yaml/schema.h"
 
 const char *const paro_precision_names[] = {"bf16", "fp16", "fp32", NULL};
+const char *const paro_offload_names[] = {"none", "cpu", "nvme", NULL};
+const char *const paro_offload_activation_names[] = {"none", "cpu", NULL};
+
+gboolean paro_scenario_offloads(const ParoScenario *s)
+{
+    const ParoOffload *o = &s->training.offload;
+    return o->optimizer != PARO_OFFLOAD_NONE || o->parameters != PARO_OFFLOAD_NONE ||
+           o->activations != PARO_OFFLOAD_NONE;
+}
 
 double paro_precision_bytes(ParoPrecision p)
 {
@@ -194,6 +203,32 @@ static gboolean parse_moe(const ParoNode *node, gpointer ptr, gpointer record, G
                              error);
 }
 
+G_STATIC_ASSERT(sizeof(ParoOffloadTarget) == sizeof(int));
+
+/* training.offload (decisions 80-82): DeepSpeed's offload_optimizer and offload_param
+ * devices, and its activation_checkpointing.cpu_checkpointing. */
+static const ParoField offload_fields[] = {
+    {"optimizer", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoOffload, optimizer), 0,
+     paro_offload_names, NULL,
+     "none (default), cpu (ZeRO-Offload: fp32 master, moments and gradients in host memory, "
+     "the step on the CPU) or nvme (ZeRO-Infinity: master and moments on NVMe)"},
+    {"parameters", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoOffload, parameters), 0,
+     paro_offload_names, NULL,
+     "none (default), cpu or nvme: the 16-bit parameter shards of a strategy that shards "
+     "them, fetched to the GPU before each gather (ZeRO-3 offload_param, FSDP CPUOffload)"},
+    {"activations", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoOffload, activations), 0,
+     paro_offload_activation_names, NULL,
+     "none (default) or cpu: the checkpointed layer inputs of full recomputation copied to "
+     "host memory after the forward and back before the backward (DeepSpeed's "
+     "cpu_checkpointing)"},
+};
+
+static gboolean parse_offload(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
+{
+    return paro_schema_apply(node, "offload", offload_fields, G_N_ELEMENTS(offload_fields), ptr,
+                             NULL, NULL, error);
+}
+
 static const ParoField pipeline_fields[] = {
     {"schedule", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, pipeline_schedule), 0,
      paro_pipe_schedule_names, NULL, "gpipe, 1f1b, interleaved or modular (default 1f1b)"},
@@ -277,6 +312,10 @@ static const ParoField training_fields[] = {
      "accumulation order"},
     {"moe", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_moe,
      "a mixture of experts' routing: imbalance, capacity_factor"},
+    {"offload", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoTraining, offload), 0, NULL,
+     parse_offload,
+     "optimizer, parameters (none, cpu, nvme) and activations (none, cpu) "
+     "moved off the GPU"},
 };
 
 static gboolean parse_training(const ParoNode *node, gpointer ptr, gpointer user_data,
@@ -754,6 +793,80 @@ static gboolean check_3d(ParoScenario *s, const ParoNode *root, GError **error)
     return TRUE;
 }
 
+/* The node of training.offload.@key when written, else training.offload, else the root. */
+static const ParoNode *offload_node(const ParoNode *root, const char *key)
+{
+    const ParoNode *training = paro_node_lookup(root, "training");
+    const ParoNode *off = training && training->kind == PARO_NODE_MAPPING
+                              ? paro_node_lookup(training, "offload")
+                              : NULL;
+    if (off == NULL || off->kind != PARO_NODE_MAPPING)
+        return off ? off : root;
+    const ParoNode *v = paro_node_lookup(off, key);
+    return v ? v : off;
+}
+
+/* What offloading needs (decisions 80-82): NVMe figures for nvme; parameters offloaded only
+ * where a framework shards them (ZeRO stage 3, FSDP); FSDP's one CPUOffload flag moving
+ * parameters, gradients and the optimizer together; activations offloaded as full
+ * recomputation's checkpoints. */
+static gboolean check_offload(const ParoScenario *s, const ParoNode *root, GError **error)
+{
+    const ParoOffload *o = &s->training.offload;
+    const ParoTopology *t = s->topology;
+    if (s->ep > 1 && paro_scenario_offloads(s)) {
+        paro_node_error(error, parallelism_node(root, "ep"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "ep %" G_GINT64_FORMAT " with training.offload: offloading the routed "
+                        "experts' states, sharded over their own group, is not modelled",
+                        s->ep);
+        return FALSE;
+    }
+    const char *keys[] = {"optimizer", "parameters"};
+    const ParoOffloadTarget targets[] = {o->optimizer, o->parameters};
+    for (guint i = 0; i < G_N_ELEMENTS(keys); i++)
+        if (targets[i] == PARO_OFFLOAD_NVME &&
+            (t->host.nvme_read_Bps == 0 || t->host.nvme_write_Bps == 0)) {
+            paro_node_error(error, offload_node(root, keys[i]), PARO_CONFIG_ERROR_CONSTRAINT,
+                            "%s: nvme needs the node's NVMe bandwidth, but topology '%s' gives "
+                            "no node.host.nvme_read and nvme_write",
+                            keys[i], t->name);
+            return FALSE;
+        }
+    ParoFrameworkKind fw = s->framework.kind;
+    if (o->parameters != PARO_OFFLOAD_NONE &&
+        (fw == PARO_FRAMEWORK_MEGATRON || (fw == PARO_FRAMEWORK_DEEPSPEED && s->pp > 1))) {
+        paro_node_error(
+            error, offload_node(root, "parameters"), PARO_CONFIG_ERROR_CONSTRAINT,
+            "parameters: %s offloads the parameter shards ZeRO stage 3 gathers, but %s keeps "
+            "whole parameters on every GPU (%s)",
+            paro_offload_names[o->parameters],
+            fw == PARO_FRAMEWORK_MEGATRON ? "megatron" : "deepspeed with pp > 1",
+            fw == PARO_FRAMEWORK_MEGATRON
+                ? "Megatron-Core's distributed optimizer shards the optimizer state only"
+                : "DeepSpeed's pipeline engine runs ZeRO stage 0 or 1; offload_param is stage 3's");
+        return FALSE;
+    }
+    if (fw == PARO_FRAMEWORK_FSDP &&
+        (o->optimizer == PARO_OFFLOAD_NVME || o->parameters == PARO_OFFLOAD_NVME ||
+         o->optimizer != o->parameters)) {
+        const char *key = o->parameters == PARO_OFFLOAD_NONE ? "optimizer" : "parameters";
+        paro_node_error(error, offload_node(root, key), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "fsdp offloads with one flag, CPUOffload(offload_params=True), which "
+                        "moves parameters, gradients and the optimizer step to the CPU "
+                        "together: it needs optimizer: cpu and parameters: cpu (got %s and %s)",
+                        paro_offload_names[o->optimizer], paro_offload_names[o->parameters]);
+        return FALSE;
+    }
+    if (o->activations != PARO_OFFLOAD_NONE && s->training.recompute != PARO_RECOMPUTE_FULL) {
+        paro_node_error(error, offload_node(root, "activations"), PARO_CONFIG_ERROR_CONSTRAINT,
+                        "activations: cpu moves the checkpoints of full recomputation to host "
+                        "memory (DeepSpeed's cpu_checkpointing): it needs recompute: full, not %s",
+                        paro_recompute_names[s->training.recompute]);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 static gboolean check_scenario(ParoScenario *s, const ParoNode *root, GError **error)
 {
     if (!check_3d(s, root, error))
@@ -840,6 +953,8 @@ static gboolean check_scenario(ParoScenario *s, const ParoNode *root, GError **e
                         s->model->name);
         return FALSE;
     }
+    if (!check_offload(s, root, error))
+        return FALSE;
     double trainable_params,
         params = paro_model_params(s->model, &s->training.trainable, &trainable_params);
     if (trainable_params > params) {

@@ -28,6 +28,16 @@ typedef enum {
     PARO_CP_ALLTOALL,  /* DeepSpeed-Ulysses: all-to-all of heads before and after attention */
 } ParoCpAlgorithm;
 extern const char *const paro_cp_algorithm_names[]; /* "ring", "allgather", "alltoall", NULL */
+/* Where offloaded state lives (training.offload; decisions 80-82). */
+typedef enum { PARO_OFFLOAD_NONE, PARO_OFFLOAD_CPU, PARO_OFFLOAD_NVME } ParoOffloadTarget;
+extern const char *const paro_offload_names[];            /* "none", "cpu", "nvme", NULL */
+extern const char *const paro_offload_activation_names[]; /* "none", "cpu", NULL */
+
+typedef struct {
+    ParoOffloadTarget optimizer;   /* fp32 master, moments and fp32 gradients; CPU Adam step */
+    ParoOffloadTarget parameters;  /* the 16-bit parameter shards (ZeRO-3 / FSDP) */
+    ParoOffloadTarget activations; /* none or cpu: the checkpointed layer inputs */
+} ParoOffload;
 
 typedef struct {
     gint64 micro_batch;      /* sequences per GPU per micro-step */
@@ -56,6 +66,7 @@ typedef struct {
     double moe_imbalance;   /* training.moe.imbalance: the hottest expert's tokens / the mean */
     double moe_capacity;    /* training.moe.capacity_factor: 0 dropless, else tokens an expert
                              * takes at most, in units of its even share */
+    ParoOffload offload;    /* what leaves the GPU for the host or NVMe (none by default) */
 } ParoTraining;
 
 /* The inputs that drive a simulation's work, whose place in the files or --set/--vary
@@ -163,6 +174,9 @@ gint64 paro_scenario_dp_per_node(const ParoScenario *s);
  */
 gint64 paro_scenario_module_span(const ParoScenario *s, gint64 n_layers, gint64 module,
                                  gint64 *first);
+
+/** paro_scenario_offloads: any of training.offload is not none. */
+gboolean paro_scenario_offloads(const ParoScenario *s);
 
 /** paro_scenario_expert_dp_ranks: the expert-data-parallel group: tp x cp x dp / (ep x etp)
  * ranks that reduce and shard the routed experts' states (dp x cp without expert

@@ -33,7 +33,7 @@ typedef guint ParoTaskId;
 #define PARO_TASK_NONE G_MAXUINT
 
 /* Streams per device (bits of a task's stream mask). */
-#define PARO_SCHED_STREAMS 4
+#define PARO_SCHED_STREAMS 6
 
 typedef enum {
     PARO_TASK_COMPUTE, /* kernels: counted as compute */

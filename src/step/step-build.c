@@ -221,6 +221,23 @@ static double expert_share(const ParoStepBuild *b, gint64 l)
     return b->expert_share ? b->expert_share[l] : 0;
 }
 
+/* Each stage's routed experts' states, sharded over their group, beside the dense ones
+ * paro_step_offload_init counted (expert parallelism offloads nothing: scenario.c). */
+static void add_expert_states(ParoStepBuild *b)
+{
+    for (gint64 d = 0; d < b->P; d++) {
+        ParoStepStage *st = &b->stages[d];
+        ParoStateSizes ze = b->ze;
+        ze.params *= st->expert_share;
+        ze.trainable *= st->expert_share;
+        ParoStateMemory experts = paro_strategy_memory(b->strategy, &ze);
+        st->offload.gpu.params += experts.params;
+        st->offload.gpu.grads += experts.grads;
+        st->offload.gpu.optimizer += experts.optimizer;
+        st->offload.owned += ze.trainable / paro_strategy_divisor(b->strategy->os, ze.n, ze.m);
+    }
+}
+
 gboolean paro_step_build_init(ParoStepBuild *b)
 {
     const ParoScenario *sc = b->d->scenario;
@@ -267,6 +284,9 @@ gboolean paro_step_build_init(ParoStepBuild *b)
         if (b->dense_share != NULL)
             stage_group_shares(b, d, &st->share, &st->expert_share);
     }
+    paro_step_offload_init(b);
+    if (b->calls_e != NULL)
+        add_expert_states(b);
     b->gathers_f = g_new(ParoTaskId, L);
     b->gathers_b = g_new(ParoTaskId, L);
     b->scratch = g_array_sized_new(FALSE, FALSE, sizeof(ParoTaskId), (guint)L);
@@ -447,13 +467,17 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
          * with the backward. */
         for (; gather && first_pass && issued <= MIN(i + p, pm - 1); issued++) {
             gint64 j = issued, lj = pass_layer(forward, lo, pm, j);
+            /* an offloaded shard comes over PCIe first (step-offload.c) */
+            ParoTaskId f = paro_step_offload_fetch(b, d, m, lj, dense_share(b, lj));
             ParoTaskId t = add_coll(b, "allgather", d, gather,
                                     gather->size_bytes * dense_share(b, lj), m, (gint)lj);
             paro_task_graph_on_start(graph, t, PARO_MEM_GATHERED, layer_gathered_bytes(b, lj));
+            paro_task_graph_depend(graph, t, f);
+            ParoTaskId head = f != PARO_TASK_NONE ? f : t;
             if (j - p - 1 >= 0)
-                paro_task_graph_depend(graph, t, scratch_at(b, j - p - 1));
+                paro_task_graph_depend(graph, head, scratch_at(b, j - p - 1));
             else if (!forward)
-                paro_task_graph_depend(graph, t, st->previous);
+                paro_task_graph_depend(graph, head, st->previous);
             comm_s += paro_time_to_s(paro_task_graph_get(graph, t).duration);
             if (gather_e != NULL && expert_share(b, lj) > 0) {
                 /* the layer's experts, after its dense parameters */
@@ -475,11 +499,18 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
          * kernels, on the compute stream (decision 62) */
         if (gather && first_pass)
             seconds += b->copy_out_s * gathered;
+        /* an offloaded checkpoint comes back when its backward asks for it (step-offload.c) */
+        ParoTaskId back =
+            forward
+                ? PARO_TASK_NONE
+                : paro_step_offload_checkpoint_in(b, d, i > 0 ? scratch_at(b, i - 1) : st->previous,
+                                                  m, l, act_kept, i == 0);
         ParoTaskId c =
             paro_task_graph_add(graph, forward ? "forward" : "backward", PARO_TASK_COMPUTE, d,
                                 PARO_STREAM_COMPUTE, m, (gint)l, paro_time_from_s(seconds));
         compute_s += seconds;
         paro_task_graph_depend(graph, c, g);
+        paro_task_graph_depend(graph, c, back);
         /* The last layer runs the output head and the loss: its logits' memory peaks in
          * the loss's forward, part stays to the backward, and the loss's backward peaks
          * before the layer's recomputation does (decision 50). Counted from the task's
@@ -490,6 +521,7 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
             paro_task_graph_on_end(graph, c, PARO_MEM_ACTIVATIONS, loss->kept - loss->forward_peak);
         } else if (forward) {
             paro_task_graph_on_end(graph, c, PARO_MEM_ACTIVATIONS, act_kept);
+            paro_step_offload_checkpoint_out(b, d, c, m, l, act_kept, i == pm - 1);
         } else {
             /* Back-pressure: a backward that opens a new bucket needs one of the
              * BUCKETS_IN_FLIGHT bucket buffers, freed when an older reduce-scatter ends. */
@@ -542,11 +574,15 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
                     ParoTaskId rs = add_group_coll(b, group == 1, paro_coll_kind_names[reduce->op],
                                                    d, reduce, bytes, m, (gint)l);
                     paro_task_graph_depend(graph, rs, c);
+                    comm_s += paro_time_to_s(paro_task_graph_get(graph, rs).duration);
+                    /* the bucket is held until its offloaded shard is copied out */
+                    if (group == 0)
+                        rs = paro_step_offload_grads(b, d, rs, bytes / reduce->size_bytes, m,
+                                                     (gint)l);
                     paro_task_graph_on_end(graph, rs, PARO_MEM_BUCKETS, -bytes);
                     if (micro == b->M - 1)
                         g_array_append_val(st->last_reductions, rs);
                     g_array_append_val(st->reductions, rs);
-                    comm_s += paro_time_to_s(paro_task_graph_get(graph, rs).duration);
                 }
                 bucket = bucket_e = 0;
             }
@@ -616,18 +652,16 @@ static void add_sync(ParoStepBuild *b, guint d)
     ParoStepStage *st = &b->stages[d];
     ParoTaskGraph *graph = b->graph;
     ParoTaskId previous = add_syncs(b, d, PARO_PHASE_SYNC_GRAD, st->previous, TRUE);
-    double owned =
-        b->z.trainable * st->share / paro_strategy_divisor(b->strategy->os, b->z.n, b->z.m);
-    if (b->calls_e != NULL)
-        owned += b->ze.trainable * st->expert_share /
-                 paro_strategy_divisor(b->strategy->os, b->ze.n, b->ze.m);
+    /* the GPU's or, offloaded, the CPU's step on the owned shard (scenario/offload.c) */
+    previous = paro_step_offload_before_step(b, d, previous);
     ParoTaskId opt =
         paro_task_graph_add(graph, "optimizer", PARO_TASK_COMPUTE, d, PARO_STREAM_COMPUTE, -1, -1,
-                            paro_time_from_s(paro_scenario_optimizer_s(b->d, owned)));
+                            paro_time_from_s(paro_offload_optimizer_s(b->d, &st->offload)));
     paro_task_graph_depend(graph, opt, previous);
     for (guint r = 0; r < st->last_reductions->len; r++)
         paro_task_graph_depend(graph, opt, g_array_index(st->last_reductions, ParoTaskId, r));
-    st->previous = add_syncs(b, d, PARO_PHASE_SYNC_PARAM, opt, FALSE);
+    previous = paro_step_offload_after_step(b, d, opt);
+    st->previous = add_syncs(b, d, PARO_PHASE_SYNC_PARAM, previous, FALSE);
 }
 
 gboolean paro_step_build(ParoStepBuild *b)

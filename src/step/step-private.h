@@ -3,6 +3,7 @@
  * (step-coll.c) and the graph builder (step-build.c). */
 #pragma once
 
+#include "scenario/offload.h"
 #include "sched/taskgraph.h"
 #include "step/step.h"
 
@@ -129,6 +130,8 @@ typedef struct {
     double share;            /* of the model's parameters (paro_step_stage_share) */
     double expert_share;     /* of the routed experts' (expert parallelism) */
     double compress_s, bytes_saved;
+    ParoOffloadState offload; /* what the stage's GPU offloads (scenario/offload.h) */
+    double host_activations;  /* its checkpoints in host memory (activation offload) */
 } ParoStepStage;
 
 typedef struct {
@@ -187,6 +190,44 @@ void paro_step_build_clear(ParoStepBuild *b);
 /** paro_step_build: adds the step's tasks to @b->graph: the pipeline's passes (layers,
  * collectives) and sends, then each stage's gradient sync, optimizer and parameter sync. */
 gboolean paro_step_build(ParoStepBuild *b);
+
+/* ---- offloading (step-offload.c, decision 82): copies over PCIe beside the pass ---- */
+
+/** paro_step_offload_init: each stage's ParoStepStage.offload and host_activations. */
+void paro_step_offload_init(ParoStepBuild *b);
+
+/** paro_step_offload_fetch: the host-to-GPU copy of layer @layer's parameter shard (@share of
+ * the stage's parameters) before its gather, after its NVMe read with parameters: nvme;
+ * PARO_TASK_NONE when the stage does not offload parameters. */
+ParoTaskId paro_step_offload_fetch(ParoStepBuild *b, guint d, gint micro, gint64 layer,
+                                   double share);
+
+/** paro_step_offload_grads: after the reduction @rs of a bucket holding @share of the stage's
+ * trainable parameters: its gradient shard copied to the host (for a later micro-batch, the
+ * shard accumulated so far first copied back to add to). Returns the last copy, or @rs when
+ * the optimizer is not offloaded. */
+ParoTaskId paro_step_offload_grads(ParoStepBuild *b, guint d, ParoTaskId rs, double share,
+                                   gint micro, gint layer);
+
+/** paro_step_offload_checkpoint_out: the copy of layer @layer's checkpoint (@bytes) to the
+ * host after its forward @c, freeing it on the GPU as it ends; nothing for the pass's last
+ * layer (@last) or without activation offload. */
+void paro_step_offload_checkpoint_out(ParoStepBuild *b, guint d, ParoTaskId c, gint micro,
+                                      gint64 layer, double bytes, gboolean last);
+
+/** paro_step_offload_checkpoint_in: the copy back before the layer's backward, after @after;
+ * PARO_TASK_NONE for the pass's first layer (@first: kept on the GPU) or without. */
+ParoTaskId paro_step_offload_checkpoint_in(ParoStepBuild *b, guint d, ParoTaskId after, gint micro,
+                                           gint64 layer, double bytes, gboolean first);
+
+/** paro_step_offload_before_step: with the optimizer offloaded and gradients reduced at the
+ * sync (g = N), the owned gradient shard's copy to the host after @previous; returns it, or
+ * @previous. */
+ParoTaskId paro_step_offload_before_step(ParoStepBuild *b, guint d, ParoTaskId previous);
+
+/** paro_step_offload_after_step: the updated 16-bit shard's copy across PCIe after the
+ * optimizer @opt (paro_offload_after_step_bytes); returns it, or @opt. */
+ParoTaskId paro_step_offload_after_step(ParoStepBuild *b, guint d, ParoTaskId opt);
 
 /** paro_step_build_periodic_from: ParoStepResult.periodic_from. */
 gint64 paro_step_build_periodic_from(const ParoStepBuild *b);

@@ -31,19 +31,9 @@ void paro_step_result_clear(ParoStepResult *r)
 static void add_resident(const ParoStepBuild *b, guint d)
 {
     const ParoScenario *sc = b->d->scenario;
-    ParoStateSizes z = b->z;
-    z.params *= b->stages[d].share; /* exact for one stage: the share is 1 */
-    z.trainable *= b->stages[d].share;
-    ParoStateMemory states = paro_strategy_memory(b->strategy, &z);
-    if (b->calls_e != NULL) { /* the routed experts' states, sharded over their group */
-        ParoStateSizes ze = b->ze;
-        ze.params *= b->stages[d].expert_share;
-        ze.trainable *= b->stages[d].expert_share;
-        ParoStateMemory experts = paro_strategy_memory(b->strategy, &ze);
-        states.params += experts.params;
-        states.grads += experts.grads;
-        states.optimizer += experts.optimizer;
-    }
+    /* the stage's share (exact for one stage: the share is 1), less what it offloads
+     * (paro_step_offload_init) */
+    ParoStateMemory states = b->stages[d].offload.gpu;
     ParoMemLedger *ledger = paro_task_graph_ledger(b->graph, d);
     paro_mem_ledger_change(ledger, 0, PARO_MEM_PARAMS, states.params);
     paro_mem_ledger_change(ledger, 0, PARO_MEM_GRADS, states.grads);
@@ -75,7 +65,8 @@ void paro_step_result_finish(const ParoScenarioDerived *d, gint64 micro_steps, P
         (double)(sc->tp * sc->pp * sc->cp); /* exact for tp = pp = cp = 1 */
     r->tflops_per_gpu = model_flops / step_s / 1e12;
     r->mfu = model_flops / step_s / sc->topology->gpu.peak_flops;
-    r->fits = r->peak_bytes <= sc->topology->gpu.memory_bytes;
+    r->host_fits = r->host_bytes <= sc->topology->host.memory_bytes;
+    r->fits = r->peak_bytes <= sc->topology->gpu.memory_bytes && r->host_fits;
 }
 
 static void collect(const ParoStepBuild *b, gboolean keep_trace, ParoStepResult *out)
@@ -107,6 +98,10 @@ static void collect(const ParoStepBuild *b, gboolean keep_trace, ParoStepResult 
     out->bytes_saved = b->stages[d].bytes_saved;
     const ParoMemLedger *fullest = paro_task_graph_ledger(b->graph, out->fullest);
     out->peak_bytes = paro_mem_ledger_peak(fullest, &out->at_peak);
+    for (guint s = 0; s < (guint)b->P; s++)
+        out->host_bytes =
+            MAX(out->host_bytes,
+                paro_offload_host_bytes(sc, &b->stages[s].offload, b->stages[s].host_activations));
     paro_step_result_finish(b->d, b->M, out);
     if (!paro_scenario_is_dp_only(sc))
         out->guideline_s = paro_step_build_textbook_s(b);

@@ -17,12 +17,15 @@
 G_BEGIN_DECLS
 
 /* A stage GPU's streams: kernels and TP collectives; DP collectives inside a group and
- * between groups; pipeline sends (one NCCL stream: they go in order). */
+ * between groups; pipeline sends (one NCCL stream: they go in order); copies to and from
+ * host memory over PCIe, one stream a direction (offloading, decision 82). */
 enum {
     PARO_STREAM_COMPUTE = 1,
     PARO_STREAM_INTRA = 2,
     PARO_STREAM_INTER = 4,
     PARO_STREAM_P2P = 8,
+    PARO_STREAM_H2D = 16,
+    PARO_STREAM_D2H = 32,
 };
 
 typedef struct {
@@ -62,7 +65,9 @@ typedef struct {
     double mfu;            /* tflops_per_gpu / peak */
     double peak_bytes;
     ParoMemSample at_peak;
-    gboolean fits;
+    double host_bytes;  /* host memory per node with offloading (the fullest stage's GPUs') */
+    gboolean host_fits; /* host_bytes within the node's host memory */
+    gboolean fits;      /* peak_bytes in GPU memory and host_bytes in host memory */
     double guideline_s; /* the closed-form T beside it (filled by the run, run/run.c) */
     int rank;
     GArray *trace;  /* ParoTraceTask, or NULL */

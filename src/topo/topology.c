@@ -108,3 +108,36 @@ double paro_topology_inter_latency_s(const ParoTopology *t)
 {
     return t->nics.latency_s + t->network.latency_s;
 }
+
+/* Host figures from the DGX datasheets (decision 80). DGX A100 (320 GB): 1 TB of system
+ * memory, two AMD EPYC 7742, PCIe Gen4; DGX H100: 2 TB, two Xeon Platinum 8480C, PCIe Gen5
+ * (NVIDIA DGX A100 and DGX H100 datasheets). PCIe x16 per GPU, one direction: Gen4 16 GT/s
+ * x 16 lanes x 128/130 / 8 = 31.5 GB/s, Gen5 twice that (PCI-SIG base specifications). The
+ * CPU optimizer's rate is the memory-bandwidth roofline of DeepSpeedCPUAdam's step: it
+ * reads the fp32 parameter, gradient and both moments (16 bytes) and writes parameter and
+ * moments (12 bytes) (DeepSpeed csrc/includes/cpu_adam.h, Step_AVX, at edaa7221), then the
+ * 16-bit copy reads the fp32 parameter and writes 2 bytes (stage_1_and_2.py step): 34
+ * bytes a parameter, over the two sockets' DDR channels: EPYC 7742 8 x DDR4-3200 = 204.8
+ * GB/s a socket (AMD's specification), 409.6 GB/s / 34 = 12.05e9 parameters a second;
+ * Xeon 8480C 8 x DDR5-4800 = 307.2 GB/s a socket (Intel ARK), 614.4 / 34 = 18.07e9. A
+ * roofline: measured CPU Adam runs below it (docs/formats.md says so). */
+ParoHostDefault paro_topology_host_default(ParoGpuArch arch)
+{
+    static const ParoHostDefault dgx_a100 = {"DGX A100 datasheet", 1e12, 31.5e9, 12.05e9};
+    static const ParoHostDefault dgx_h100 = {"DGX H100 datasheet", 2e12, 63.0e9, 18.07e9};
+    return arch == PARO_ARCH_SM90 || arch == PARO_ARCH_SM100 ? dgx_h100 : dgx_a100;
+}
+
+void paro_topology_fill_host(ParoTopology *t)
+{
+    ParoHostDefault d = paro_topology_host_default(t->gpu.arch);
+    gboolean filled = FALSE;
+    double *figures[] = {&t->host.memory_bytes, &t->host.pcie_Bps, &t->host.optimizer_rate};
+    const double values[] = {d.memory_bytes, d.pcie_Bps, d.optimizer_rate};
+    for (guint i = 0; i < G_N_ELEMENTS(figures); i++)
+        if (*figures[i] == 0) {
+            *figures[i] = values[i];
+            filled = TRUE;
+        }
+    t->host.defaulted = filled ? d.name : NULL;
+}

@@ -61,6 +61,17 @@ typedef struct {
     } gpu;
     gint64 gpus_per_node;
     gboolean cpu_amd; /* node.cpu: amd (NCCL's network overhead and LL caps differ) */
+    /* The host side of a node, for offloading (node.host; decision 80): each figure the file
+     * leaves out (0) is filled at load from the datasheet default of the GPU's generation
+     * (paro_topology_host_default), which `defaulted` then names; NVMe has no default. */
+    struct {
+        double memory_bytes;   /* host memory per node */
+        double pcie_Bps;       /* per GPU, host <-> device, each direction */
+        double nvme_read_Bps;  /* per node; 0: no NVMe figure */
+        double nvme_write_Bps; /* per node; 0: no NVMe figure */
+        double optimizer_rate; /* fused CPU Adam, parameters a second per node */
+        const char *defaulted; /* (static) the default some figures came from, or NULL */
+    } host;
     struct {
         ParoFabricKind kind;
         double bandwidth_Bps; /* per GPU, one direction */
@@ -98,6 +109,20 @@ gint64 paro_topology_n_gpus(const ParoTopology *t);
 /** paro_topology_inter_Bps: a GPU's share of its node's NIC bandwidth, reduced by the
  * oversubscription when the cluster spans more than one leaf switch. */
 double paro_topology_inter_Bps(const ParoTopology *t);
+
+/* A node's host figures from a datasheet (decision 80). */
+typedef struct {
+    const char *name; /* "DGX A100 datasheet" */
+    double memory_bytes, pcie_Bps, optimizer_rate;
+} ParoHostDefault;
+
+/** paro_topology_host_default: the host figures of the DGX of @arch's generation (V100 and
+ * A100: DGX A100; Hopper and later: DGX H100). */
+ParoHostDefault paro_topology_host_default(ParoGpuArch arch);
+
+/** paro_topology_fill_host: fills @t's host figures the file left at 0 (NVMe aside) from
+ * paro_topology_host_default and names it in host.defaulted when it filled any. */
+void paro_topology_fill_host(ParoTopology *t);
 
 /** paro_topology_inter_latency_s: NIC latency plus the switches' latency. */
 double paro_topology_inter_latency_s(const ParoTopology *t);

@@ -99,6 +99,39 @@ static gboolean parse_nics(const ParoNode *node, gpointer ptr, gpointer record, 
                              error);
 }
 
+/* node.host: the host side, for offloading (decision 80); left-out figures take the
+ * datasheet default of the GPU's generation (paro_topology_fill_host). */
+static const ParoField host_fields[] = {
+    {"memory", PARO_FIELD_QUANTITY, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTopology, host.memory_bytes), PARO_QUANTITY_BYTES, NULL, NULL,
+     "host memory per node, e.g. 2 TB (default: the DGX of the GPU's generation)",
+     &paro_limit_bytes},
+    {"pcie_bandwidth", PARO_FIELD_QUANTITY, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTopology, host.pcie_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
+     "host <-> GPU per GPU, each direction, e.g. 31.5 GB/s for PCIe Gen4 x16 (default: Gen4 "
+     "before Hopper, Gen5 from Hopper on)",
+     &paro_limit_bandwidth},
+    {"nvme_read", PARO_FIELD_QUANTITY, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTopology, host.nvme_read_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
+     "the node's NVMe read bandwidth, all drives (no default: nvme offload needs it)",
+     &paro_limit_bandwidth},
+    {"nvme_write", PARO_FIELD_QUANTITY, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTopology, host.nvme_write_Bps), PARO_QUANTITY_BANDWIDTH, NULL, NULL,
+     "the node's NVMe write bandwidth, all drives (no default: nvme offload needs it)",
+     &paro_limit_bandwidth},
+    {"optimizer_rate", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE,
+     G_STRUCT_OFFSET(ParoTopology, host.optimizer_rate), 0, NULL, NULL,
+     "parameters a second the node's CPUs update with a fused CPU Adam (DeepSpeedCPUAdam), "
+     "shared by its GPUs (default: the DGX datasheet's memory-bandwidth roofline)",
+     &paro_limit_parameters},
+};
+
+static gboolean parse_host(const ParoNode *node, gpointer ptr, gpointer record, GError **error)
+{
+    return paro_schema_apply(node, "host", host_fields, G_N_ELEMENTS(host_fields), record, NULL,
+                             NULL, error);
+}
+
 static const ParoField node_fields[] = {
     {"gpus", PARO_FIELD_INT, PARO_FIELD_REQUIRED | PARO_FIELD_POSITIVE,
      G_STRUCT_OFFSET(ParoTopology, gpus_per_node), 0, NULL, NULL, "GPUs per node",
@@ -108,6 +141,8 @@ static const ParoField node_fields[] = {
     {"nics", PARO_FIELD_CUSTOM, PARO_FIELD_REQUIRED, 0, 0, NULL, parse_nics, "network interfaces"},
     {"cpu", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTopology, cpu_amd), 0, cpu_names, NULL,
      "intel (default) or amd: NCCL's per-step network overhead and LL caps differ"},
+    {"host", PARO_FIELD_CUSTOM, 0, 0, 0, NULL, parse_host,
+     "host memory, PCIe, NVMe and CPU optimizer figures, for offloading"},
 };
 
 static const ParoField network_fields[] = {
@@ -223,6 +258,7 @@ ParoTopology *paro_topology_from_node(const ParoNode *root, GError **error)
         traits->fp8_matmul_efficiency = named.fp8_matmul_efficiency;
     if (traits->flash1_attention_efficiency == 0)
         traits->flash1_attention_efficiency = named.flash1_attention_efficiency;
+    paro_topology_fill_host(t);
     t->source_path = g_strdup(root->source);
     return g_steal_pointer(&t);
 }
