@@ -78,6 +78,12 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     /* offloaded state leaves the GPU (decisions 80-82) */
     ParoOffloadState off = paro_offload_state(s, st, z);
     ParoStateMemory mem = off.gpu;
+    if (s->ep > 1) { /* no offload with experts apart: each group sharded over its own ranks */
+        ParoStateSizes dense, experts;
+        paro_scenario_param_groups(s, z, &dense, &experts);
+        ParoStateMemory a = paro_strategy_memory(st, &dense), b = paro_strategy_memory(st, &experts);
+        mem = (ParoStateMemory){a.params + b.params, a.grads + b.grads, a.optimizer + b.optimizer};
+    }
     r->mem_params = mem.params;
     r->mem_grads = mem.grads;
     r->mem_optimizer = mem.optimizer;
