@@ -48,6 +48,14 @@ golden run-llama2-70b-lora.txt run scenarios/llama2-70b-lora_hgx-h200x8-mlperf.y
 golden run-calibrated.txt run scenarios/llama-7b_dgx-h100x8_n32-calibrated.yaml \
     --strategies zero-1,zero-2,zero-3,NIG,IIG,mics
 golden strategies-default.txt strategies "$scenario"
+# context parallelism (Llama-3-70B at 128K tokens, tp 8 x cp 16 on 16 nodes) and expert
+# parallelism (the shipped Mixtral scenario with ep 8): issue #43's checks, as printed
+golden run-long-context-cp16.txt run scenarios/llama3-70b-128k_dgx-h100x8_n16-cp16.yaml \
+    --strategies zero-3
+golden run-mixtral-ep8.json run scenarios/mixtral-8x7b_dgx-h100x8_n32-fsdp.yaml \
+    --format json --strategies zero-3,zero-2 --set parallelism.ep=8
+golden strategies-mixtral-ep8.txt strategies scenarios/mixtral-8x7b_dgx-h100x8_n32-fsdp.yaml \
+    --set parallelism.ep=8
 # the framework line names a dated profile and the kernels it runs for LLaMA (decision 61)
 golden run-deepspeed-dated.json run "$scenario" --format json --strategies zero-2 \
     --set framework=deepspeed --set framework.version=0.10.0
