@@ -588,8 +588,9 @@ static gboolean check_stage_layers(const ParoScenario *s, const ParoNode *root, 
     return FALSE;
 }
 
-/* Context and expert parallelism: cp splits the sequence, placed after TP on a node's GPUs;
- * ep splits the routed experts inside dp x cp; etp is tp (decision 71). */
+/* Context and expert parallelism: cp splits the sequence, placed after TP on a node's GPUs
+ * (decision 71); ep x etp split the routed experts over a stage's tp x cp x dp GPUs, etp
+ * being tp or 1 (decision 72). */
 static gboolean check_cp_ep(ParoScenario *s, const ParoNode *root, GError **error)
 {
     gint64 gpn = s->topology->gpus_per_node, tc = s->tp * s->cp, seq = s->training.sequence;

@@ -94,7 +94,7 @@ NOISE = 0.02
 # accepts a row of issue #43 that recorded.tsv does not hold yet (TAP `# SKIP`), so the lead
 # records them once. Set it to False when the keys have landed and the rows are recorded:
 # then nothing is probed and a refusal or a missing record fails like any other row's.
-PENDING_ISSUE_43 = True
+PENDING_ISSUE_43 = False
 NEW_COLUMNS = ("cp", "cp_algorithm", "ep", "etp", "experts", "experts_per_token", "moe_ffn",
                "shared_experts", "dense_layers", "offload")
 # column -> the scenario key it sets, and a value the probe may set it to
@@ -283,7 +283,7 @@ def issue43_row(r):
 def issue43(r, root):
     """Row @r's issue-#43 columns as a scenario: (--set overrides, lines for the inline
     model's architecture, the model file its notes name as hf_config or None, the scenario
-    keys and files it needs). Defaults (cp, ep, etp of 1, no offload) set nothing, so a row
+    keys and files it needs). Defaults (cp and ep of 1, etp of tp, no offload) set nothing, so a row
     that states them runs without the key; a row with none of the columns gets nothing."""
     sets, arch, needs = [], "", []
 
@@ -297,9 +297,11 @@ def issue43(r, root):
         if known(r.get("cp_algorithm", "-")):
             sets.append(f"parallelism.cp_algorithm={r['cp_algorithm']}")
             needs.append(FEATURE_KEYS["cp_algorithm"][0])
-    for c in ("ep", "etp"):
+    # etp's default is tp (Megatron-Core's and parosim's), ep's 1
+    tp = as_int(r["tp"]) if known(r.get("tp", "-")) else 1
+    for c, default in (("ep", 1), ("etp", tp)):
         v = int_col(c)
-        if v is not None and v != 1:
+        if v is not None and v != default:
             sets.append(f"{FEATURE_KEYS[c][0]}={v}")
             needs.append(FEATURE_KEYS[c][0])
     hf = note(r, "hf_config", r"[A-Za-z0-9._-]+\.json", None)
