@@ -81,7 +81,8 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     if (s->ep > 1) { /* no offload with experts apart: each group sharded over its own ranks */
         ParoStateSizes dense, experts;
         paro_scenario_param_groups(s, z, &dense, &experts);
-        ParoStateMemory a = paro_strategy_memory(st, &dense), b = paro_strategy_memory(st, &experts);
+        ParoStateMemory a = paro_strategy_memory(st, &dense),
+                        b = paro_strategy_memory(st, &experts);
         mem = (ParoStateMemory){a.params + b.params, a.grads + b.grads, a.optimizer + b.optimizer};
     }
     r->mem_params = mem.params;
