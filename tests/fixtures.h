@@ -9,16 +9,37 @@
 #include "run/run.h"
 #include "yaml/loaders.h"
 
-/* The default scenario (scenarios/llama-7b_a100x8-100g_n32.yaml) with @sets applied;
- * aborts the test on a load error, since every caller expects the input to be valid. */
-static inline ParoScenario *paro_test_default_scenario(const char *const *sets)
+/* The scenario at @relative (under the source tree) with @sets applied; aborts the test on
+ * a load error, since every caller expects the input to be valid. */
+static inline ParoScenario *paro_test_scenario(const char *relative, const char *const *sets)
 {
-    g_autofree char *path = paro_test_path("scenarios/llama-7b_a100x8-100g_n32.yaml");
+    g_autofree char *path = paro_test_path(relative);
     g_autoptr(GError) error = NULL;
     ParoScenario *s = paro_scenario_load(path, sets, &error);
     if (s == NULL)
         g_error("%s", error->message);
     return s;
+}
+
+/* The default scenario (scenarios/llama-7b_a100x8-100g_n32.yaml) with @sets applied. */
+static inline ParoScenario *paro_test_default_scenario(const char *const *sets)
+{
+    return paro_test_scenario("scenarios/llama-7b_a100x8-100g_n32.yaml", sets);
+}
+
+/* The simulated step of @strategy on @s (with its trace when @trace); aborts the test if
+ * the simulation fails. The caller clears the result. */
+static inline ParoStepResult paro_test_step(const ParoScenario *s, const char *strategy,
+                                            gboolean trace)
+{
+    g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+    g_autoptr(GError) error = NULL;
+    ParoStepResult r;
+    if (!paro_step_simulate(d, paro_strategy_lookup(strategy), cache,
+                            &(ParoStepOptions){trace, TRUE}, &r, &error))
+        g_error("%s", error->message);
+    return r;
 }
 
 /* The guideline's row of @st, or NULL. */

@@ -7,33 +7,11 @@
 #include <glib.h>
 #include <math.h>
 
-#include "check-main.h"
-#include "run/run.h"
+#include "fixtures.h"
 #include "step/step-private.h"
 
 #define LONG_CONTEXT "scenarios/llama3-70b-128k_dgx-h100x8_n16-cp16.yaml"
 #define MIXTRAL "scenarios/mixtral-8x7b_dgx-h100x8_n32-fsdp.yaml"
-
-static ParoScenario *load(const char *relative, const char *const *sets)
-{
-    g_autofree char *path = paro_test_path(relative);
-    g_autoptr(GError) error = NULL;
-    ParoScenario *s = paro_scenario_load(path, sets, &error);
-    ck_assert_msg(s != NULL, "%s", error ? error->message : "");
-    return s;
-}
-
-static ParoStepResult step_of(const ParoScenario *s, const char *strategy, gboolean trace)
-{
-    g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
-    g_autoptr(GError) error = NULL;
-    ParoStepResult r;
-    ck_assert_msg(paro_step_simulate(d, paro_strategy_lookup(strategy), cache,
-                                     &(ParoStepOptions){trace, TRUE}, &r, &error),
-                  "%s", error ? error->message : "");
-    return r;
-}
 
 /* Times come back from the picosecond clock: within 1e-6 of a hand figure of microseconds
  * or more is the clock's rounding, not the model's. */
@@ -49,7 +27,7 @@ START_TEST(degrees_multiply_to_the_gpus)
     /* 16 nodes x 8 = 128 GPUs = tp 8 x cp 16 x pp 1 x dp 1; gradients shared by dp x cp =
      * 16 ranks; a rank's tokens 131072 / 16 = 8192 */
     const char *sets[] = {"topology.nodes=16", NULL};
-    g_autoptr(ParoScenario) s = load(LONG_CONTEXT, sets);
+    g_autoptr(ParoScenario) s = paro_test_scenario(LONG_CONTEXT, sets);
     ck_assert_int_eq(s->dp, 1);
     ck_assert_int_eq(paro_scenario_dp_ranks(s), 16);
     ck_assert_double_eq(paro_scenario_tokens_per_rank(s), 8192.0);
@@ -66,9 +44,9 @@ START_TEST(long_context_activations_are_a_sixteenth)
      * are held only while a layer recomputes. */
     const char *cp16[] = {"topology.nodes=16", NULL};
     const char *cp1[] = {"topology.nodes=16", "parallelism.cp=1", NULL};
-    g_autoptr(ParoScenario) a = load(LONG_CONTEXT, cp16);
-    g_autoptr(ParoScenario) b = load(LONG_CONTEXT, cp1);
-    ParoStepResult ra = step_of(a, "zero-3", FALSE), rb = step_of(b, "zero-3", FALSE);
+    g_autoptr(ParoScenario) a = paro_test_scenario(LONG_CONTEXT, cp16);
+    g_autoptr(ParoScenario) b = paro_test_scenario(LONG_CONTEXT, cp1);
+    ParoStepResult ra = paro_test_step(a, "zero-3", FALSE), rb = paro_test_step(b, "zero-3", FALSE);
     ck_assert(ra.fits);
     double ratio = ra.at_peak.bytes[PARO_MEM_ACTIVATIONS] / rb.at_peak.bytes[PARO_MEM_ACTIVATIONS];
     ck_assert_msg(close_to(ratio, 1.0 / 16.0, 0.15), "ratio %g", ratio);
@@ -92,7 +70,7 @@ START_TEST(ring_exposes_what_the_attention_cannot_hide)
      * with the attention forward set to 0 the whole sends show: 15 (alpha + kv / B). The
      * backward sends kv and its gradient (2 kv) a step. */
     const char *sets[] = {"topology.nodes=16", "parallelism.cp_algorithm=ring", NULL};
-    g_autoptr(ParoScenario) s = load(LONG_CONTEXT, sets);
+    g_autoptr(ParoScenario) s = paro_test_scenario(LONG_CONTEXT, sets);
     ParoCommModel cm = paro_scenario_comm_model(s);
     double kv = 2.0 * 8192 * 1024 / 8 * 2;
     ck_assert_double_eq(paro_scenario_cp_kv_bytes(s, 8), kv);
@@ -130,7 +108,7 @@ START_TEST(ulysses_moves_heads_in_four_alltoalls)
                           "training.sequence=4096",
                           "training.recompute=none",
                           NULL};
-    g_autoptr(ParoScenario) s = load(LONG_CONTEXT, sets);
+    g_autoptr(ParoScenario) s = paro_test_scenario(LONG_CONTEXT, sets);
     ParoCommModel cm = paro_scenario_comm_model(s);
     double q = 512.0 * 8192 * 2, k = 512.0 * 1024 * 2, want = 0;
     double sizes[4] = {q, k, k, q};
@@ -148,7 +126,7 @@ START_TEST(experts_reduced_over_their_own_group)
      * a GPU holds an eighth, reduced over 32 / 8 = 4 ranks, one a node (the 8 GPUs of a
      * node are one expert-parallel group). The dense rest: every parameter but those. */
     const char *sets[] = {"parallelism.ep=8", NULL};
-    g_autoptr(ParoScenario) s = load(MIXTRAL, sets);
+    g_autoptr(ParoScenario) s = paro_test_scenario(MIXTRAL, sets);
     double routed = 32.0 * 8 * 3 * 4096 * 14336;
     ck_assert_double_eq(paro_model_expert_params(s->model), routed);
     ParoStateSizes all = paro_scenario_state_sizes(s), dense, experts;
@@ -176,21 +154,21 @@ START_TEST(expert_alltoall_by_hand)
      * each way; dispatch and combine forward: 2 (alpha' + S x 7/8 / B'); the backward of a
      * recomputed layer 4 of them; a hottest rank at 1.5 x the mean sends 1.5 S. */
     const char *sets[] = {"parallelism.ep=8", NULL};
-    g_autoptr(ParoScenario) s = load(MIXTRAL, sets);
+    g_autoptr(ParoScenario) s = paro_test_scenario(MIXTRAL, sets);
     ParoCommModel cm = paro_scenario_comm_model(s);
     double S = 4096.0 * 2 * 4096 * 2, one = cm.intra_lat_s + S * 7.0 / 8.0 / cm.intra_Bps;
     double got = paro_time_to_s(paro_step_ep_layer(s, FALSE, FALSE).time);
     ck_assert_msg(close_to(got, 2 * one, CLOCK_REL), "%.9g vs %.9g", got, 2 * one);
     ck_assert(close_to(paro_time_to_s(paro_step_ep_layer(s, TRUE, TRUE).time), 4 * one, CLOCK_REL));
     const char *hot[] = {"parallelism.ep=8", "training.moe.imbalance=1.5", NULL};
-    g_autoptr(ParoScenario) h = load(MIXTRAL, hot);
+    g_autoptr(ParoScenario) h = paro_test_scenario(MIXTRAL, hot);
     double one_hot = cm.intra_lat_s + 1.5 * S * 7.0 / 8.0 / cm.intra_Bps;
     ck_assert(
         close_to(paro_time_to_s(paro_step_ep_layer(h, FALSE, FALSE).time), 2 * one_hot, CLOCK_REL));
     /* a capacity factor caps the hottest load */
     const char *capped[] = {"parallelism.ep=8", "training.moe.imbalance=1.5",
                             "training.moe.capacity_factor=1.25", NULL};
-    g_autoptr(ParoScenario) c = load(MIXTRAL, capped);
+    g_autoptr(ParoScenario) c = paro_test_scenario(MIXTRAL, capped);
     ck_assert_double_eq(paro_scenario_moe_load(c), 1.25);
 }
 END_TEST
@@ -200,9 +178,9 @@ START_TEST(mixtral_with_ep8_peaks_lower)
     /* Issue #43: the shipped Mixtral scenario with ep 8 runs, fits, with a lower peak than
      * at ep 1; its trace holds the all-to-alls, two a layer forward. */
     const char *ep8[] = {"parallelism.ep=8", NULL};
-    g_autoptr(ParoScenario) a = load(MIXTRAL, ep8);
-    g_autoptr(ParoScenario) b = load(MIXTRAL, NULL);
-    ParoStepResult ra = step_of(a, "zero-3", TRUE), rb = step_of(b, "zero-3", FALSE);
+    g_autoptr(ParoScenario) a = paro_test_scenario(MIXTRAL, ep8);
+    g_autoptr(ParoScenario) b = paro_test_scenario(MIXTRAL, NULL);
+    ParoStepResult ra = paro_test_step(a, "zero-3", TRUE), rb = paro_test_step(b, "zero-3", FALSE);
     ck_assert(ra.fits);
     ck_assert_msg(ra.peak_bytes < rb.peak_bytes, "%g >= %g", ra.peak_bytes, rb.peak_bytes);
     guint ep = 0;

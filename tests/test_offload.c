@@ -8,31 +8,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "check-main.h"
-#include "run/run.h"
+#include "fixtures.h"
 #include "step/step-private.h"
-
-static ParoScenario *load(const char *relative, const char *const *sets)
-{
-    g_autofree char *path = paro_test_path(relative);
-    g_autoptr(GError) error = NULL;
-    ParoScenario *s = paro_scenario_load(path, sets, &error);
-    ck_assert_msg(s != NULL, "%s", error ? error->message : "");
-    return s;
-}
-
-/* The step of @strategy on @s, with its trace. */
-static ParoStepResult step_of(const ParoScenario *s, const char *strategy)
-{
-    g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
-    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
-    g_autoptr(GError) error = NULL;
-    ParoStepResult r;
-    ck_assert_msg(paro_step_simulate(d, paro_strategy_lookup(strategy), cache,
-                                     &(ParoStepOptions){TRUE, TRUE}, &r, &error),
-                  "%s", error ? error->message : "");
-    return r;
-}
 
 /* The summed durations (s) of the trace's tasks named @name, and their count. */
 static double sum_tasks(const ParoStepResult *r, const char *name, guint *count)
@@ -61,7 +38,7 @@ START_TEST(host_defaults_from_the_datasheets)
      * Gen5 (twice Gen4), two Xeon 8480C of 8 DDR5-4800 channels = 614.4 GB/s / 34. The header
      * names the default. Tolerance: the datasheets' rounding, 0.1%. */
     g_autoptr(ParoScenario) a =
-        load(LLAMA7B, (const char *[]){"training.offload.optimizer=cpu", NULL});
+        paro_test_scenario(LLAMA7B, (const char *[]){"training.offload.optimizer=cpu", NULL});
     const ParoTopology *t = a->topology;
     ck_assert_str_eq(t->host.defaulted, "DGX A100 datasheet");
     ck_assert_double_eq_tol(t->host.memory_bytes, 1e12, 1e9);
@@ -71,7 +48,7 @@ START_TEST(host_defaults_from_the_datasheets)
     g_autofree char *line = paro_offload_describe(a);
     ck_assert_ptr_nonnull(strstr(line, "(DGX A100 datasheet default)"));
     g_autoptr(ParoScenario) h =
-        load(LLAMA7B, (const char *[]){"topology.gpu.name=H100-SXM5-80GB", NULL});
+        paro_test_scenario(LLAMA7B, (const char *[]){"topology.gpu.name=H100-SXM5-80GB", NULL});
     ck_assert_str_eq(h->topology->host.defaulted, "DGX H100 datasheet");
     ck_assert_double_eq_tol(h->topology->host.memory_bytes, 2e12, 1e9);
     ck_assert_double_eq_tol(h->topology->host.pcie_Bps, 2 * 31.5e9, 0.001 * 63e9);
@@ -82,7 +59,7 @@ START_TEST(host_defaults_from_the_datasheets)
     /* the shipped DGX files write their datasheets' figures: no default named */
     g_autofree char *dgx = paro_test_path("topologies/dgx-h100x8.yaml");
     g_autofree char *swap = g_strdup_printf("topology=%s", dgx);
-    g_autoptr(ParoScenario) f = load(LLAMA7B, (const char *[]){swap, NULL});
+    g_autoptr(ParoScenario) f = paro_test_scenario(LLAMA7B, (const char *[]){swap, NULL});
     ck_assert_ptr_null(f->topology->host.defaulted);
     ck_assert_double_eq_tol(f->topology->host.memory_bytes, 2e12, 1e9);
 }
@@ -100,7 +77,7 @@ START_TEST(offloaded_state_leaves_the_gpu_for_the_host)
      * guideline and the simulated step agree. Tolerance: 1e-12 relative. */
     const char *both[] = {"training.offload.optimizer=cpu", "training.offload.parameters=cpu",
                           NULL};
-    g_autoptr(ParoScenario) s = load(LLAMA7B, both);
+    g_autoptr(ParoScenario) s = paro_test_scenario(LLAMA7B, both);
     g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
     double psi = d->sizes.params, node = 8 * 18 * psi / 32;
     ParoOffloadState z3 = paro_offload_state(s, paro_strategy_lookup("zero-3"), &d->sizes);
@@ -117,7 +94,7 @@ START_TEST(offloaded_state_leaves_the_gpu_for_the_host)
     const ParoStrategyResult *gz = paro_guideline_find(g, paro_strategy_lookup("zero-3"));
     ck_assert(gz->mem_params == 0 && gz->mem_optimizer == 0);
     ck_assert_double_eq_tol(gz->mem_host, node, node * 1e-12);
-    ParoStepResult r = step_of(s, "zero-3");
+    ParoStepResult r = paro_test_step(s, "zero-3", TRUE);
     ck_assert_double_eq_tol(r.host_bytes, node, node * 1e-12);
     ck_assert(r.at_peak.bytes[PARO_MEM_PARAMS] == 0 && r.at_peak.bytes[PARO_MEM_OPTIMIZER] == 0);
     paro_step_result_clear(&r);
@@ -140,8 +117,8 @@ START_TEST(cpu_step_and_pcie_copies_in_the_trace)
      * Tolerance: 1 ps a task (each duration is rounded to the picosecond). */
     const char *both[] = {"training.offload.optimizer=cpu", "training.offload.parameters=cpu",
                           NULL};
-    g_autoptr(ParoScenario) s = load(LLAMA7B, both);
-    ParoStepResult r = step_of(s, "zero-3");
+    g_autoptr(ParoScenario) s = paro_test_scenario(LLAMA7B, both);
+    ParoStepResult r = paro_test_step(s, "zero-3", TRUE);
     double psi = paro_scenario_state_sizes(s).params;
     double B = s->topology->host.pcie_Bps, R = s->topology->host.optimizer_rate;
     double A = (double)s->training.accumulation;
@@ -162,8 +139,8 @@ START_TEST(cpu_step_and_pcie_copies_in_the_trace)
      * owned fp32 shard out once (4 Psi/32 / B) and the updated 16-bit shard back once
      * (2 Psi/32 / B) */
     g_autoptr(ParoScenario) z1 =
-        load(LLAMA7B, (const char *[]){"training.offload.optimizer=cpu", NULL});
-    r = step_of(z1, "zero-1");
+        paro_test_scenario(LLAMA7B, (const char *[]){"training.offload.optimizer=cpu", NULL});
+    r = paro_test_step(z1, "zero-1", TRUE);
     ck_assert_double_eq_tol(sum_tasks(&r, "d2h", &n), 4 * psi / 32 / B, 1e-12);
     ck_assert_uint_eq(n, 1);
     ck_assert_double_eq_tol(sum_tasks(&r, "h2d", &n), 2 * psi / 32 / B, 1e-12);
@@ -183,8 +160,8 @@ START_TEST(nvme_traffic_around_the_cpu_step)
     const char *sets[] = {"topology.node.host.nvme_read=24 GB/s",
                           "topology.node.host.nvme_write=12 GB/s",
                           "training.offload.optimizer=nvme", NULL};
-    g_autoptr(ParoScenario) s = load(LLAMA7B, sets);
-    ParoStepResult r = step_of(s, "zero-3");
+    g_autoptr(ParoScenario) s = paro_test_scenario(LLAMA7B, sets);
+    ParoStepResult r = paro_test_step(s, "zero-3", TRUE);
     double psi = paro_scenario_state_sizes(s).params, owned = psi / 32;
     double R = s->topology->host.optimizer_rate;
     guint n;
@@ -252,12 +229,12 @@ START_TEST(checkpoints_move_to_the_host)
                           NULL};
     const char *act[] = {"training.offload.optimizer=cpu", "training.offload.parameters=cpu",
                          "training.offload.activations=cpu", NULL};
-    g_autoptr(ParoScenario) s0 = load(LLAMA70B, base);
-    g_autoptr(ParoScenario) s1 = load(LLAMA70B, act);
+    g_autoptr(ParoScenario) s0 = paro_test_scenario(LLAMA70B, base);
+    g_autoptr(ParoScenario) s1 = paro_test_scenario(LLAMA70B, act);
     double kept, whole, input = 2.0 * 4096 * 1 * 8192;
     paro_scenario_layer_activations(s1, 1, &kept, &whole);
     ck_assert_double_eq_tol(kept, input, input * 1e-12);
-    ParoStepResult r0 = step_of(s0, "zero-3"), r1 = step_of(s1, "zero-3");
+    ParoStepResult r0 = paro_test_step(s0, "zero-3", TRUE), r1 = paro_test_step(s1, "zero-3", TRUE);
     double grow = 8 * 79 * input;
     ck_assert_double_eq_tol(r1.host_bytes - r0.host_bytes, grow, grow * 1e-9);
     guint n;
@@ -280,8 +257,8 @@ START_TEST(whole_parameters_are_not_offloaded)
      * on the GPU and runs no "fetch". */
     const char *both[] = {"training.offload.optimizer=cpu", "training.offload.parameters=cpu",
                           NULL};
-    g_autoptr(ParoScenario) s = load(LLAMA7B, both);
-    ParoStepResult r = step_of(s, "zero-2");
+    g_autoptr(ParoScenario) s = paro_test_scenario(LLAMA7B, both);
+    ParoStepResult r = paro_test_step(s, "zero-2", TRUE);
     double psi = paro_scenario_state_sizes(s).params;
     ck_assert_double_eq_tol(r.at_peak.bytes[PARO_MEM_PARAMS], 2 * psi, psi * 1e-12);
     guint n;
