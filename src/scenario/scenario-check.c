@@ -10,6 +10,13 @@
 #include "yaml/schema.h"
 
 /* The node of parallelism.@key when written, else the parallelism mapping, else the root. */
+/* @key of @node when @node is a mapping that writes it, else NULL (NULL for a NULL @node):
+ * for locating a refusal at the nested key that decides it. */
+static const ParoNode *mapping_child(const ParoNode *node, const char *key)
+{
+    return node && node->kind == PARO_NODE_MAPPING ? paro_node_lookup(node, key) : NULL;
+}
+
 static const ParoNode *parallelism_node(const ParoNode *root, const char *key)
 {
     const ParoNode *par = paro_node_lookup(root, "parallelism");
@@ -90,12 +97,8 @@ static gboolean check_cp_ep(ParoScenario *s, const ParoNode *root, GError **erro
         return FALSE;
     }
     if (s->training.moe_imbalance < 1.0) {
-        const ParoNode *training = paro_node_lookup(root, "training");
-        const ParoNode *moe = training && training->kind == PARO_NODE_MAPPING
-                                  ? paro_node_lookup(training, "moe")
-                                  : NULL;
-        const ParoNode *at =
-            moe && moe->kind == PARO_NODE_MAPPING ? paro_node_lookup(moe, "imbalance") : NULL;
+        const ParoNode *moe = mapping_child(mapping_child(root, "training"), "moe");
+        const ParoNode *at = mapping_child(moe, "imbalance");
         paro_node_error(error, at ? at : root, PARO_CONFIG_ERROR_CONSTRAINT,
                         "imbalance %g is the hottest expert's tokens over the mean: at least 1",
                         s->training.moe_imbalance);
@@ -210,10 +213,7 @@ static gboolean check_3d(ParoScenario *s, const ParoNode *root, GError **error)
                         ranks, q);
         return FALSE;
     }
-    const ParoNode *training = paro_node_lookup(root, "training");
-    const ParoNode *pipe = training && training->kind == PARO_NODE_MAPPING
-                               ? paro_node_lookup(training, "pipeline")
-                               : NULL;
+    const ParoNode *pipe = mapping_child(mapping_child(root, "training"), "pipeline");
     const ParoNode *where_pipe = pipe ? pipe : parallelism_node(root, "pp");
     gint64 v = s->training.pipeline_virtual, modules = s->pp * v;
     int schedule = s->training.pipeline_schedule;
@@ -256,10 +256,7 @@ static gboolean check_3d(ParoScenario *s, const ParoNode *root, GError **error)
 /* The node of training.offload.@key when written, else training.offload, else the root. */
 static const ParoNode *offload_node(const ParoNode *root, const char *key)
 {
-    const ParoNode *training = paro_node_lookup(root, "training");
-    const ParoNode *off = training && training->kind == PARO_NODE_MAPPING
-                              ? paro_node_lookup(training, "offload")
-                              : NULL;
+    const ParoNode *off = mapping_child(mapping_child(root, "training"), "offload");
     if (off == NULL || off->kind != PARO_NODE_MAPPING)
         return off ? off : root;
     const ParoNode *v = paro_node_lookup(off, key);
@@ -355,9 +352,7 @@ gboolean paro_scenario_check(ParoScenario *s, const ParoNode *root, GError **err
         return FALSE;
     }
     const ParoNode *training = paro_node_lookup(root, "training");
-    const ParoNode *trainable = training && training->kind == PARO_NODE_MAPPING
-                                    ? paro_node_lookup(training, "trainable")
-                                    : NULL;
+    const ParoNode *trainable = mapping_child(training, "trainable");
     if (s->training.trainable.kind == PARO_TRAINABLE_LORA && !s->model->has_shape) {
         paro_node_error(error, trainable, PARO_CONFIG_ERROR_CONSTRAINT,
                         "LoRA needs the model's architecture, but model '%s' gives only a "
@@ -365,8 +360,7 @@ gboolean paro_scenario_check(ParoScenario *s, const ParoNode *root, GError **err
                         s->model->name);
         return FALSE;
     }
-    const ParoNode *fp8 =
-        training && training->kind == PARO_NODE_MAPPING ? paro_node_lookup(training, "fp8") : NULL;
+    const ParoNode *fp8 = mapping_child(training, "fp8");
     ParoGpuArch arch = s->topology->gpu.arch;
     if (s->training.fp8 && (arch == PARO_ARCH_SM70 || arch == PARO_ARCH_SM80)) {
         paro_node_error(error, fp8, PARO_CONFIG_ERROR_CONSTRAINT,

@@ -263,7 +263,6 @@ gboolean paro_step_build_init(ParoStepBuild *b)
         b->gather_b_e = find_phase(b->calls_e, PARO_PHASE_BACKWARD);
         b->reduce_e = find_phase(b->calls_e, PARO_PHASE_GRADIENT);
         paro_step_expert_view(sc, &b->expert_view, &b->expert_topology);
-        b->expert_view.topology = &b->expert_topology;
         split_layer_shares(b);
     }
     b->grad_pass_s = grad_pass_s(b);

@@ -44,11 +44,12 @@ static double ring_send_s(const ParoScenario *s, const ParoCommModel *cm, double
                  : cm->intra_lat_s + bytes / cm->intra_Bps;
 }
 
-/* The link shares of @bytes sent in @seconds by a group of @k ranks. */
-static void group_shares(const ParoScenario *s, const ParoCommModel *cm, gint64 k, double bytes,
-                         double seconds, ParoStepComm *out)
+/* The link shares of @bytes sent in @seconds by a group that @spans nodes (its NIC share)
+ * or not (the fabric). */
+static void group_shares(const ParoCommModel *cm, gboolean spans, double bytes, double seconds,
+                         ParoStepComm *out)
 {
-    if (k > group_per_node(s, k))
+    if (spans)
         out->inter_share = paro_step_link_share(bytes, seconds, cm->inter_Bps);
     else
         out->intra_share = paro_step_link_share(bytes, seconds, cm->intra_Bps);
@@ -102,7 +103,7 @@ ParoStepComm paro_step_cp_layer(const ParoScenario *s, const ParoLayerCost *lc, 
         bytes += redo_bytes;
     }
     out.time = paro_time_from_s(time);
-    group_shares(s, &cm, s->cp, bytes, time, &out);
+    group_shares(&cm, s->cp > group_per_node(s, s->cp), bytes, time, &out);
     return out;
 }
 
@@ -122,9 +123,6 @@ ParoStepComm paro_step_ep_layer(const ParoScenario *s, gboolean backward, gboole
     double time = count * paro_coll_alltoall_s(&cm, s->ep, per_node, bytes);
     out.time = paro_time_from_s(time);
     double sent = count * bytes * (double)(s->ep - 1) / (double)s->ep;
-    if (s->ep > per_node)
-        out.inter_share = paro_step_link_share(sent, time, cm.inter_Bps);
-    else
-        out.intra_share = paro_step_link_share(sent, time, cm.intra_Bps);
+    group_shares(&cm, s->ep > per_node, sent, time, &out);
     return out;
 }
