@@ -181,10 +181,13 @@ golden validate-layers-h200-cudnn.txt validate --layers topologies/hgx-h200x8.ya
     validation/data/h200/2026-11-26_layer-cudnn.txt
 golden error-bad-layer-log.txt validate --layers topologies/dgx-h100x8.yaml \
     tests/data/calib/bad-layer-short-row.txt
-golden plan-default.txt plan "$scenario" --top 8
-golden plan-default-all.txt plan "$scenario" --top 8 --all
+# plan searches the whole space: on the 8-GPU cluster of its oracle test (test_plan_space.c),
+# where memory decides, in the law's mode with --explain, with a fixed batch, and with --lga
+oracle=tests/data/good/scenario-plan-oracle.yaml
+golden plan-oracle-explain.txt plan $oracle --top 4 --explain
+golden plan-oracle-all.txt plan $oracle --batch-tokens 32768 --top 8 --all
 golden plan-65b.csv plan scenarios/paro-llama-65b-full_n32.yaml --tokens 1e11 --top 5 --format csv --dp-only
-golden plan-7b-lga.txt plan "$scenario" --set topology.nodes=2 --lga --top 12
+golden plan-oracle-lga.txt plan $oracle --lga --top 12
 golden error-unknown-key.txt strategies tests/data/bad/scenario-unknown-key.yaml
 golden error-set.txt strategies "$scenario" --set training.accumulaton=8
 # a parallel sweep prints the same bytes as a serial one

@@ -14,39 +14,61 @@
 #include "report/report.h"
 
 static const char plan_help[] =
-    "Searches the data-parallel configurations of a scenario (PaRO group size m, micro-batch\n"
-    "b, global collective algorithm) and every strategy for the shortest time to train the\n"
-    "model on the cluster. The global batch is set, through the accumulation A, as near as\n"
-    "possible to the critical batch of the scaling law (Kaplan et al. 2020: B_crit(L) =\n"
-    "2e8 tokens / L^(1/0.21), at the loss where compute-efficient training stops), and the\n"
-    "token budget is the law's 2 B_crit S_min unless --tokens says otherwise. Time to train\n"
-    "= ceil(tokens / batch) x the simulated step. Layouts: tensor parallelism tp (1, 2, 4, ...\n"
-    "inside a node) x pipeline stages pp (dividing the layers) with 1F1B; --lga adds layered\n"
-    "gradient accumulation on modular pipelines (one layer a module, full recomputation;\n"
-    "Lamy-Poirier 2021); --dp-only keeps to tp = pp = 1. Prints the best rows, those that\n"
-    "fit first: each strategy once per layout, in its best configuration, with how much\n"
-    "longer than the first row it trains ('behind'); --all prints every configuration.\n"
+    "Searches the whole space of a scenario for the shortest time to train its model on its\n"
+    "cluster: every strategy, tensor x context x expert x pipeline layout (tp inside a node,\n"
+    "cp while a rank keeps 4,096 tokens, ep for mixtures of experts, pp with uneven stages,\n"
+    "1F1B or interleaved), micro-batch, recomputation (none, selective, full on every second\n"
+    "layer, full), sequence parallelism, offload, PaRO group size, collective algorithm and\n"
+    "accumulation. Each row's time to train is its simulated step times the scaling law's\n"
+    "steps at its batch B (Kaplan et al. 2020): S(B) = S_min (1 + B_crit / B), so that it\n"
+    "trains on E_min (1 + B / B_crit) tokens; batches up to 4 B_crit are searched. --tokens\n"
+    "fixes the token budget instead (steps = tokens / B) and --batch-tokens the batch (the\n"
+    "accumulation nearest it). A memory lower bound drops what cannot fit before any\n"
+    "simulation, and a compute lower bound against the best found stops the search: rows\n"
+    "within 5% of the best are complete. 'fits' says tight when the peak leaves less than\n"
+    "the allocator's headroom (training.memory_headroom); tight rows rank after the others.\n"
+    "--lga adds layered gradient accumulation on modular pipelines (one layer a module, full\n"
+    "recomputation; Lamy-Poirier 2021); --dp-only keeps to data parallelism. Prints the\n"
+    "best rows: each strategy once per layout, in its best configuration, with how much\n"
+    "longer than the first row it trains ('behind'); --all prints every configuration kept;\n"
+    "--explain says under each row what bounds it.\n"
     "\n"
     "Examples:\n"
     "  parosim plan scenarios/llama-7b_a100x8-100g_n32.yaml\n"
     "  parosim plan scenarios/paro-llama-65b-full_n32.yaml --tokens 1.4e12 --set "
     "topology.nodes=64\n"
     "  parosim plan SCENARIO.yaml --batch-tokens 4e6 --top 20 --format csv\n"
-    "  parosim plan scenarios/paro-llama-65b-full_n32.yaml --lga --set topology.nodes=64";
+    "  parosim plan scenarios/lamy-poirier-gpt3-175b_a100x8-800g.yaml --lga --explain";
 
-/* "1f1b", or "modular/10+LGA": the schedule, modules per device, layered accumulation */
+/* "1f1b", "interleaved/4", or "modular/10+LGA": the schedule, modules per device, layered
+ * accumulation; "-" without a pipeline */
 static char *schedule_label(const ParoPlanLayout *l)
 {
     if (l->pp == 1 && !l->layered)
         return g_strdup("-");
-    return l->layered ? g_strdup_printf("%s/%" G_GINT64_FORMAT "+LGA",
-                                        paro_pipe_schedule_names[l->schedule], l->virtual_stages)
-                      : g_strdup(paro_pipe_schedule_names[l->schedule]);
+    if (l->layered)
+        return g_strdup_printf("%s/%" G_GINT64_FORMAT "+LGA", paro_pipe_schedule_names[l->schedule],
+                               l->virtual_stages);
+    if (l->virtual_stages > 1)
+        return g_strdup_printf("%s/%" G_GINT64_FORMAT, paro_pipe_schedule_names[l->schedule],
+                               l->virtual_stages);
+    return g_strdup_printf("%s%s", paro_pipe_schedule_names[l->schedule], l->uneven ? "*" : "");
 }
 
-/* The best configuration of each strategy on each layout (tp, pp, schedule), fastest first:
- * the rows the search ranks behind it differ only in group size, micro-batch or algorithm,
- * within a fraction of a percent (issue #17). --all prints every configuration. */
+/* "none", "sel", "full", "full/2" (every second layer), "op" */
+static char *recompute_label(const ParoPlanLayout *l)
+{
+    static const char *const shortname[] = {"none", "sel", "full", "op"};
+    if (l->recompute == PARO_RECOMPUTE_FULL && l->recompute_every > 1)
+        return g_strdup_printf("full/%" G_GINT64_FORMAT, l->recompute_every);
+    return g_strdup(shortname[l->recompute]);
+}
+
+static const char *const offload_labels[] = {"-", "opt", "opt+par"};
+
+/* The best configuration of each strategy on each layout, fastest first: the rows the
+ * search ranks behind it differ only in group size, micro-batch, accumulation or
+ * algorithm (issue #17). --all prints every configuration. */
 static GArray *best_per_layout(const GArray *rows)
 {
     GArray *kept = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
@@ -55,10 +77,7 @@ static GArray *best_per_layout(const GArray *rows)
         gboolean seen = FALSE;
         for (guint k = 0; k < kept->len && !seen; k++) {
             const ParoPlanRow *o = &g_array_index(kept, ParoPlanRow, k);
-            seen = o->strategy == r->strategy && o->layout.tp == r->layout.tp &&
-                   o->layout.pp == r->layout.pp && o->layout.schedule == r->layout.schedule &&
-                   o->layout.virtual_stages == r->layout.virtual_stages &&
-                   o->layout.layered == r->layout.layered;
+            seen = o->strategy == r->strategy && paro_plan_layout_equal(&o->layout, &r->layout);
         }
         if (!seen)
             g_array_append_vals(kept, r, 1);
@@ -72,92 +91,140 @@ static double behind(const ParoPlanRow *rows, guint i)
     return rows[i].train_s / rows[0].train_s - 1.0;
 }
 
-static void table(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n, GString *out)
+static const char *fits_label(const ParoPlanRow *r)
+{
+    return !r->fits ? "OOM" : r->tight ? "tight" : "yes";
+}
+
+/* Under a row (--explain): what bounds it, the law's factors, its memory. */
+static void explain(const ParoPlanRequest *rq, const ParoPlanRow *r, double memory, GString *out)
+{
+    double exposed = MAX(0, r->step_s - r->compute_bound_s - r->bubble_bound_s);
+    const ParoTrainingBudget *b = &rq->budget;
+    g_string_append_printf(
+        out,
+        "#       bound by %s: compute %.0f%%, pipeline bubble %.0f%%, exposed communication and "
+        "contention %.0f%% of the step; batch %.3g x B_crit, %.3g x S_min steps (%s); peak "
+        "%.2f of %.2f GiB\n",
+        paro_plan_bound_names[r->bound], 100 * r->compute_bound_s / r->step_s,
+        100 * r->bubble_bound_s / r->step_s, 100 * exposed / r->step_s,
+        r->batch_tokens / b->critical_batch_tokens, r->steps / b->min_steps,
+        rq->fixed_tokens ? "the token budget's" : "the law's", r->peak_bytes / PARO_GIB,
+        memory / PARO_GIB);
+    /* the row as a run: its overrides after the user's own */
+    g_autoptr(GPtrArray) sets = paro_plan_row_overrides(rq, r);
+    g_string_append(out, "#       run it: parosim run SCENARIO.yaml");
+    guint own = rq->sets ? g_strv_length((char **)rq->sets) : 0;
+    for (guint i = own; i + 1 < sets->len; i++)
+        g_string_append_printf(out, " --set %s", (const char *)g_ptr_array_index(sets, i));
+    g_string_append_printf(out, " --strategies %s\n", r->strategy->name);
+}
+
+static void table(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n, gboolean why,
+                  double memory, GString *out)
 {
     const ParoTrainingBudget *b = &rq->budget;
     g_string_append_printf(
         out,
         "# parosim %s plan: shortest time to train\n"
         "# scaling law (Kaplan et al. 2020) for %.4g non-embedding parameters: loss "
-        "L(N) %.3f, target %.3f, critical batch %.4g tokens, S_min %.4g steps\n"
-        "# token budget %.4g  target batch %.4g tokens  gpus %" G_GINT64_FORMAT "\n",
+        "L(N) %.3f, target %.3f, B_crit %.4g tokens, S_min %.4g steps, E_min %.4g tokens\n",
         PARO_VERSION, rq->params, b->loss_converged, b->loss_target, b->critical_batch_tokens,
-        b->min_steps, rq->tokens, rq->batch_tokens, rq->gpus);
-    g_string_append(out, "#rank strategy          tp  pp  schedule         m     b     A  "
-                         "algorithm    batch      step     steps  "
+        b->min_steps, b->min_tokens);
+    if (rq->fixed_tokens)
+        g_string_append_printf(out,
+                               "# mode: a fixed budget of %.4g tokens (--tokens): steps = "
+                               "tokens / batch\n",
+                               rq->tokens);
+    else
+        g_string_append(out, "# mode: the law at every batch B: steps S_min (1 + B_crit / B), "
+                             "tokens E_min (1 + B / B_crit)\n");
+    if (rq->fixed_batch)
+        g_string_append_printf(out,
+                               "# batch: the accumulation nearest %.4g tokens (--batch-tokens)\n",
+                               rq->batch_tokens);
+    else
+        g_string_append_printf(out, "# batch: searched up to %.4g tokens (%.0f x B_crit)\n",
+                               paro_plan_largest_batch(rq), PARO_PLAN_LAW_BATCH_CAP);
+    g_string_append_printf(out,
+                           "# gpus %" G_GINT64_FORMAT "  shapes bounded %" G_GINT64_FORMAT
+                           "; every configuration within %.0f%% of the best simulated\n",
+                           rq->gpus, rq->shapes, 100 * PARO_PLAN_WINDOW);
+    g_string_append(out, "#rank strategy          tp  cp  ep  pp  schedule       sp  recompute "
+                         "offload   m     b     A  algorithm    batch      step     steps  "
                          "train  behind   GPU-hours    peak  fits\n"
-                         "#                                                                        "
-                         "   (tokens)     (s)              (days)"
-                         "                      (GiB)\n");
+                         "#                                                                     "
+                         "                                    (tokens)     (s)           "
+                         "   (days)                      (GiB)\n");
     for (guint i = 0; i < n; i++) {
         const ParoPlanRow *r = &rows[i];
         g_autofree char *schedule = schedule_label(&r->layout);
+        g_autofree char *recompute = recompute_label(&r->layout);
         /* fixed decimals while they fit the column, else scientific (issue #16 W7) */
         char step[G_ASCII_DTOSTR_BUF_SIZE], steps[G_ASCII_DTOSTR_BUF_SIZE],
             days[G_ASCII_DTOSTR_BUF_SIZE], peak[G_ASCII_DTOSTR_BUF_SIZE];
         g_string_append_printf(
             out,
-            "%5u %-17s %2" G_GINT64_FORMAT " %3" G_GINT64_FORMAT "  %-14s %4" G_GINT64_FORMAT
-            " %5" G_GINT64_FORMAT " %5" G_GINT64_FORMAT
-            "  %-10s %9.3g %9s %9s %7s %+6.1f%% %11.4g %7s  %s\n",
-            i + 1, r->strategy->name, r->layout.tp, r->layout.pp, schedule, r->group,
-            r->micro_batch, r->accumulation, paro_algorithm_names[r->algorithm], r->batch_tokens,
+            "%5u %-17s %2" G_GINT64_FORMAT " %3" G_GINT64_FORMAT " %3" G_GINT64_FORMAT
+            " %3" G_GINT64_FORMAT "  %-14s %-3s %-9s %-7s %4" G_GINT64_FORMAT " %5" G_GINT64_FORMAT
+            " %5" G_GINT64_FORMAT "  %-10s %9.3g %9s %9s %7s %+6.1f%% %11.4g %7s  %s\n",
+            i + 1, r->strategy->name, r->layout.tp, r->layout.cp, r->layout.ep, r->layout.pp,
+            schedule, r->layout.sequence_parallel ? "sp" : "-", recompute,
+            offload_labels[r->layout.offload], r->group, r->micro_batch, r->accumulation,
+            paro_algorithm_names[r->algorithm], r->batch_tokens,
             paro_format_fixed(step, sizeof step, r->step_s, 3, 9),
             paro_format_fixed(steps, sizeof steps, r->steps, 0, 9),
             paro_format_fixed(days, sizeof days, r->train_s / 86400.0, 2, 7),
             100.0 * behind(rows, i), r->gpu_hours,
-            paro_format_fixed(peak, sizeof peak, r->peak_bytes / PARO_GIB, 2, 7),
-            r->fits ? "yes" : "OOM");
+            paro_format_fixed(peak, sizeof peak, r->peak_bytes / PARO_GIB, 2, 7), fits_label(r));
+        if (why)
+            explain(rq, r, memory, out);
     }
 }
 
-/* The scaling law holds near the critical batch (the search targets it; more than twice
- * it is outside), where no batch reaches the target loss in fewer than S_min steps: a
- * plan on so many GPUs that its smallest batch is far above B_crit is not a time to train
- * under the law (issue #16 W8: 131,072 nodes planned 270 steps at 125 x B_crit without a
- * word). (transfer full) NULL when in range. */
-static char *law_warning(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n)
+/* With a fixed token budget, rows whose steps fall short of the law's S(B) at their batch
+ * stop before the law's loss (issue #16 W8: 131,072 nodes planned 270 steps at 125 x
+ * B_crit without a word). (transfer full) NULL when none does. */
+static char *budget_warning(const ParoPlanRequest *rq, const ParoPlanRow *rows, guint n)
 {
-    const ParoTrainingBudget *b = &rq->budget;
-    guint outside = 0;
-    const ParoPlanRow *worst = NULL;
+    if (!rq->fixed_tokens)
+        return NULL;
+    guint short_of = 0;
+    double worst = 1;
     for (guint i = 0; i < n; i++) {
-        const ParoPlanRow *r = &rows[i];
-        if (r->batch_tokens > 2 * b->critical_batch_tokens) {
-            outside++;
-            if (worst == NULL || r->batch_tokens > worst->batch_tokens)
-                worst = r;
+        double law = paro_scaling_steps(&rq->budget, rows[i].batch_tokens);
+        if (rows[i].steps < law) {
+            short_of++;
+            worst = MIN(worst, rows[i].steps / law);
         }
     }
-    if (worst == NULL)
+    if (short_of == 0)
         return NULL;
-    g_autofree char *steps = paro_format_count(worst->steps);
-    g_autofree char *min_steps = paro_format_count(ceil(b->min_steps));
     return g_strdup_printf(
-        "warning: %u of the %u configurations printed leave the scaling law's range: up to "
-        "%.3g x the critical batch of %.4g tokens, in %s steps where the law needs at least "
-        "S_min = %s to reach its loss; their times to train are not the law's (fewer GPUs, "
-        "or --tokens and --batch-tokens of your own)",
-        outside, n, worst->batch_tokens / b->critical_batch_tokens, b->critical_batch_tokens, steps,
-        min_steps);
+        "warning: %u of the %u configurations printed stop short of the scaling law's loss: "
+        "the budget of %.4g tokens gives as few as %.2g of the steps S_min (1 + B_crit / B) "
+        "the law needs at their batch (leave out --tokens for the law's steps)",
+        short_of, n, rq->tokens, worst);
 }
 
 static void csv(const ParoPlanRow *rows, guint n, GString *out)
 {
     g_string_append(
         out, "rank,name,tp,pp,schedule,virtual,layered,group,micro_batch,accumulation,algorithm,"
-             "batch_tokens,time_step,steps,time_train,behind,gpu_hours,mem_peak,fits,"
+             "batch_tokens,time_step,steps,time_train,behind,gpu_hours,mem_peak,fits,cp,ep,"
+             "uneven,sequence_parallel,recompute,recompute_every,offload_optimizer,"
+             "offload_parameters,tokens,time_compute_bound,time_bubble_bound,tight,bound,"
              "schema_version\n");
     for (guint i = 0; i < n; i++) {
         const ParoPlanRow *r = &rows[i];
+        const ParoPlanLayout *l = &r->layout;
         g_string_append_printf(
             out,
             "%u,%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%s,%" G_GINT64_FORMAT
             ",%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%s",
-            i + 1, r->strategy->name, r->layout.tp, r->layout.pp,
-            paro_pipe_schedule_names[r->layout.schedule], r->layout.virtual_stages,
-            r->layout.layered ? "true" : "false", r->group, r->micro_batch, r->accumulation,
-            paro_algorithm_names[r->algorithm]);
+            i + 1, r->strategy->name, l->tp, l->pp, paro_pipe_schedule_names[l->schedule],
+            l->virtual_stages, l->layered ? "true" : "false", r->group, r->micro_batch,
+            r->accumulation, paro_algorithm_names[r->algorithm]);
         const double v[] = {r->batch_tokens,     r->step_s,       r->steps,
                             r->train_s,          behind(rows, i), r->gpu_hours,
                             round(r->peak_bytes)};
@@ -165,7 +232,19 @@ static void csv(const ParoPlanRow *rows, guint n, GString *out)
             g_string_append_c(out, ',');
             paro_report_number(out, v[k]);
         }
-        g_string_append_printf(out, ",%s,%d\n", r->fits ? "true" : "false", PARO_SCHEMA_VERSION);
+        g_string_append_printf(
+            out,
+            ",%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%s,%s,%s,%" G_GINT64_FORMAT ",%s,%s",
+            r->fits ? "true" : "false", l->cp, l->ep, l->uneven ? "true" : "false",
+            l->sequence_parallel ? "true" : "false", paro_recompute_names[l->recompute],
+            l->recompute_every, l->offload >= 1 ? "cpu" : "none", l->offload >= 2 ? "cpu" : "none");
+        const double w[] = {r->tokens, r->compute_bound_s, r->bubble_bound_s};
+        for (guint k = 0; k < G_N_ELEMENTS(w); k++) {
+            g_string_append_c(out, ',');
+            paro_report_number(out, w[k]);
+        }
+        g_string_append_printf(out, ",%s,%s,%d\n", r->tight ? "true" : "false",
+                               paro_plan_bound_names[r->bound], PARO_SCHEMA_VERSION);
     }
 }
 
@@ -174,23 +253,27 @@ int paro_cmd_plan(int argc, char **argv)
     g_auto(GStrv) sets = NULL;
     g_autofree char *tokens_text = NULL, *batch_text = NULL, *format_name = NULL;
     int top = 10, jobs = 0;
-    gboolean rq_lga = FALSE, rq_dp_only = FALSE, all = FALSE;
+    gboolean rq_lga = FALSE, rq_dp_only = FALSE, all = FALSE, why = FALSE;
     GOptionEntry entries[] = {
         {"tokens", 0, 0, G_OPTION_ARG_STRING, &tokens_text,
-         "Token budget (default: the scaling law's 2 B_crit S_min)", "N"},
+         "Fixed token budget (default: the scaling law's steps at each row's batch)", "N"},
         {"batch-tokens", 0, 0, G_OPTION_ARG_STRING, &batch_text,
-         "Target global batch in tokens (default: the critical batch)", "N"},
+         "Fixed global batch in tokens (default: searched up to 4 B_crit)", "N"},
         {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a scenario value (repeatable)",
          "KEY=VALUE"},
         {"lga", 0, 0, G_OPTION_ARG_NONE, &rq_lga,
          "Also search layered gradient accumulation on modular pipelines", NULL},
         {"dp-only", 0, 0, G_OPTION_ARG_NONE, &rq_dp_only,
-         "Search data parallelism only (tp = pp = 1)", NULL},
+         "Search data parallelism only (tp = cp = ep = pp = 1)", NULL},
         {"top", 'k', 0, G_OPTION_ARG_INT, &top, "Rows to print (default 10; 0: all)", "K"},
         {"all", 0, 0, G_OPTION_ARG_NONE, &all,
          "Every configuration searched (default: the best of each strategy and layout)", NULL},
         {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
          "Worker threads (default: the cores); the table does not depend on it", "N"},
+        {"explain", 0, 0, G_OPTION_ARG_NONE, &why,
+         "Under each row, what bounds it (compute, bubble, exposed communication, memory, "
+         "the law) and the law's factors",
+         NULL},
         {"format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "table (default) or csv", "FORMAT"},
         {NULL},
     };
@@ -226,14 +309,21 @@ int paro_cmd_plan(int argc, char **argv)
         paro_cli_report_error(error, (const char *const *)sets, NULL);
         return PARO_EXIT_ERROR;
     }
+    if (searched->len == 0) {
+        g_printerr("parosim plan: no configuration of the %" G_GINT64_FORMAT
+                   " shapes searched fits in %.2f GiB a GPU, even by its memory's lower bound "
+                   "(more GPUs, or offload with --set of your own)\n",
+                   rq.shapes, rq.memory_bytes / PARO_GIB);
+        return PARO_EXIT_ERROR;
+    }
     g_autoptr(GArray) rows = all ? g_array_ref(searched) : best_per_layout(searched);
     guint n = top == 0 ? rows->len : MIN((guint)top, rows->len);
     g_autoptr(GString) out = g_string_new(NULL);
     if (format == PARO_FORMAT_CSV)
         csv((const ParoPlanRow *)rows->data, n, out);
     else
-        table(&rq, (const ParoPlanRow *)rows->data, n, out);
-    g_autofree char *warning = law_warning(&rq, (const ParoPlanRow *)rows->data, n);
+        table(&rq, (const ParoPlanRow *)rows->data, n, why, rq.memory_bytes, out);
+    g_autofree char *warning = budget_warning(&rq, (const ParoPlanRow *)rows->data, n);
     if (warning != NULL) {
         g_printerr("parosim plan: %s\n", warning);
         if (format != PARO_FORMAT_CSV)

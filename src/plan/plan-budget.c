@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The work of a plan, estimated before the search (issue #16 C3, H1-H3): the search
- * simulates every strategy for every layout, group size, micro-batch and algorithm it
- * tries (plan.c), twice with at most 4 micro-steps for data parallelism alone, and with
- * the whole accumulation for pipelines, each configuration with a new collective cache.
- * The configurations are counted as plan.c enumerates them; the cost of each comes from
- * scenario/workload.c's rates. Measured here: the default scenario, 1.5 s searched, 1.6 s
- * estimated. */
-#include "plan/plan.h"
+/* The work of a plan, estimated before the search (issue #16 C3, H1-H3): the search loads
+ * every shape of its space once to bound it (plan-space.c), then simulates configurations
+ * in the order of their bounds. What it simulates depends on the bounds, so the estimate
+ * counts what every search does: the shapes' loads, and data parallelism alone over every
+ * group size and both algorithms, each configuration's collectives timed once (the
+ * layout whose collectives span the whole cluster, what a flow-model plan of thousands of
+ * nodes spends its time on) and its strategies simulated at 4 and 3 micro-steps. The cost
+ * of each comes from scenario/workload.c's rates. */
+#include "plan/plan-private.h"
 
 #include <math.h>
 
@@ -15,8 +16,8 @@
 #include "scenario/workload.h"
 
 #define STEP_S_PER_LAYER_STEP 2e-6
-#define PIPE_S_PER_TASK 0.25e-6
-#define PLAN_SIMULATED_MICRO_STEPS 4
+#define SHAPE_LOAD_S 0.3e-3 /* a shape loaded and bounded (measured: 0.22 ms, Llama-3-70B) */
+#define MICRO_BATCHES 5
 
 gboolean paro_plan_check_work(const ParoScenario *base, const ParoPlanRequest *rq, GError **error)
 {
@@ -39,53 +40,20 @@ gboolean paro_plan_check_work(const ParoScenario *base, const ParoPlanRequest *r
                     rq->batch_tokens, n, seq, a_max, max, paro_limit_accumulation.why);
         return FALSE;
     }
-    const gint64 micro_batches[] = {1, 2, 4, 8, 16};
-    double seconds = 0, configs = 0;
-    for (gint64 tp = 1; tp <= (rq->dp_only ? 1 : gpn); tp *= 2)
-        for (gint64 pp = 1; pp <= (rq->dp_only ? 1 : MIN((gint64)L, 64)); pp *= 2) {
-            if (gpn % tp != 0 || (gint64)L % pp != 0 || n % (tp * pp) != 0)
-                continue;
-            gint64 dp = n / (tp * pp);
-            gboolean plain = tp == 1 && pp == 1;
-            if (dp % (gpn / tp) != 0)
-                continue; /* stages sharing a node: left out of the search (plan.c) */
-            double groups = 1;
-            if (plain) {
-                groups = 0;
-                for (gint64 m = 1; m <= n; m *= 2)
-                    if ((m <= gpn && gpn % m == 0) || (m > gpn && m % gpn == 0 && n % m == 0))
-                        groups++;
-            }
-            for (guint bi = 0; bi < G_N_ELEMENTS(micro_batches); bi++) {
-                double b = (double)micro_batches[bi];
-                if ((double)dp * b * seq > 2 * rq->batch_tokens && b > 1)
-                    continue;
-                double A = MAX(1, floor(rq->batch_tokens / ((double)dp * b * seq) + 0.5));
-                double a_first = MIN(A, PLAN_SIMULATED_MICRO_STEPS);
-                /* data parallelism alone: A = 4 and 3 (or A itself), ring and ho-ring, every
-                 * group size; a pipeline: A = 4, then the whole A */
-                double step =
-                    plain ? (A > PLAN_SIMULATED_MICRO_STEPS ? 2 * PLAN_SIMULATED_MICRO_STEPS - 1
-                                                            : A) *
-                                L * STEP_S_PER_LAYER_STEP
-                          : 2.0 * (double)pp * (A + a_first) * PIPE_S_PER_TASK;
-                double k = plain ? groups * 2 : 1;
-                configs += k;
-                seconds += k * ((double)n_strategies * step + w.coll_s);
-                if (rq->lga && base->model->has_shape) {
-                    /* modular, one layer a module: 2 L A tasks, simulated at A = 4 and whole */
-                    configs += 1;
-                    seconds +=
-                        (double)n_strategies * 2.0 * L * (A + a_first) * PIPE_S_PER_TASK + w.coll_s;
-                }
-            }
-        }
+    double shapes = (double)paro_plan_count_layouts(base, rq) * MICRO_BATCHES;
+    double groups = 0;
+    for (gint64 m = 1; m <= n; m *= 2)
+        if ((m <= gpn && gpn % m == 0) || (m > gpn && m % gpn == 0 && n % m == 0))
+            groups++;
+    double configs = 2 * groups;
+    double seconds = shapes * SHAPE_LOAD_S +
+                     configs * ((double)n_strategies * 7 * L * STEP_S_PER_LAYER_STEP + w.coll_s);
     if (seconds <= paro_limit_plan_budget_s())
         return TRUE;
     g_autofree char *message = g_strdup_printf(
-        "planning would simulate %.0f configurations of %u strategies, about %.0f s (the "
-        "collectives of one: %.2g s), beyond the limit of %.3g s",
-        configs, n_strategies, seconds, w.coll_s, paro_limit_plan_budget_s());
+        "planning would bound %.0f shapes and simulate at least %.0f configurations of %u "
+        "strategies, about %.0f s (the collectives of one: %.2g s), beyond the limit of %.3g s",
+        shapes, configs, n_strategies, seconds, w.coll_s, paro_limit_plan_budget_s());
     ParoSite site =
         w.coll_s * configs > seconds / 2 ? paro_workload_coll_driver(base, &w) : PARO_SITE_LAYERS;
     return paro_workload_refuse(error, base, site, message);

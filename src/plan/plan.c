@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-#include "plan/plan.h"
+#include "plan/plan-private.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "pipe/pipe.h"
 
 gint64 paro_plan_accumulation(double batch_tokens, gint64 gpus, gint64 micro_batch, gint64 sequence)
@@ -20,325 +21,206 @@ static double law_params(const ParoModel *m)
     return layers > 0 ? layers : paro_model_base_params(m);
 }
 
-/* Group sizes that map onto nodes: divisors of a node, then whole nodes dividing n. */
-static GArray *group_sizes(const ParoScenario *s)
+const char *const paro_plan_bound_names[] = {
+    "compute", "exposed communication", "bubble", "memory", "the law", NULL};
+
+double paro_plan_largest_batch(const ParoPlanRequest *rq)
 {
-    GArray *out = g_array_new(FALSE, FALSE, sizeof(gint64));
-    gint64 n = paro_scenario_dp_ranks(s), gpn = s->topology->gpus_per_node;
-    for (gint64 m = 1; m <= n; m *= 2)
-        if ((m <= gpn && gpn % m == 0) || (m > gpn && m % gpn == 0 && n % m == 0))
-            g_array_append_val(out, m);
-    return out;
+    return rq->fixed_batch ? 2.0 * rq->batch_tokens
+                           : PARO_PLAN_LAW_BATCH_CAP * rq->budget.critical_batch_tokens;
 }
 
-static int compare_rows(gconstpointer a, gconstpointer b)
+gboolean paro_plan_layout_equal(const ParoPlanLayout *a, const ParoPlanLayout *b)
 {
-    const ParoPlanRow *x = a, *y = b;
-    if (x->fits != y->fits)
-        return x->fits ? -1 : 1;
-    if (x->train_s != y->train_s)
-        return x->train_s < y->train_s ? -1 : 1;
-    if (x->peak_bytes != y->peak_bytes)
-        return x->peak_bytes < y->peak_bytes ? -1 : 1;
+    return a->tp == b->tp && a->cp == b->cp && a->ep == b->ep && a->pp == b->pp &&
+           a->schedule == b->schedule && a->virtual_stages == b->virtual_stages &&
+           a->layered == b->layered && a->uneven == b->uneven &&
+           a->sequence_parallel == b->sequence_parallel && a->recompute == b->recompute &&
+           a->recompute_every == b->recompute_every && a->offload == b->offload;
+}
+
+/* Rows that fit with the allocator's margin first, then tight ones, then the rest. */
+static int usable_class(const ParoPlanRow *r)
+{
+    return r->fits ? (r->tight ? 1 : 0) : 2;
+}
+
+#define CMP(x, y)                                                                                  \
+    do {                                                                                           \
+        if ((x) != (y))                                                                            \
+            return (x) < (y) ? -1 : 1;                                                             \
+    } while (0)
+
+static int compare_layouts(const ParoPlanLayout *a, const ParoPlanLayout *b)
+{
+    CMP(a->tp, b->tp);
+    CMP(a->cp, b->cp);
+    CMP(a->ep, b->ep);
+    CMP(a->pp, b->pp);
+    CMP(a->layered, b->layered);
+    CMP(a->schedule, b->schedule);
+    CMP(a->virtual_stages, b->virtual_stages);
+    CMP(a->sequence_parallel, b->sequence_parallel);
+    CMP(a->recompute, b->recompute);
+    CMP(a->recompute_every, b->recompute_every);
+    CMP(a->offload, b->offload);
+    return 0;
+}
+
+static int compare_rows(gconstpointer pa, gconstpointer pb)
+{
+    const ParoPlanRow *x = pa, *y = pb;
+    CMP(usable_class(x), usable_class(y));
+    CMP(x->train_s, y->train_s);
+    CMP(x->peak_bytes, y->peak_bytes);
     int c = strcmp(x->strategy->name, y->strategy->name);
     if (c)
         return c;
-    if (x->layout.tp != y->layout.tp)
-        return x->layout.tp < y->layout.tp ? -1 : 1;
-    if (x->layout.pp != y->layout.pp)
-        return x->layout.pp < y->layout.pp ? -1 : 1;
-    if (x->layout.layered != y->layout.layered)
-        return x->layout.layered ? 1 : -1;
-    if (x->group != y->group)
-        return x->group < y->group ? -1 : 1;
-    if (x->micro_batch != y->micro_batch)
-        return x->micro_batch < y->micro_batch ? -1 : 1;
+    if ((c = compare_layouts(&x->layout, &y->layout)) != 0)
+        return c;
+    CMP(x->group, y->group);
+    CMP(x->micro_batch, y->micro_batch);
+    CMP(x->accumulation, y->accumulation);
     return x->algorithm - y->algorithm;
 }
 
-/* The step grows by the same amount with every period of micro-batches once its schedule is
- * in its steady state: for data parallelism alone (a period of one micro-step) from the
- * second micro-step on, for a pipeline of P stages (a period of P micro-batches, in which
- * every stage runs each of its passes P times) once the warm-up's P - 1 are past. So a step
- * of A > B micro-batches, B = 4 without pipeline and 3P with one, is
- * step(B) + (A - B)/P (step(B) - step(B - P)), and so is its peak memory (constant but for
- * layered accumulation, which keeps a module's activations of every micro-batch). Layered
- * accumulation gets there later (the step's periodic_from estimates when), so pipelines and
- * layered schedules start from that estimate and are checked on a third point. tests/test_plan.c
- * checks all this against full simulations; it makes the search about A/B times cheaper. */
-#define PLAN_SIMULATED_MICRO_STEPS 4
-
-static gint64 simulated_micro_steps(const ParoPlanLayout *lay)
+/* The accumulations the search gives a shape: the one nearest a fixed batch, or in the
+ * law's mode the powers of two while the batch stays within the law's cap (S(B) step(B)
+ * is flat near its least: T(2B) / T(B) = (2B + B_crit) / (2B + 2 B_crit) with a step
+ * proportional to the batch). */
+static GArray *accumulations(const ParoPlanRequest *rq, const ParoPlanShape *sh, gint64 sequence)
 {
-    return lay->pp > 1 ? 3 * lay->pp : PLAN_SIMULATED_MICRO_STEPS;
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(gint64));
+    double micro = (double)sh->dp * (double)sh->micro_batch * (double)sequence;
+    if (rq->fixed_batch) {
+        gint64 a = paro_plan_accumulation(rq->batch_tokens, sh->dp, sh->micro_batch, sequence);
+        g_array_append_val(out, a);
+        return out;
+    }
+    double cap = paro_plan_largest_batch(rq);
+    for (gint64 a = 1; a <= paro_limit_accumulation.max; a *= 2) {
+        if (out->len > 0 && micro * (double)a > cap)
+            break;
+        g_array_append_val(out, a);
+    }
+    return out;
 }
 
+static double steps_at(const ParoPlanRequest *rq, double batch)
+{
+    return ceil(rq->fixed_tokens ? rq->tokens / batch : paro_scaling_steps(&rq->budget, batch));
+}
+
+/* One configuration of the search: a shape, a group size and an algorithm, the
+ * accumulations it is asked for, and what simulating it gave. */
 typedef struct {
-    const ParoStrategy *strategy;
-    double step_s, peak_bytes;
-    gboolean fits;
-    gint64 periodic_from;
-    gboolean host_fits; /* offloaded state in host memory: independent of the accumulation */
-} Simulated;
-
-static gboolean simulate_all(const char *path, const ParoPlanRequest *rq, const ParoPlanLayout *lay,
-                             gint64 group, gint64 micro_batch, gint64 accumulation, int algorithm,
-                             ParoCollCache *cache, Simulated *out, gint64 *gpus, gint64 *sequence,
-                             double *memory_bytes, GError **error)
-{
-    g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(g_free);
-    for (int i = 0; rq->sets && rq->sets[i]; i++)
-        g_ptr_array_add(sets, g_strdup(rq->sets[i]));
-    g_ptr_array_add(sets, g_strdup_printf("parallelism.group=%" G_GINT64_FORMAT, group));
-    g_ptr_array_add(sets, g_strdup_printf("training.micro_batch=%" G_GINT64_FORMAT, micro_batch));
-    g_ptr_array_add(sets, g_strdup_printf("training.accumulation=%" G_GINT64_FORMAT, accumulation));
-    g_ptr_array_add(sets,
-                    g_strdup_printf("collectives.algorithm=%s", paro_algorithm_names[algorithm]));
-    if (lay->tp > 1 || lay->pp > 1 || lay->layered) {
-        g_ptr_array_add(sets, g_strdup_printf("parallelism.tp=%" G_GINT64_FORMAT, lay->tp));
-        g_ptr_array_add(sets, g_strdup_printf("parallelism.pp=%" G_GINT64_FORMAT, lay->pp));
-        g_ptr_array_add(sets, g_strdup_printf("parallelism.dp=%" G_GINT64_FORMAT,
-                                              rq->gpus / (lay->tp * lay->pp)));
-        g_ptr_array_add(sets, g_strdup_printf("training.pipeline.schedule=%s",
-                                              paro_pipe_schedule_names[lay->schedule]));
-        g_ptr_array_add(sets, g_strdup_printf("training.pipeline.virtual=%" G_GINT64_FORMAT,
-                                              lay->virtual_stages));
-        if (lay->layered) {
-            g_ptr_array_add(sets, g_strdup("training.pipeline.accumulation=layered"));
-            g_ptr_array_add(sets, g_strdup("training.recompute=full"));
-        }
-    }
-    g_ptr_array_add(sets, NULL);
-    g_autoptr(ParoRun) run = paro_run_load(path, (const char *const *)sets->pdata, cache, error);
-    if (run == NULL)
-        return FALSE;
-    const ParoScenario *s = paro_run_get_scenario(run);
-    /* no time saved: plans rank plain steps; the planner extrapolates over all strategies */
-    ParoRunOptions options = {FALSE, FALSE, FALSE};
-    *gpus = paro_scenario_dp_ranks(s);
-    *sequence = s->training.sequence;
-    *memory_bytes = s->topology->gpu.memory_bytes;
-    for (guint i = 0; i < paro_strategy_n_all(); i++) {
-        ParoStepResult r;
-        if (!paro_run_strategy(run, paro_strategy_get(i), &options, &r, error))
-            return FALSE;
-        out[i] = (Simulated){r.strategy, paro_time_to_s(r.step), r.peak_bytes,
-                             r.fits,     r.periodic_from,        r.host_fits};
-        paro_step_result_clear(&r);
-    }
-    return TRUE;
-}
-
-/* Three points one period apart on a line, to 1e-9 of the last. */
-static gboolean is_linear(double y0, double y1, double y2)
-{
-    return paro_extrapolate_is_linear(y0, y1, y2, 1e-9);
-}
-
-/* @y lies on the line through @before and @at, @periods periods past @at (1e-9 relative,
- * as is_linear). */
-static gboolean on_line(double at, double before, double periods, double y)
-{
-    double want = at + periods * (at - before);
-    return fabs(y - want) <= 1e-9 * fabs(want);
-}
-
-/* Two more points, base + 2P and base + 3P, after the three of a step that was not yet
- * periodic: each strategy's step and peak extrapolated to @accumulation linearly where its
- * five points are on a line, geometrically (paro_extrapolate_geometric) where they
- * converge so within PARO_PLAN_GEOMETRIC_TOLERANCE; FALSE (and no error) when a strategy
- * does neither. */
-static gboolean extrapolate_converging(const char *path, const ParoPlanRequest *rq,
-                                       const ParoPlanLayout *lay, gint64 group, gint64 micro_batch,
-                                       gint64 accumulation, int algorithm, ParoCollCache *cache,
-                                       gint64 base, const Simulated *before, const Simulated *at,
-                                       const Simulated *after, double *final_step,
-                                       double *final_peak, gint64 *n, gint64 *sequence,
-                                       double *memory, GError **error)
-{
-    guint n_strategies = paro_strategy_n_all();
-    gint64 period = lay->pp;
-    g_autofree Simulated *more = g_new0(Simulated, 2 * n_strategies);
-    for (int k = 0; k < 2; k++)
-        if (!simulate_all(path, rq, lay, group, micro_batch, base + (2 + k) * period, algorithm,
-                          cache, more + k * n_strategies, n, sequence, memory, error))
-            return FALSE;
-    double periods = (double)(accumulation - (base + 3 * period)) / (double)period;
-    for (guint i = 0; i < n_strategies; i++) {
-        const Simulated *p[5] = {&before[i], &at[i], &after[i], &more[i], &more[n_strategies + i]};
-        double step[5], peak[5];
-        for (int k = 0; k < 5; k++) {
-            step[k] = p[k]->step_s;
-            peak[k] = p[k]->peak_bytes;
-        }
-        if (!paro_extrapolate_five(step, periods, PARO_PLAN_GEOMETRIC_TOLERANCE, &final_step[i]) ||
-            !paro_extrapolate_five(peak, periods, PARO_PLAN_GEOMETRIC_TOLERANCE, &final_peak[i]))
-            return FALSE;
-    }
-    return TRUE;
-}
-
-static gboolean run_config(const char *path, const ParoPlanRequest *rq, const ParoPlanLayout *lay,
-                           gint64 group, gint64 micro_batch, gint64 accumulation, int algorithm,
-                           ParoCollCache *cache, GArray *rows, GError **error)
-{
-    guint n_strategies = paro_strategy_n_all();
-    g_autofree Simulated *at = g_new0(Simulated, n_strategies);
-    g_autofree Simulated *before = g_new0(Simulated, n_strategies);
-    g_autofree Simulated *after = g_new0(Simulated, n_strategies);
-    gint64 n = 0, sequence = 0, base = simulated_micro_steps(lay), period = lay->pp;
-    double memory = 0;
-    /* A schedule with a pipeline or layered accumulation is checked on a third point before
-     * it is extrapolated: layered accumulation's per-module collectives are fixed while its
-     * compute grows with A, so its step is linear only once the compute hides them. Until
-     * the slopes agree, the base doubles; past A, the step is simulated whole.
-     * A doubt: with GEMMs timed by shape, an interleaved pipeline can be quasi-periodic
-     * (periods of P micro-batches alternate within 4%), so three points may agree and a
-     * later period differ: the extrapolation is then within 1%, not 1e-9 (test_plan.c).
-     * A second doubt: layered accumulation's peak is piecewise linear in A (which phase
-     * holds the peak changes with A), so three points on one piece can agree and a later,
-     * steeper piece be missed. Since the loss's memory (decision 50) a layered step's last
-     * module keeps every micro-batch's logits, a steep piece that overtakes early (the
-     * default scenario's layered case: from A = 11), so a fourth point at 4 x base must lie
-     * on the line too; a piece that overtakes beyond it is still missed (on the calibrated
-     * PaRO cluster, fsdp-hybrid-zero2's layered case at tp 2, virtual 32, was 0.17% above
-     * the extrapolation at A = 19 before the loss's memory). Exact would need the ledger's
-     * peak per phase as a function of A, not samples of the maximum.
-     * With the SMs collectives take from compute (training.sm_contention, the default) a
-     * pipeline's slopes converge geometrically (each period's change 7/9 of the last in
-     * the default scenario's 1F1B) and agree to 1e-9 only some 50 periods on: two more
-     * points measure the ratio and the step is summed to A within 1e-6
-     * (extrapolate_converging; test_plan.c checks it against full simulations). */
-    gboolean checked = lay->pp > 1 || lay->layered;
-    gboolean extrapolate = FALSE;
-    g_autofree double *final_step = g_new0(double, n_strategies);
-    g_autofree double *final_peak = g_new0(double, n_strategies);
-    if (checked && accumulation > base + period) {
-        /* where the schedule says it turns periodic */
-        if (!simulate_all(path, rq, lay, group, micro_batch, base, algorithm, cache, at, &n,
-                          &sequence, &memory, error))
-            return FALSE;
-        for (guint i = 0; i < n_strategies; i++)
-            base = MAX(base, (at[i].periodic_from + period - 1) / period * period);
-    }
-    for (;;) {
-        extrapolate = accumulation > base + (checked ? period : 0);
-        if (!extrapolate)
-            break;
-        if (!simulate_all(path, rq, lay, group, micro_batch, base, algorithm, cache, at, &n,
-                          &sequence, &memory, error) ||
-            !simulate_all(path, rq, lay, group, micro_batch, base - period, algorithm, cache,
-                          before, &n, &sequence, &memory, error))
-            return FALSE;
-        double periods = (double)(accumulation - base) / (double)period;
-        for (guint i = 0; i < n_strategies; i++) {
-            final_step[i] = at[i].step_s + periods * (at[i].step_s - before[i].step_s);
-            final_peak[i] = at[i].peak_bytes + periods * (at[i].peak_bytes - before[i].peak_bytes);
-        }
-        if (!checked)
-            break;
-        if (!simulate_all(path, rq, lay, group, micro_batch, base + period, algorithm, cache, after,
-                          &n, &sequence, &memory, error))
-            return FALSE;
-        gboolean linear = TRUE;
-        for (guint i = 0; i < n_strategies && linear; i++)
-            linear = is_linear(before[i].step_s, at[i].step_s, after[i].step_s) &&
-                     is_linear(before[i].peak_bytes, at[i].peak_bytes, after[i].peak_bytes);
-        if (linear && lay->layered) {
-            /* Layered accumulation's peak is the highest of several lines in A: a fourth
-             * point at 4 x base must lie on the same line, else the base doubles (or, with
-             * A that close, the step is simulated whole). */
-            gint64 far = 4 * base;
-            if (accumulation <= far + period) {
-                extrapolate = FALSE;
-                break;
-            }
-            g_autofree Simulated *far_at = g_new0(Simulated, n_strategies);
-            if (!simulate_all(path, rq, lay, group, micro_batch, far, algorithm, cache, far_at, &n,
-                              &sequence, &memory, error))
-                return FALSE;
-            double ahead = (double)(far - base) / (double)period;
-            for (guint i = 0; i < n_strategies && linear; i++)
-                linear =
-                    on_line(at[i].step_s, before[i].step_s, ahead, far_at[i].step_s) &&
-                    on_line(at[i].peak_bytes, before[i].peak_bytes, ahead, far_at[i].peak_bytes);
-        }
-        if (linear)
-            break;
-        /* Not periodic yet: with SM contention a pipeline's slopes approach their limit
-         * geometrically (each period's change a fixed ratio of the last), reaching it only
-         * at picosecond rounding, dozens of periods on. Two more points measure the ratio,
-         * and the step is summed to A within PARO_PLAN_GEOMETRIC_TOLERANCE. */
-        if (accumulation > base + 3 * period &&
-            extrapolate_converging(path, rq, lay, group, micro_batch, accumulation, algorithm,
-                                   cache, base, before, at, after, final_step, final_peak, &n,
-                                   &sequence, &memory, error))
-            break;
-        if (error && *error)
-            return FALSE;
-        base *= 2;
-    }
-    if (!extrapolate && !simulate_all(path, rq, lay, group, micro_batch, accumulation, algorithm,
-                                      cache, at, &n, &sequence, &memory, error))
-        return FALSE;
-    double batch = (double)n * (double)micro_batch * (double)accumulation * (double)sequence;
-    for (guint i = 0; i < n_strategies; i++) {
-        double step = at[i].step_s, peak = at[i].peak_bytes;
-        gboolean fits = at[i].fits;
-        if (extrapolate) {
-            step = final_step[i];
-            peak = final_peak[i];
-            fits = peak <= memory && at[i].host_fits;
-        }
-        ParoPlanRow row = {
-            .strategy = at[i].strategy,
-            .layout = *lay,
-            .group = group,
-            .micro_batch = micro_batch,
-            .accumulation = accumulation,
-            .algorithm = algorithm,
-            .batch_tokens = batch,
-            .step_s = step,
-            .steps = ceil(rq->tokens / batch),
-            .peak_bytes = peak,
-            .fits = fits,
-        };
-        row.train_s = row.steps * row.step_s;
-        row.gpu_hours = (double)rq->gpus * row.train_s / 3600.0;
-        g_array_append_val(rows, row);
-    }
-    return TRUE;
-}
-
-/* One configuration of the search, and what simulating it gave. */
-typedef struct {
-    ParoPlanLayout layout;
-    gint64 group, micro_batch, accumulation;
+    const ParoPlanShape *shape;
+    gint64 group;
     int algorithm;
-    GArray *rows;  /* ParoPlanRow, or NULL */
-    GError *error; /* or NULL */
+    GArray *accumulations; /* gint64 */
+    GArray *bounds;        /* double: each accumulation's time-to-train lower bound */
+    double bound;          /* the least of them */
+    double threshold;      /* accumulations bounded above it are not simulated */
+    GArray *rows;          /* ParoPlanRow, or NULL */
+    GError *error;         /* or NULL */
+    guint index;           /* in the enumeration: the tie-break of the order */
 } Config;
 
 typedef struct {
     const char *path;
-    const ParoPlanRequest *rq;
+    ParoPlanRequest *rq;
     ParoCollCache *cache;
+    GMutex lock;
+    double best; /* the shortest time to train found that fits with its margin */
 } Search;
+
+static void complete_row(const ParoPlanRequest *rq, ParoPlanRow *r);
+
+static double search_threshold(Search *s)
+{
+    g_mutex_lock(&s->lock);
+    double t = (1.0 + PARO_PLAN_WINDOW) * s->best;
+    g_mutex_unlock(&s->lock);
+    return t;
+}
 
 static void run_one(gpointer data, gpointer user_data)
 {
     Config *c = data;
-    const Search *s = user_data;
+    Search *s = user_data;
+    /* the best found so far only falls, so a configuration skipped here is beyond the
+     * window of the final best too */
+    c->threshold = search_threshold(s);
+    if (c->bound > c->threshold)
+        return;
     c->rows = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
-    if (!run_config(s->path, s->rq, &c->layout, c->group, c->micro_batch, c->accumulation,
-                    c->algorithm, s->cache, c->rows, &c->error))
-        g_clear_pointer(&c->rows, g_array_unref);
+    g_autoptr(ParoPlanUnit) unit =
+        paro_plan_unit_new(s->path, s->rq, c->shape, c->group, c->algorithm, s->cache);
+    for (guint i = 0; i < c->accumulations->len; i++) {
+        if (g_array_index(c->bounds, double, i) > c->threshold)
+            continue;
+        g_autoptr(GError) local = NULL;
+        if (paro_plan_unit_rows(unit, g_array_index(c->accumulations, gint64, i), c->rows, &local))
+            continue;
+        /* a configuration the cluster cannot take is not a plan; bad input is an error */
+        if (local->domain != PARO_SIM_ERROR &&
+            !g_error_matches(local, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_CONSTRAINT)) {
+            c->error = g_steal_pointer(&local);
+            return;
+        }
+    }
+    double best = INFINITY;
+    for (guint k = 0; k < c->rows->len; k++) {
+        ParoPlanRow *r = &g_array_index(c->rows, ParoPlanRow, k);
+        complete_row(s->rq, r);
+        if (r->fits && !r->tight)
+            best = MIN(best, r->train_s);
+    }
+    g_mutex_lock(&s->lock);
+    s->best = MIN(s->best, best);
+    s->rq->simulated++;
+    g_mutex_unlock(&s->lock);
+}
+
+static int compare_configs(gconstpointer pa, gconstpointer pb)
+{
+    const Config *a = pa, *b = pb;
+    CMP(a->bound, b->bound);
+    CMP(a->index, b->index);
+    return 0;
 }
 
 static void config_clear(Config *c)
 {
+    g_clear_pointer(&c->accumulations, g_array_unref);
+    g_clear_pointer(&c->bounds, g_array_unref);
     g_clear_pointer(&c->rows, g_array_unref);
     g_clear_error(&c->error);
+}
+
+/* Each row's law figures and what bounds it. */
+static void complete_row(const ParoPlanRequest *rq, ParoPlanRow *r)
+{
+    r->steps = steps_at(rq, r->batch_tokens);
+    r->tokens = r->steps * r->batch_tokens;
+    r->train_s = r->steps * r->step_s;
+    r->gpu_hours = (double)rq->gpus * r->train_s / 3600.0;
+    double exposed = r->step_s - r->compute_bound_s - r->bubble_bound_s;
+    if (!r->fits || r->tight)
+        r->bound = PARO_PLAN_BOUND_MEMORY;
+    else if (!rq->fixed_tokens && r->batch_tokens > 2 * rq->budget.critical_batch_tokens)
+        r->bound = PARO_PLAN_BOUND_LAW;
+    else if (exposed >= r->compute_bound_s && exposed >= r->bubble_bound_s)
+        r->bound = PARO_PLAN_BOUND_EXPOSED;
+    else
+        r->bound = r->bubble_bound_s > r->compute_bound_s ? PARO_PLAN_BOUND_BUBBLE
+                                                          : PARO_PLAN_BOUND_COMPUTE;
+}
+
+/* The lower bound of a row's time to train. */
+static double row_bound(const ParoPlanRow *r)
+{
+    return r->steps * (r->compute_bound_s + r->bubble_bound_s);
 }
 
 GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
@@ -348,99 +230,91 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
         return NULL;
     rq->params = law_params(base->model);
     paro_scaling_budget(&paro_scaling_kaplan2020, rq->params, &rq->budget);
-    if (rq->tokens <= 0)
-        rq->tokens = rq->budget.tokens;
-    if (rq->batch_tokens <= 0)
-        rq->batch_tokens = rq->budget.critical_batch_tokens;
+    rq->fixed_tokens = rq->tokens > 0;
+    rq->fixed_batch = rq->batch_tokens > 0;
+    if (!rq->fixed_batch)
+        rq->batch_tokens = rq->budget.critical_batch_tokens; /* for the work estimate */
     rq->gpus = paro_topology_n_gpus(base->topology);
+    rq->memory_bytes = base->topology->gpu.memory_bytes;
+    rq->layers = base->model->has_shape ? base->model->layers : 1;
     if (!paro_plan_check_work(base, rq, error))
         return NULL;
-    gint64 gpn = base->topology->gpus_per_node,
-           L = base->model->has_shape ? base->model->layers : 1;
-    g_autoptr(GArray) layouts = g_array_new(FALSE, FALSE, sizeof(ParoPlanLayout));
-    for (gint64 tp = 1; tp <= (rq->dp_only ? 1 : gpn); tp *= 2)
-        for (gint64 pp = 1; pp <= (rq->dp_only ? 1 : MIN(L, 64)); pp *= 2) {
-            if (gpn % tp != 0 || L % pp != 0 || rq->gpus % (tp * pp) != 0)
-                continue;
-            /* stages that share a node (fewer DP ranks than a node holds) run, but the
-             * search leaves them out: they put the pipeline where tensor parallelism would
-             * use the node's NVLink, and simulating their many stages costs the search most
-             * of its time (plan-budget.c counts the same layouts) */
-            if ((rq->gpus / (tp * pp)) % (gpn / tp) != 0)
-                continue;
-            ParoPlanLayout plain = {tp, pp, PARO_PIPE_1F1B, 1, FALSE};
-            g_array_append_val(layouts, plain);
-            if (rq->lga && base->model->has_shape) {
-                ParoPlanLayout lga = {tp, pp, PARO_PIPE_MODULAR, L / pp, TRUE};
-                g_array_append_val(layouts, lga);
-            }
-        }
-    const gint64 micro_batches[] = {1, 2, 4, 8, 16};
-    const int algorithms[] = {PARO_ALGO_AUTO, PARO_ALGO_HO_RING};
+    g_autoptr(GArray) shapes = paro_plan_shapes(path, base, rq, error);
+    if (shapes == NULL)
+        return NULL;
+    gint64 sequence = base->training.sequence, gpn = base->topology->gpus_per_node;
     g_autoptr(GArray) configs = g_array_new(FALSE, TRUE, sizeof(Config));
-    for (guint li = 0; li < layouts->len; li++) {
-        const ParoPlanLayout *lay = &g_array_index(layouts, ParoPlanLayout, li);
-        gboolean plain_dp = lay->tp == 1 && lay->pp == 1 && !lay->layered;
-        gint64 dp = rq->gpus / (lay->tp * lay->pp);
-        /* PaRO groups: searched for data parallelism alone; with tp or pp, the DP ranks of
-         * a node (the scenario's default), which keeps every group inside a node */
-        g_autoptr(GArray) groups =
-            plain_dp ? group_sizes(base) : g_array_new(FALSE, FALSE, sizeof(gint64));
-        if (!plain_dp) {
-            gint64 m = MAX(1, MIN(dp, gpn / lay->tp));
-            g_array_append_val(groups, m);
-        }
+    for (guint si = 0; si < shapes->len; si++) {
+        const ParoPlanShape *sh = &g_array_index(shapes, ParoPlanShape, si);
+        g_autoptr(GArray) groups = paro_plan_group_sizes(sh, gpn);
+        gint64 n = sh->dp * sh->layout.cp;
         for (guint gi = 0; gi < groups->len; gi++) {
             gint64 m = g_array_index(groups, gint64, gi);
-            for (guint bi = 0; bi < G_N_ELEMENTS(micro_batches); bi++) {
-                gint64 b = micro_batches[bi];
-                gint64 a = paro_plan_accumulation(rq->batch_tokens, dp, b, base->training.sequence);
-                /* a micro-batch larger than the batch allows is not a choice */
-                if ((double)dp * (double)b * (double)base->training.sequence >
-                        2 * rq->batch_tokens &&
-                    b > 1)
+            for (int alg = 0; alg < 2; alg++) {
+                /* ho-ring needs groups inside and across nodes; with tp, cp, ep or pp the
+                 * DP collectives keep to ring, which bounds the search */
+                if (alg == 1 && (m == 1 || m == n || !paro_plan_layout_is_dp(&sh->layout)))
                     continue;
-                for (guint ai = 0; ai < G_N_ELEMENTS(algorithms); ai++) {
-                    /* ho-ring needs groups inside and across nodes; with tp or pp the DP
-                     * collectives keep to ring, which bounds the search */
-                    if (algorithms[ai] == PARO_ALGO_HO_RING && (m == 1 || m == dp || !plain_dp))
-                        continue;
-                    Config c = {.layout = *lay,
-                                .group = m,
-                                .micro_batch = b,
-                                .accumulation = a,
-                                .algorithm = algorithms[ai]};
-                    g_array_append_val(configs, c);
+                Config c = {.shape = sh,
+                            .group = m,
+                            .algorithm = alg == 0 ? PARO_ALGO_AUTO : PARO_ALGO_HO_RING,
+                            .accumulations = accumulations(rq, sh, sequence),
+                            .bounds = g_array_new(FALSE, FALSE, sizeof(double)),
+                            .bound = G_MAXDOUBLE,
+                            .index = configs->len};
+                for (guint ai = 0; ai < c.accumulations->len; ai++) {
+                    gint64 a = g_array_index(c.accumulations, gint64, ai);
+                    double batch =
+                        (double)sh->dp * (double)sh->micro_batch * (double)a * (double)sequence;
+                    double b = steps_at(rq, batch) *
+                               (paro_plan_compute_bound(sh, a) + paro_plan_bubble_bound(sh));
+                    g_array_append_val(c.bounds, b);
+                    c.bound = MIN(c.bound, b);
                 }
+                g_array_append_val(configs, c);
             }
         }
     }
-    /* one cache for the whole search: keyed by value and thread-safe, it serves every
-     * configuration; the configurations run on all cores, each into its own rows */
+    g_array_sort(configs, compare_configs);
+    /* In the order of the bound on all cores, each configuration skipped when its bound
+     * exceeds the best time to train found so far (with the window's margin): it cannot
+     * do better. Which configurations beyond the window are simulated depends on the
+     * threads' timing; what is kept (below) never does. */
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     Search search = {path, rq, cache};
+    g_mutex_init(&search.lock);
+    search.best = INFINITY;
+    rq->simulated = 0;
     int jobs = rq->jobs > 0 ? rq->jobs : (int)g_get_num_processors();
     GThreadPool *pool = g_thread_pool_new(run_one, &search, MAX(1, jobs), TRUE, NULL);
     for (guint i = 0; i < configs->len; i++)
         g_thread_pool_push(pool, &g_array_index(configs, Config, i), NULL);
     g_thread_pool_free(pool, FALSE, TRUE);
-    /* in the order of a sequential search: its rows, and its first error that is bad input
-     * (a configuration the cluster cannot take is not a plan) */
-    g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
+    g_mutex_clear(&search.lock);
+    double best = search.best;
     for (guint i = 0; i < configs->len; i++) {
         Config *c = &g_array_index(configs, Config, i);
-        if (c->error != NULL && c->error->domain != PARO_SIM_ERROR &&
-            !g_error_matches(c->error, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_CONSTRAINT)) {
+        if (c->error != NULL) {
+            /* the first error in the order of the search that is bad input */
             g_propagate_error(error, g_steal_pointer(&c->error));
             for (guint k = 0; k < configs->len; k++)
                 config_clear(&g_array_index(configs, Config, k));
             return NULL;
         }
-        if (c->rows != NULL)
-            g_array_append_vals(rows, c->rows->data, c->rows->len);
     }
-    for (guint k = 0; k < configs->len; k++)
-        config_clear(&g_array_index(configs, Config, k));
+    /* what is kept: the rows whose bound is within the window of the best, which every
+     * order of simulation reaches (all rows when none fits with its margin) */
+    g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
+    double keep = (1.0 + PARO_PLAN_WINDOW) * best;
+    for (guint i = 0; i < configs->len; i++) {
+        Config *c = &g_array_index(configs, Config, i);
+        for (guint k = 0; c->rows != NULL && k < c->rows->len; k++) {
+            const ParoPlanRow *r = &g_array_index(c->rows, ParoPlanRow, k);
+            if (row_bound(r) <= keep)
+                g_array_append_val(rows, *r);
+        }
+        config_clear(c);
+    }
     g_array_sort(rows, compare_rows);
     /* A strategy that does not use groups (no I in its triple) gives the same step for
      * every m, and one without global collectives for every algorithm: keep the first of
@@ -454,9 +328,8 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
             if (q->train_s != r->train_s)
                 break; /* sorted by time: copies are adjacent */
             copy = q->strategy == r->strategy && q->micro_batch == r->micro_batch &&
-                   q->layout.tp == r->layout.tp && q->layout.pp == r->layout.pp &&
-                   q->layout.layered == r->layout.layered && q->accumulation == r->accumulation &&
-                   q->peak_bytes == r->peak_bytes;
+                   paro_plan_layout_equal(&q->layout, &r->layout) &&
+                   q->accumulation == r->accumulation && q->peak_bytes == r->peak_bytes;
         }
         if (!copy)
             g_array_append_val(kept, *r);

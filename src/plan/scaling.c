@@ -26,6 +26,12 @@ void paro_scaling_budget(const ParoScalingLaw *law, double params, ParoTrainingB
     /* L_target - L(N) = (S_c / S_min)^alpha_S */
     out->min_steps = law->s_c / pow(out->loss_target - out->loss_converged, 1.0 / law->alpha_s);
     /* at B = B_crit, (S/S_min - 1)(E/E_min - 1) = 1 gives S = 2 S_min and E = 2 E_min */
+    out->min_tokens = out->critical_batch_tokens * out->min_steps;
     out->steps = 2.0 * out->min_steps;
     out->tokens = out->critical_batch_tokens * out->steps;
+}
+
+double paro_scaling_steps(const ParoTrainingBudget *budget, double batch_tokens)
+{
+    return budget->min_steps * (1.0 + budget->critical_batch_tokens / batch_tokens);
 }

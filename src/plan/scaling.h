@@ -24,6 +24,7 @@ typedef struct {
     double loss_target; /* (1 + alpha_N / alpha_S) L(N): where compute-efficient training stops */
     double critical_batch_tokens; /* B_crit(L_target) */
     double min_steps;             /* S_min to reach the target loss */
+    double min_tokens;            /* E_min = B_crit S_min: the fewest tokens, at a tiny batch */
     double steps;                 /* 2 S_min: the steps of a run at the critical batch */
     double tokens;                /* 2 B_crit S_min: its tokens */
 } ParoTrainingBudget;
@@ -33,5 +34,14 @@ double paro_scaling_critical_batch(const ParoScalingLaw *law, double loss);
 
 /** paro_scaling_budget: the budget of a model of @params non-embedding parameters. */
 void paro_scaling_budget(const ParoScalingLaw *law, double params, ParoTrainingBudget *out);
+
+/**
+ * paro_scaling_steps:
+ * The steps a run at a global batch of @batch_tokens takes to the budget's loss: Kaplan et
+ * al. 2020 eq. 5.1's trade-off (research/lga.md 3.1) (S / S_min - 1)(E / E_min - 1) = 1 with E = S
+ * B and B_crit = E_min / S_min gives S(B) = S_min (1 + B_crit / B), and its tokens E(B) = S(B) B =
+ * E_min (1 + B / B_crit).
+ */
+double paro_scaling_steps(const ParoTrainingBudget *budget, double batch_tokens);
 
 G_END_DECLS
