@@ -448,6 +448,158 @@ START_TEST(uneven_stages_run_their_own_layers)
 }
 END_TEST
 
+START_TEST(uneven_modules_of_the_interleaved_schedule)
+{
+    /* parallelism.stage_layers with virtual stages (decision 86). Oracles: with pp 2 x
+     * virtual 2 (interleaved, NeoX's 44 layers, 11 a module by default), the equal split
+     * written out one count a module (11,11,11,11) and one count a stage (22,22, split over
+     * the stage's two modules) is the default split, to the picosecond and byte; so is the
+     * equal split of modular layered accumulation, the one other schedule of several
+     * modules a stage. Moving a layer from each of the middle modules to the first and the
+     * last (12,10,10,12) makes the first stage (modules 0 and 2: 22 layers and the
+     * embedding) and the last (modules 1 and 3: 22 layers and the head) differ from the
+     * default only by which layers they hold: the shares follow the layer table. */
+    const char *inter[] = {"parallelism.pp=2", "parallelism.dp=48",
+                           "training.pipeline.schedule=interleaved", "training.pipeline.virtual=2",
+                           NULL};
+    const char *modules[] = {"parallelism.pp=2",
+                             "parallelism.dp=48",
+                             "training.pipeline.schedule=interleaved",
+                             "training.pipeline.virtual=2",
+                             "parallelism.stage_layers=11,11,11,11",
+                             NULL};
+    const char *stages[] = {"parallelism.pp=2",
+                            "parallelism.dp=48",
+                            "training.pipeline.schedule=interleaved",
+                            "training.pipeline.virtual=2",
+                            "parallelism.stage_layers=22,22",
+                            NULL};
+    ParoStepResult a = step_of("zero-1", inter), b = step_of("zero-1", modules),
+                   c = step_of("zero-1", stages);
+    ck_assert_int_eq(a.step, b.step);
+    ck_assert_int_eq(a.step, c.step);
+    ck_assert(a.peak_bytes == b.peak_bytes && a.compute == b.compute && a.comm == b.comm);
+    ck_assert(a.peak_bytes == c.peak_bytes && a.compute == c.compute && a.comm == c.comm);
+    const char *modular[] = {"parallelism.pp=2",
+                             "parallelism.dp=48",
+                             "training.pipeline.schedule=modular",
+                             "training.pipeline.virtual=2",
+                             "training.pipeline.accumulation=layered",
+                             NULL};
+    const char *modular_written[] = {"parallelism.pp=2",
+                                     "parallelism.dp=48",
+                                     "training.pipeline.schedule=modular",
+                                     "training.pipeline.virtual=2",
+                                     "training.pipeline.accumulation=layered",
+                                     "parallelism.stage_layers=11,11,11,11",
+                                     NULL};
+    ParoStepResult e = step_of("zero-1", modular), f = step_of("zero-1", modular_written);
+    ck_assert_int_eq(e.step, f.step);
+    ck_assert(e.peak_bytes == f.peak_bytes && e.compute == f.compute && e.comm == f.comm);
+    const char *moved[] = {"parallelism.pp=2",
+                           "parallelism.dp=48",
+                           "training.pipeline.schedule=interleaved",
+                           "training.pipeline.virtual=2",
+                           "parallelism.stage_layers=12,10,10,12",
+                           NULL};
+    g_autoptr(ParoScenario) s = neox(moved);
+    g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+    /* stage 0: layers 0-11 and 22-31; stage 1: 12-21 and 32-43 */
+    const gint64 lo[2][2] = {{0, 22}, {12, 32}}, hi[2][2] = {{12, 32}, {22, 44}};
+    for (gint64 stage = 0; stage < 2; stage++) {
+        double want = 0;
+        for (int k = 0; k < 2; k++)
+            for (gint64 l = lo[stage][k]; l < hi[stage][k]; l++)
+                want += g_array_index(d->layers, ParoLayerCost, l).weight_share;
+        ck_assert_double_eq_tol(paro_step_stage_share(d, stage), want, 1e-15);
+    }
+    paro_step_result_clear(&a);
+    paro_step_result_clear(&b);
+    paro_step_result_clear(&c);
+    paro_step_result_clear(&e);
+    paro_step_result_clear(&f);
+}
+END_TEST
+
+START_TEST(modules_of_one_two_two_one_layers)
+{
+    /* System: a 6-layer LLaMA-7B shape, tp 1 x pp 2 x dp 1 (two GPUs of one node, so no
+     * collective), interleaved with virtual 2, M = 4 micro-batches, no recomputation,
+     * parallelism.stage_layers = 1,2,2,1: module 0 = layer 0 and module 2 = layers 3-4 on
+     * GPU 0, module 1 = layers 1-2 and module 3 = layer 5 (with the head and the loss) on
+     * GPU 1.
+     * Expectation, compute: each GPU runs M forwards and backwards of its own three layers,
+     * GPU 0 M (t0 + t3 + t4), GPU 1 M (t1 + t2 + t5), t_l a layer's forward and backward
+     * from the layer table (each task's time rounded to the picosecond), exactly.
+     * Activations, by hand from Megatron's interleaved order (pipe-order.c: warm-up
+     * 2(P-1-r) + (v-1)P forwards, then 1F1B pairs), in layers a held (a: one layer's kept
+     * activations, which is all of them without recomputation):
+     *   GPU 0: F0 F0 F2 F2 | F0 B2 F0 B2 F2 B0 F2 B0 | B2 B2 B0 B0 held 1 2 4 6 | 7 5 6 4
+     *     6 5 7 6 | 4 2 1 0: peak 7a.
+     *   GPU 1: F1 F1 | F3 B3 F3 B3 F1 B1 F1 B1 F3 B3 F3 B3 | B1 B1 held 2 4 | 5 4 5 4 6 4 6
+     *     4 5 4 5 4 | 2 0, where a forward of module 3 holds a + fp while the loss's forward
+     *     runs (then a + kept) and its backward a + bp at most (paro_scenario_loss_memory:
+     *     fp, kept, bp): peak max(6a, 5a + fp, 5a + bp).
+     * The ledgers are read without the resident states (this GPU pair holds no other
+     * memory that changes in a step). Messages: every one of the 3 module boundaries
+     * crosses between the GPUs, forward and backward, per micro-batch: 2 x 4 x 3 = 24. */
+    const char *sets[] = {"model.architecture.layers=6",
+                          "topology.nodes=1",
+                          "topology.node.gpus=2",
+                          "parallelism.group=1",
+                          "parallelism.pp=2",
+                          "parallelism.dp=1",
+                          "training.pipeline.schedule=interleaved",
+                          "training.pipeline.virtual=2",
+                          "training.accumulation=4",
+                          "training.recompute=none",
+                          "parallelism.stage_layers=1,2,2,1",
+                          NULL};
+    g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
+    g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+    g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
+    g_autoptr(GError) error = NULL;
+    ParoStepBuild b = {0};
+    b.d = d;
+    b.strategy = paro_strategy_lookup("zero-1");
+    b.compression = &s->compression;
+    b.cache = cache;
+    b.error = &error;
+    ck_assert(paro_step_build_init(&b));
+    b.graph = paro_task_graph_new(2, 2 * PARO_RES_N, TRUE);
+    ck_assert_msg(paro_step_build(&b) && paro_task_graph_run(b.graph, &error), "%s",
+                  error ? error->message : "");
+    ParoTime busy[2] = {0, 0}, want[2] = {0, 0};
+    gint64 sends = 0;
+    for (guint i = 0; i < paro_task_graph_n_tasks(b.graph); i++) {
+        ParoTaskInfo t = paro_task_graph_get(b.graph, i);
+        if (g_strcmp0(t.name, "forward") == 0 || g_strcmp0(t.name, "backward") == 0)
+            busy[t.device] += t.duration;
+        sends += g_strcmp0(t.name, "p2p") == 0;
+    }
+    const int device_of[6] = {0, 1, 1, 0, 0, 1};
+    for (gint64 l = 0; l < 6; l++) {
+        const ParoLayerCost *lc = &g_array_index(d->layers, ParoLayerCost, l);
+        want[device_of[l]] +=
+            4 * (paro_time_from_s(lc->forward_s) + paro_time_from_s(lc->backward_s));
+    }
+    ck_assert_int_eq(busy[0], want[0]);
+    ck_assert_int_eq(busy[1], want[1]);
+    ck_assert_int_eq(sends, 24);
+    double a, whole;
+    paro_scenario_layer_activations(s, 1, &a, &whole);
+    ck_assert_double_eq(a, whole);
+    ParoLossMemory loss = paro_scenario_loss_memory(s, 1);
+    double peak0 = paro_mem_ledger_peak(paro_task_graph_ledger(b.graph, 0), NULL);
+    double peak1 = paro_mem_ledger_peak(paro_task_graph_ledger(b.graph, 1), NULL);
+    double want1 = MAX(6 * a, 5 * a + MAX(loss.forward_peak, loss.backward_peak));
+    ck_assert_double_eq_tol(peak0, 7 * a, 7 * a * 1e-12);
+    ck_assert_double_eq_tol(peak1, want1, want1 * 1e-12);
+    paro_task_graph_free(b.graph);
+    paro_step_build_clear(&b);
+}
+END_TEST
+
 static Suite *three_d_suite(void)
 {
     Suite *s = suite_create("3d");
@@ -463,6 +615,8 @@ static Suite *three_d_suite(void)
     tcase_add_test(tc, stages_sharing_a_node_send_within_it);
     tcase_add_test(tc, layout_keys_default_to_dp_only);
     tcase_add_test(tc, uneven_stages_run_their_own_layers);
+    tcase_add_test(tc, uneven_modules_of_the_interleaved_schedule);
+    tcase_add_test(tc, modules_of_one_two_two_one_layers);
     suite_add_tcase(s, tc);
     return s;
 }

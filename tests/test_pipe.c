@@ -2,8 +2,9 @@
 /* Oracles for the pipeline schedules (pipe/): GPipe and 1F1B against (M+P-1)(t_f+t_b),
  * interleaved against Megatron's (P-1)/(vM), the modular breadth-first loop against the
  * lga.md validation case B-V6, the activations each device holds, the p2p cost and count,
- * and the programs themselves. Times are plain picoseconds: the schedules are exact in
- * integers, so makespans are compared exactly. */
+ * the programs themselves, and interleaved modules of unequal times by hand. Times are
+ * plain picoseconds: the schedules are exact in integers, so makespans are compared
+ * exactly. */
 #include <glib.h>
 
 #include "check-main.h"
@@ -285,6 +286,47 @@ START_TEST(pipe_uneven_stages_bottleneck)
 }
 END_TEST
 
+START_TEST(pipe_interleaved_uneven_modules)
+{
+    /* System: interleaved, P = 2, v = 2, M = 2, modules of 1, 2, 2, 1 layers at one unit a
+     * layer forward and two backward: f = {1, 2, 2, 1}, b = {2, 4, 4, 2}; module s on
+     * device s mod 2 (device 0: modules 0 and 2, device 1: modules 1 and 3); no p2p time.
+     * Expectation, by hand: with M = P every forward comes first (Megatron's warm-up is all
+     * vM steps), in the order F(c0, m0) F(c0, m1) F(c1, m0) F(c1, m1), then the backwards
+     * B(c1, m0) B(c1, m1) B(c0, m0) B(c0, m1). Device 0: F(0,0) 0-1, F(0,1) 1-2; device 1:
+     * F(1,0) 1-3, F(1,1) 3-5; device 0: F(2,0) 3-5, F(2,1) 5-7; device 1: F(3,0) 5-6,
+     * F(3,1) 7-8, B(3,0) 8-10, B(3,1) 10-12; device 0: B(2,0) 10-14, B(2,1) 14-18; device
+     * 1: B(1,0) 14-18, B(1,1) 18-22; device 0: B(0,0) 18-20, B(0,1) 22-24. Makespan 24;
+     * each device busy 2 (1 + 2 + 2 + 4) = 18 = the ideal; bubble 24/18 - 1 = 1/3; each
+     * device holds its 4 (module, micro-batch) activations at once after its forwards. */
+    const ParoTime f[] = {1, 2, 2, 1}, b[] = {2, 4, 4, 2};
+    ParoPipeSpec spec = {.schedule = PARO_PIPE_INTERLEAVED,
+                         .devices = 2,
+                         .chunks = 2,
+                         .micro = 2,
+                         .forward = f,
+                         .backward = b,
+                         .timeline = TRUE};
+    g_autoptr(ParoPipeResult) r = paro_pipe_simulate(&spec, NULL);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(r->makespan, 24);
+    ck_assert_int_eq(g_array_index(r->busy, ParoTime, 0), 18);
+    ck_assert_int_eq(g_array_index(r->busy, ParoTime, 1), 18);
+    ck_assert_int_eq(r->ideal, 18);
+    ck_assert_double_eq_tol(r->bubble, 1.0 / 3.0, 1e-12);
+    ck_assert_int_eq(peak(r, 0), 4);
+    ck_assert_int_eq(peak(r, 1), 4);
+    /* device 1's last forward and device 0's last backward, as derived */
+    const ParoPipeTask *t = &g_array_index(r->timeline, ParoPipeTask, 8 + 3);
+    ck_assert(t->device == 1 && t->module == 3 && t->micro == 1 && t->kind == PARO_PIPE_FORWARD);
+    ck_assert_int_eq(t->start, 7);
+    ck_assert_int_eq(t->end, 8);
+    t = &g_array_index(r->timeline, ParoPipeTask, 7);
+    ck_assert(t->device == 0 && t->module == 0 && t->micro == 1 && t->kind == PARO_PIPE_BACKWARD);
+    ck_assert_int_eq(t->start, 22);
+}
+END_TEST
+
 START_TEST(pipe_programs_cover_every_task)
 {
     /* Every device's program holds each of its 2vM tasks exactly once, all on modules it
@@ -429,6 +471,7 @@ static Suite *pipe_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, pipe_gpipe_and_1f1b_closed_form);
     tcase_add_test(tc, pipe_in_flight_1f1b_vs_gpipe);
+    tcase_add_test(tc, pipe_interleaved_uneven_modules);
     tcase_add_test(tc, pipe_interleaved_bubble);
     tcase_add_test(tc, pipe_modular_bv6);
     tcase_add_test(tc, pipe_gpipe_p2p_adds_two_fills);

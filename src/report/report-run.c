@@ -47,11 +47,14 @@ static void table(const ParoScenarioDerived *g, const ParoStepResult *rows, guin
         out, "# step: overlap %s  prefetch %" G_GINT64_FORMAT "  bucket %.4g MB  network %s\n",
         tr->overlap ? "on" : "off", tr->prefetch, tr->bucket_bytes / 1e6,
         paro_net_fidelity_names[g->scenario->network]);
+    /* as written: one count a stage, or one a module (pp x virtual of them) */
     const GArray *stages = g->scenario->stage_layers;
+    const char *label = stages != NULL && (gint64)stages->len != g->scenario->pp
+                            ? "# module layers: "
+                            : "# stage layers: ";
     for (guint i = 0; stages != NULL && i < stages->len; i++)
-        g_string_append_printf(out, "%s%" G_GINT64_FORMAT "%s",
-                               i ? ", " : "# stage layers: ", g_array_index(stages, gint64, i),
-                               i + 1 < stages->len ? "" : "\n");
+        g_string_append_printf(out, "%s%" G_GINT64_FORMAT "%s", i ? ", " : label,
+                               g_array_index(stages, gint64, i), i + 1 < stages->len ? "" : "\n");
     /* The compression columns come only with compression, so plain reports keep their
      * layout. */
     gboolean compressed = paro_compress_is_active(&g->scenario->compression);

@@ -26,32 +26,60 @@ static const ParoNode *parallelism_node(const ParoNode *root, const char *key)
     return v ? v : par;
 }
 
-/* Stages of unequal layers: one count per stage, summing to the model's layers, one module
- * a stage (1F1B or GPipe, depth-first), as Megatron's first/last-stage layer options and
- * DeepSpeed's partitions give them. */
+/* Stages of unequal layers (decisions 38 and 86): pp counts, one a stage, each split
+ * equally over the stage's virtual modules (Megatron-Core's first/last-stage layer counts
+ * with virtual stages), or pp x virtual counts, one a module in layer order (module k on
+ * stage k mod pp, its chunk k / pp: Megatron-Core's pipeline_model_parallel_layout); any
+ * schedule, since the step runs each module's own layers. */
 static gboolean check_stage_layers(const ParoScenario *s, const ParoNode *root, GError **error)
 {
     const ParoNode *where = parallelism_node(root, "stage_layers");
-    int schedule = s->training.pipeline_schedule;
-    gint64 n = s->stage_layers->len, sum = 0;
-    for (guint i = 0; i < s->stage_layers->len; i++)
-        sum += g_array_index(s->stage_layers, gint64, i);
-    const char *why = NULL;
-    if (n != s->pp)
-        why = "one count per pipeline stage";
-    else if (!s->model->has_shape || sum != s->model->layers)
-        why = "counts that sum to the model's layers";
-    else if (s->training.pipeline_virtual > 1 ||
-             s->training.accumulation_order == PARO_PIPE_LAYERED ||
-             (schedule != PARO_PIPE_1F1B && schedule != PARO_PIPE_GPIPE))
-        why = "the 1f1b or gpipe schedule, one module a stage, depth-first";
-    if (why == NULL)
-        return TRUE;
-    paro_node_error(error, where, PARO_CONFIG_ERROR_CONSTRAINT,
-                    "stage_layers (%" G_GINT64_FORMAT " stages, %" G_GINT64_FORMAT
-                    " layers) needs %s: pp %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT " layers",
-                    n, sum, why, s->pp, s->model->layers);
-    return FALSE;
+    gint64 v = s->training.pipeline_virtual;
+    gint64 n = s->stage_layers->len, sum = 0, odd = -1;
+    for (guint i = 0; i < s->stage_layers->len; i++) {
+        gint64 count = g_array_index(s->stage_layers, gint64, i);
+        sum += count;
+        if (odd < 0 && n == s->pp && count % v != 0)
+            odd = i;
+    }
+    if (n != s->pp && n != s->pp * v) {
+        if (v > 1)
+            paro_node_error(error, where, PARO_CONFIG_ERROR_CONSTRAINT,
+                            "stage_layers gives %" G_GINT64_FORMAT
+                            " counts: it needs one a stage (pp %" G_GINT64_FORMAT
+                            ") or one a module (pp x virtual = %" G_GINT64_FORMAT ")",
+                            n, s->pp, s->pp * v);
+        else
+            paro_node_error(error, where, PARO_CONFIG_ERROR_CONSTRAINT,
+                            "stage_layers gives %" G_GINT64_FORMAT
+                            " counts: it needs one a pipeline stage (pp %" G_GINT64_FORMAT ")",
+                            n, s->pp);
+        return FALSE;
+    }
+    if (!s->model->has_shape) {
+        paro_node_error(error, where, PARO_CONFIG_ERROR_CONSTRAINT,
+                        "stage_layers splits the model's layers, but model '%s' gives only a "
+                        "parameter count",
+                        s->model->name);
+        return FALSE;
+    }
+    if (sum != s->model->layers) {
+        paro_node_error(error, where, PARO_CONFIG_ERROR_CONSTRAINT,
+                        "stage_layers sums to %" G_GINT64_FORMAT
+                        " layers, but the model has %" G_GINT64_FORMAT,
+                        sum, s->model->layers);
+        return FALSE;
+    }
+    if (v > 1 && odd >= 0) {
+        paro_node_error(error, where, PARO_CONFIG_ERROR_CONSTRAINT,
+                        "stage %" G_GINT64_FORMAT "'s %" G_GINT64_FORMAT
+                        " layers do not split into its virtual %" G_GINT64_FORMAT
+                        " modules: give a multiple of %" G_GINT64_FORMAT
+                        " a stage, or one count a module (pp x virtual = %" G_GINT64_FORMAT ")",
+                        odd, g_array_index(s->stage_layers, gint64, odd), v, v, s->pp * v);
+        return FALSE;
+    }
+    return TRUE;
 }
 
 /* Context and expert parallelism: cp splits the sequence, placed after TP on a node's GPUs
@@ -235,11 +263,12 @@ static gboolean check_3d(ParoScenario *s, const ParoNode *root, GError **error)
         return FALSE;
     if (s->stage_layers == NULL && (s->pp > 1 || v > 1) &&
         (!s->model->has_shape || s->model->layers % modules != 0)) {
-        paro_node_error(error, where_pipe, PARO_CONFIG_ERROR_CONSTRAINT,
-                        "pp %" G_GINT64_FORMAT " x virtual %" G_GINT64_FORMAT
-                        " must divide the model's %" G_GINT64_FORMAT
-                        " layers (or give parallelism.stage_layers: the layers of each stage)",
-                        s->pp, v, s->model->layers);
+        paro_node_error(
+            error, where_pipe, PARO_CONFIG_ERROR_CONSTRAINT,
+            "pp %" G_GINT64_FORMAT " x virtual %" G_GINT64_FORMAT
+            " must divide the model's %" G_GINT64_FORMAT
+            " layers (or give parallelism.stage_layers: the layers of each stage or module)",
+            s->pp, v, s->model->layers);
         return FALSE;
     }
     if (s->training.pipeline_schedule == PARO_PIPE_INTERLEAVED &&

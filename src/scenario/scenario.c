@@ -75,15 +75,23 @@ gint64 paro_scenario_dp_per_node(const ParoScenario *s)
 gint64 paro_scenario_module_span(const ParoScenario *s, gint64 n_layers, gint64 module,
                                  gint64 *first)
 {
+    gint64 v = s->training.pipeline_virtual;
     if (s->stage_layers == NULL) {
-        gint64 per = n_layers / (s->pp * s->training.pipeline_virtual);
+        gint64 per = n_layers / (s->pp * v);
         *first = module * per;
         return per;
     }
+    /* one count a module, or one a stage split equally over its v modules (module k on
+     * stage k mod pp) */
+    gboolean per_stage = (gint64)s->stage_layers->len == s->pp && v > 1;
+    gint64 count = 0;
     *first = 0;
-    for (gint64 k = 0; k < module; k++)
-        *first += g_array_index(s->stage_layers, gint64, k);
-    return g_array_index(s->stage_layers, gint64, module);
+    for (gint64 k = 0; k <= module; k++) {
+        *first += count;
+        count = per_stage ? g_array_index(s->stage_layers, gint64, k % s->pp) / v
+                          : g_array_index(s->stage_layers, gint64, k);
+    }
+    return count;
 }
 
 gboolean paro_scenario_is_dp_only(const ParoScenario *s)
@@ -346,10 +354,11 @@ static gboolean parse_stage_layers(const ParoNode *node, gpointer ptr, gpointer 
     for (guint i = 0; i < list->len; i++) {
         const ParoNode *item = g_ptr_array_index(list, i);
         gint64 count;
-        if (!paro_schema_expect_kind(item, PARO_NODE_SCALAR, "a stage's layers", error) ||
-            !paro_schema_parse_int(item, "a stage's layers", &count, error) ||
-            !paro_schema_check_limit(&paro_limit_layers, item, "a stage's layers", (double)count,
-                                     error))
+        if (!paro_schema_expect_kind(item, PARO_NODE_SCALAR, "a stage's or module's layers",
+                                     error) ||
+            !paro_schema_parse_int(item, "a stage's or module's layers", &count, error) ||
+            !paro_schema_check_limit(&paro_limit_layers, item, "a stage's or module's layers",
+                                     (double)count, error))
             return FALSE; /* (the limit's least is one layer) */
         g_array_append_val(layers, count);
     }
@@ -373,9 +382,11 @@ static const ParoField parallelism_fields[] = {
      "data-parallel degree (default GPUs / (tp*pp))", &paro_limit_gpus},
     {"stage_layers", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoScenario, stage_layers), 0, NULL,
      parse_stage_layers,
-     "the layers of each pipeline stage, first to last, when they differ (a list of pp counts "
-     "summing to the model's layers; the first stage also runs the embeddings, the last the "
-     "output head); default: layers / pp each"},
+     "the layers of each pipeline stage, first to last, when they differ: pp counts (with "
+     "training.pipeline.virtual v, each split equally over the stage's v modules), or pp x v "
+     "counts, one a module in layer order (module k on stage k mod pp); summing to the "
+     "model's layers; the first module also runs the embeddings, the last the output head; "
+     "default: layers / (pp x v) each"},
     {"sequence_parallel", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoScenario, sequence_parallel), 0,
      NULL, NULL, "Megatron sequence parallelism with tp (default false)"},
     {"cp", PARO_FIELD_INT, PARO_FIELD_POSITIVE, G_STRUCT_OFFSET(ParoScenario, cp), 0, NULL, NULL,

@@ -106,8 +106,10 @@ typedef struct {
     gint64 etp;                 /* expert tensor parallelism: tp (Megatron-Core's default) or 1;
                                  * a stage's tp x cp x dp GPUs are etp x ep x expert-dp for the
                                  * expert layers */
-    GArray *stage_layers;       /* gint64, pp of them: the layers of each stage, first to last;
-                                 * NULL: L / (pp x virtual) each (parallelism.stage_layers) */
+    GArray *stage_layers;       /* gint64: the layers of each stage, first to last (pp of
+                                 * them, split equally over a stage's virtual modules), or of
+                                 * each module in layer order (pp x virtual); NULL: L / (pp x
+                                 * virtual) each (parallelism.stage_layers; module_span) */
     gboolean sequence_parallel; /* Megatron sequence parallelism on the TP dimension */
     ParoAlgorithm algorithm;    /* for global collectives */
     gint64 chunks;              /* ho-ring chunks */
@@ -168,9 +170,10 @@ gint64 paro_scenario_dp_per_node(const ParoScenario *s);
 
 /**
  * paro_scenario_module_span:
- * The layers of pipeline module @module (of pp x virtual; a module is a stage when virtual
- * is 1) among @n_layers: the first in @first, the count returned. parallelism.stage_layers
- * when given, else n_layers / (pp x virtual) each.
+ * The layers of pipeline module @module (of pp x virtual, module k on stage k mod pp; a
+ * module is a stage when virtual is 1) among @n_layers: the first in @first, the count
+ * returned. parallelism.stage_layers when given (a module's own count, or its stage's over
+ * virtual), else n_layers / (pp x virtual) each.
  */
 gint64 paro_scenario_module_span(const ParoScenario *s, gint64 n_layers, gint64 module,
                                  gint64 *first);
