@@ -410,7 +410,7 @@ gboolean paro_scenario_check(ParoScenario *s, const ParoNode *root, GError **err
     if (!check_offload(s, root, error))
         return FALSE;
     /* a headroom in bytes (a share is held to [0, 0.5] by its parser) leaves some memory
-     * to fit in (decision 84) */
+     * to fit in (decision 85) */
     const ParoHeadroom *headroom = &s->training.memory_headroom;
     if (headroom->bytes && headroom->value >= s->topology->gpu.memory_bytes) {
         char gib[G_ASCII_DTOSTR_BUF_SIZE], memory[G_ASCII_DTOSTR_BUF_SIZE];

@@ -245,7 +245,7 @@ static gboolean parse_offload(const ParoNode *node, gpointer ptr, gpointer recor
 /* training.memory_headroom: a plain number is a share of the GPU's memory (0.05), a number
  * with a unit a size (4 GiB), as a quantity's unit is what tells bytes from a count
  * everywhere else; the size is held below the GPU's memory in scenario-check.c, where the
- * topology is known (decision 84). */
+ * topology is known (decision 85). */
 static gboolean parse_memory_headroom(const ParoNode *node, gpointer ptr, gpointer record,
                                       GError **error)
 {

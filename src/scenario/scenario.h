@@ -46,7 +46,7 @@ typedef struct {
     gboolean bytes; /* written with a unit ("4 GiB"): @value is bytes */
 } ParoHeadroom;
 
-/* The default headroom: 5% of the GPU's memory (issue #44; decision 84 says why flat). */
+/* The default headroom: 5% of the GPU's memory (issue #44; decision 85 says why flat). */
 #define PARO_HEADROOM_DEFAULT_SHARE 0.05
 /* The largest share accepted: a margin over half the memory is no allocator's waste. */
 #define PARO_HEADROOM_MAX_SHARE 0.5
