@@ -79,8 +79,9 @@ void paro_report_html(const ParoHtmlReport *in, GString *out)
     g_string_append(out, "</h1>\n");
     if (in->best)
         g_string_append_printf(out,
-                               "<p id=\"verdict\">Fastest strategy that fits: <b>%s</b>, "
+                               "<p id=\"verdict\">Fastest strategy that fits%s: <b>%s</b>, "
                                "%.3f s a step, %.1f GiB per GPU at its peak%s.</p>\n",
+                               in->best->tight ? "" : " with the memory headroom free",
                                in->best->strategy->name, paro_time_to_s(in->best->step),
                                in->best->peak_bytes / PARO_GIB,
                                /* first only when none fits with margin (decision 84) */
