@@ -133,6 +133,9 @@ for key in $time; do row "$key" s "$work/base.yaml"; done
 for key in $flops; do row "$key" FLOP/s "$work/base.yaml"; done
 row training.trainable.lora.rank "" $lora
 row training.trainable.lora.dropout "" $lora
+# a share of the GPU's memory without a unit, a size with one (decision 84)
+row training.memory_headroom "" "$work/base.yaml"
+row training.memory_headroom B "$work/base.yaml"
 for key in topology.node.host.optimizer_rate; do row "$key" "" "$work/offload.yaml"; done
 row topology.node.host.memory B "$work/offload.yaml"
 for key in topology.node.host.pcie_bandwidth topology.node.host.nvme_read \
@@ -258,7 +261,7 @@ done
 
 # Every numeric field of the schema tables is in the matrix (by its last key).
 all="$count $bytes $bandwidth $time $flops training.trainable.lora.rank
-training.trainable.lora.dropout $moe_keys
+training.trainable.lora.dropout training.memory_headroom $moe_keys
 $mla_keys
 topology.node.host.optimizer_rate topology.node.host.memory topology.node.host.pcie_bandwidth
 topology.node.host.nvme_read topology.node.host.nvme_write"

@@ -32,7 +32,8 @@ else
     not_ok "self-contained page"
 fi
 # every parallel degree by its name, and memory in GiB everywhere on the page (issue #42)
-if grep -q 'gpus: 32 (4 nodes x 8 A100-SXM4-80GB, 80 GiB)  tp 1  pp 1  dp 32  group m: 8' "$page" &&
+# (and the memory's headroom, decision 84)
+if grep -q 'gpus: 32 (4 nodes x 8 A100-SXM4-80GB, 80 GiB, headroom 4 GiB (5%))  tp 1  pp 1  dp 32  group m: 8' "$page" &&
     grep -q '<th>peak (GiB)</th>' "$page" && grep -q 'GiB per GPU at its peak' "$page" &&
     ! grep -qE '[0-9] GB[ )]|\(GB\)' "$page"; then
     ok "the header names gpus, tp, pp and dp; memory in GiB"

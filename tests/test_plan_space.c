@@ -37,13 +37,12 @@ static void oracle_run(const char *path, const ParoPlanRequest *rq, GPtrArray *s
     double batch =
         (double)(s->dp * s->training.micro_batch * s->training.accumulation * s->training.sequence);
     double steps = ceil(paro_scaling_steps(&rq->budget, batch));
-    double memory = s->topology->gpu.memory_bytes, headroom = 0.05 * memory;
     ParoRunOptions options = PARO_RUN_OPTIONS_INIT;
     options.time_saved = FALSE;
     for (guint i = 0; i < paro_strategy_n_all(); i++) {
         ParoStepResult r;
         ck_assert(paro_run_strategy(run, paro_strategy_get(i), &options, &r, NULL));
-        if (r.fits && r.peak_bytes <= memory - headroom &&
+        if (r.fits && !paro_scenario_is_tight(s, r.peak_bytes) &&
             steps * paro_time_to_s(r.step) < o->best_s) {
             o->best_s = steps * paro_time_to_s(r.step);
             g_free(o->best);

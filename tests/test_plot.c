@@ -139,6 +139,27 @@ START_TEST(best_map_winners_and_margins)
 }
 END_TEST
 
+START_TEST(best_map_tight_wins_last)
+{
+    /* sweep-tight.csv, worked by hand (decision 84: a tight row wins only where no row fits
+     * with margin; the margin is to the runner-up of the same kind):
+     *   point 0 (1, a): zero-2 3.0 and IIG 4.5 with margin, NII 2.0 tight -> zero-2,
+     *                   4.5/3 - 1 = 0.5 (NII, faster, does not win)
+     *   point 1 (1, b): NII 2.0 and NNG 2.5 tight, ddp out of memory     -> NII, 0.25 */
+    g_autofree char *path = paro_test_path("tests/data/plot/sweep-tight.csv");
+    g_autoptr(GString) tsv = g_string_new(NULL);
+    g_autofree char *winners = NULL, *x = NULL, *y = NULL;
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(paro_plot_best_map(path, NULL, NULL, tsv, &winners, &x, &y, &error), "%s",
+                  error ? error->message : "");
+    ck_assert_str_eq(tsv->str,
+                     "# x_index\ty_index\twinner_index\tmargin\tx_value\ty_value\twinner\n"
+                     "0\t0\t0\t0.500000\t1\ta\tzero-2\n"
+                     "0\t1\t1\t0.250000\t1\tb\tNII\n");
+    ck_assert_str_eq(winners, "zero-2 NII");
+}
+END_TEST
+
 START_TEST(best_map_needs_two_axes)
 {
     g_autofree char *path = paro_test_path("tests/data/plot/sweep-3axes.csv");
@@ -177,6 +198,7 @@ static Suite *plot_suite(void)
     tcase_add_test(tc, csv_errors_are_located);
     tcase_add_test(tc, csv_quoted_line_breaks);
     tcase_add_test(tc, best_map_winners_and_margins);
+    tcase_add_test(tc, best_map_tight_wins_last);
     tcase_add_test(tc, best_map_needs_two_axes);
     tcase_add_test(tc, distinct_in_first_seen_order);
     suite_add_tcase(s, tc);

@@ -43,11 +43,12 @@ def run_is_the_cli_json():
 
 @test
 def rows_agree_with_run():
-    """run_rows (the C structs) carry the JSON's ranks, names and step times."""
+    """run_rows (the C structs) carry the JSON's ranks, names, fits, tight and step times."""
     s = parosim.Scenario(scenario)
     rows, full = s.run_rows(pick), s.run(pick)
     assert [r["strategy"] for r in rows] == [r["name"] for r in full]
     assert [r["rank"] for r in rows] == [r["rank"] for r in full]
+    assert [(r["fits"], r["tight"]) for r in rows] == [(r["fits"], r["tight"]) for r in full]
     for r, f in zip(rows, full):
         assert abs(r["step_s"] - f["time"]["step"]) <= 1e-9 * f["time"]["step"], (r, f)
 

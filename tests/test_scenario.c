@@ -402,6 +402,12 @@ static const BadSet bad_sets[] = {
     {"topology.node.nics.latency=3000 h", PARO_CONFIG_ERROR_RANGE, 28},
     {"topology.nccl.step_overhead=100 h", PARO_CONFIG_ERROR_RANGE, 29},
     {"training.memory_overhead=1e300 B", PARO_CONFIG_ERROR_RANGE, 26},
+    /* decision 84: a share within [0, 0.5], a size within the GPU's memory */
+    {"training.memory_headroom=0.6", PARO_CONFIG_ERROR_RANGE, 26},
+    {"training.memory_headroom=-0.01", PARO_CONFIG_ERROR_RANGE, 26},
+    {"training.memory_headroom=-1 GiB", PARO_CONFIG_ERROR_RANGE, 26},
+    {"training.memory_headroom=80 GiB", PARO_CONFIG_ERROR_RANGE, 26},
+    {"training.memory_headroom=4 GB/s", PARO_CONFIG_ERROR_UNIT, 26},
     {"model.parameters=1e-300", PARO_CONFIG_ERROR_RANGE, 18},
     {"parallelism.tp=7", PARO_CONFIG_ERROR_CONSTRAINT, 16},
     {"schema=2", PARO_CONFIG_ERROR_RANGE, 8}, /* the header is checked after --set too */
@@ -424,6 +430,117 @@ START_TEST(scenario_set_errors_are_located)
     ck_assert_int_eq(loc->line, 1);
     ck_assert_msg(loc->column == b->column, "'%s': column %d, want %d (%s)", b->set, loc->column,
                   b->column, error->message);
+}
+END_TEST
+
+START_TEST(scenario_memory_headroom_rule)
+{
+    /* System: the default scenario's A100-SXM4-80GB, M = 80 GiB = 85,899,345,920 bytes.
+     * Expectations (by hand, decision 84): the default headroom is 5% of M = 4 GiB, so a
+     * peak over M - 4 GiB = 76 GiB that still fits is tight: 77 GiB tight, 75 GiB not,
+     * 81 GiB out of memory and so not tight, M itself tight. Written as a size, 4 GiB
+     * draws the same line exactly: 76 GiB leaves the whole margin (not tight), a byte more
+     * is tight. 0.25 is 20 GiB; 0 makes nothing tight.
+     * Tolerance: 0.05 x M in doubles is within a byte of 4 GiB (0.05 is not exact). */
+    const double gib = 1073741824.0;
+    g_autoptr(ParoScenario) s = load(NULL, NULL);
+    ck_assert_double_eq(s->topology->gpu.memory_bytes, 80 * gib);
+    ck_assert_double_eq_tol(paro_scenario_memory_headroom_bytes(s), 4 * gib, 1);
+    ck_assert(paro_scenario_is_tight(s, 77 * gib));
+    ck_assert(!paro_scenario_is_tight(s, 75 * gib));
+    ck_assert(!paro_scenario_is_tight(s, 81 * gib));
+    ck_assert(paro_scenario_is_tight(s, 80 * gib));
+
+    const char *bytes[] = {"training.memory_headroom=4 GiB", NULL};
+    g_autoptr(ParoScenario) b = load(bytes, NULL);
+    ck_assert_double_eq(paro_scenario_memory_headroom_bytes(b), 4 * gib);
+    ck_assert(!paro_scenario_is_tight(b, 76 * gib));
+    ck_assert(paro_scenario_is_tight(b, 76 * gib + 1));
+
+    const char *quarter[] = {"training.memory_headroom=0.25", NULL};
+    g_autoptr(ParoScenario) q = load(quarter, NULL);
+    ck_assert_double_eq_tol(paro_scenario_memory_headroom_bytes(q), 20 * gib, 1);
+    ck_assert(paro_scenario_is_tight(q, 61 * gib));
+    ck_assert(!paro_scenario_is_tight(q, 59 * gib));
+
+    const char *none[] = {"training.memory_headroom=0", NULL};
+    g_autoptr(ParoScenario) z = load(none, NULL);
+    ck_assert_double_eq(paro_scenario_memory_headroom_bytes(z), 0);
+    ck_assert(!paro_scenario_is_tight(z, 80 * gib));
+}
+END_TEST
+
+/* The guideline's row of @name. */
+static const ParoStrategyResult *row_of(const ParoGuideline *g, const char *name)
+{
+    return paro_guideline_find(g, paro_strategy_lookup(name));
+}
+
+START_TEST(scenario_guideline_tight_rows)
+{
+    /* System: the default scenario, zero-3's closed-form total moved to 77, 75 and 81 GiB by
+     * memory_overhead (a term of the total), on 80 GiB with the default 5% headroom.
+     * Expectations (by hand, decision 84): the line is at 76 GiB: 77 fits but is tight, 75
+     * fits with margin, 81 is out of memory and not tight. Then with NNG (zero-1, of the
+     * fastest) moved to 77 GiB the same way, so tight, every row that fits with margin
+     * ranks before every tight one, and those before the rest; with memory_headroom: 0 no
+     * row is tight and NNG takes its rank of the unsqueezed scenario again. */
+    const double gib = 1073741824.0;
+    g_autoptr(ParoScenario) s = load(NULL, NULL);
+    g_autoptr(ParoScenarioDerived) d = paro_scenario_derive(s);
+    g_autoptr(ParoGuideline) g = paro_guideline_evaluate(d);
+    const ParoStrategyResult *base = row_of(g, "zero-3");
+    double without = base->mem_total - base->mem_overhead;
+    const struct {
+        double total_gib;
+        gboolean fits, tight;
+    } cases[] = {{77, TRUE, TRUE}, {75, TRUE, FALSE}, {81, FALSE, FALSE}};
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        char value[G_ASCII_DTOSTR_BUF_SIZE];
+        g_autofree char *set = g_strdup_printf(
+            "training.memory_overhead=%s B",
+            g_ascii_dtostr(value, sizeof value, cases[i].total_gib * gib - without));
+        const char *sets[] = {set, NULL};
+        g_autoptr(ParoScenario) t = load(sets, NULL);
+        g_autoptr(ParoScenarioDerived) td = paro_scenario_derive(t);
+        g_autoptr(ParoGuideline) tg = paro_guideline_evaluate(td);
+        const ParoStrategyResult *r = row_of(tg, "zero-3");
+        ck_assert_double_eq_tol(r->mem_total, cases[i].total_gib * gib, 1);
+        ck_assert_msg(r->fits == cases[i].fits && r->tight == cases[i].tight,
+                      "%g GiB: fits %d tight %d", cases[i].total_gib, r->fits, r->tight);
+    }
+
+    /* NNG (zero-1), among the fastest in the closed form, moved to 77 GiB: tight */
+    const ParoStrategyResult *nng = row_of(g, "NNG");
+    char value[G_ASCII_DTOSTR_BUF_SIZE];
+    g_autofree char *squeeze = g_strdup_printf(
+        "training.memory_overhead=%s B",
+        g_ascii_dtostr(value, sizeof value, 77 * gib - (nng->mem_total - nng->mem_overhead)));
+    const char *squeezed[] = {squeeze, NULL};
+    g_autoptr(ParoScenario) t = load(squeezed, NULL);
+    g_autoptr(ParoScenarioDerived) td = paro_scenario_derive(t);
+    g_autoptr(ParoGuideline) tg = paro_guideline_evaluate(td);
+    ck_assert(row_of(tg, "NNG")->tight);
+    int last = 0, tight = 0;
+    for (guint i = 0; i < tg->results->len; i++) {
+        const ParoStrategyResult *r = &g_array_index(tg->results, ParoStrategyResult, i);
+        int class = !r->fits ? 2 : r->tight ? 1 : 0;
+        ck_assert_msg(class >= last, "%s (class %d) ranks after class %d", r->strategy->name, class,
+                      last);
+        last = class;
+        tight += r->tight;
+    }
+    ck_assert_int_gt(tight, 0);
+    ck_assert_int_gt(row_of(tg, "NNG")->rank, nng->rank);
+
+    const char *no_margin[] = {squeeze, "training.memory_headroom=0", NULL};
+    g_autoptr(ParoScenario) n = load(no_margin, NULL);
+    g_autoptr(ParoScenarioDerived) nd = paro_scenario_derive(n);
+    g_autoptr(ParoGuideline) ng = paro_guideline_evaluate(nd);
+    for (guint i = 0; i < ng->results->len; i++)
+        ck_assert(!g_array_index(ng->results, ParoStrategyResult, i).tight);
+    /* the rows ranked before it need less memory, so they still fit: its rank as before */
+    ck_assert_int_eq(row_of(ng, "NNG")->rank, nng->rank);
 }
 END_TEST
 
@@ -533,6 +650,8 @@ static Suite *scenario_suite(void)
     tcase_add_test(tc, scenario_bare_name_ignores_current_directory);
     tcase_add_loop_test(tc, scenario_set_errors_are_located, 0, G_N_ELEMENTS(bad_sets));
     tcase_add_test(tc, scenario_guideline_invariants);
+    tcase_add_test(tc, scenario_memory_headroom_rule);
+    tcase_add_test(tc, scenario_guideline_tight_rows);
     tcase_add_test(tc, scenario_fp8_weight_copies);
     tcase_add_test(tc, scenario_fp8_params_are_the_copies);
     tcase_add_test(tc, scenario_set_key_of_named_framework);

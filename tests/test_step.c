@@ -517,6 +517,72 @@ START_TEST(step_recompute_op_refuses_experts)
 }
 END_TEST
 
+/* The simulated step of zero-3 on the default scenario at one micro-step, with
+ * memory_overhead written as @overhead_bytes (and @headroom when not NULL). */
+static ParoStepResult headroom_step(double overhead_bytes, const char *headroom)
+{
+    char value[G_ASCII_DTOSTR_BUF_SIZE];
+    g_autofree char *overhead = g_strdup_printf(
+        "training.memory_overhead=%s B", g_ascii_dtostr(value, sizeof value, overhead_bytes));
+    g_autofree char *margin =
+        headroom ? g_strdup_printf("training.memory_headroom=%s", headroom) : NULL;
+    const char *sets[] = {"training.accumulation=1", overhead, margin, NULL};
+    g_autoptr(ParoScenario) s = paro_test_default_scenario(sets);
+    return paro_test_step(s, "zero-3", FALSE);
+}
+
+START_TEST(step_memory_headroom_tight)
+{
+    /* System: zero-3 on the default scenario's A100-SXM4-80GB (M = 80 GiB), its peak moved
+     * by training.memory_overhead, which the ledger holds from time 0, so the peak moves by
+     * exactly the overhead's change.
+     * Expectations (by hand, decision 84): the default headroom is 5% of 80 GiB = 4 GiB, so
+     * the allocator's line is at 76 GiB: a peak of 77 GiB fits but is tight, 75 GiB fits
+     * with margin, 81 GiB does not fit and is not called tight; with memory_headroom: 0
+     * the 77 GiB peak fits with margin, and with 2 GiB written as a size its line is at
+     * 78 GiB, so 77 GiB has margin too.
+     * Tolerance: the peak is hit to within a byte of rounding, far from the lines. */
+    const double gib = 1073741824.0;
+    ParoStepResult base = headroom_step(0, NULL);
+    const struct {
+        double peak_gib;
+        const char *headroom;
+        gboolean fits, tight;
+    } cases[] = {
+        {77, NULL, TRUE, TRUE}, {75, NULL, TRUE, FALSE},    {81, NULL, FALSE, FALSE},
+        {77, "0", TRUE, FALSE}, {77, "2 GiB", TRUE, FALSE}, {77, "0.04", TRUE, TRUE},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        ParoStepResult r =
+            headroom_step(cases[i].peak_gib * gib - base.peak_bytes, cases[i].headroom);
+        ck_assert_double_eq_tol(r.peak_bytes, cases[i].peak_gib * gib, 1);
+        ck_assert_msg(r.fits == cases[i].fits && r.tight == cases[i].tight,
+                      "peak %g GiB, headroom %s: fits %d tight %d", cases[i].peak_gib,
+                      cases[i].headroom ? cases[i].headroom : "default", r.fits, r.tight);
+        paro_step_result_clear(&r);
+    }
+    paro_step_result_clear(&base);
+}
+END_TEST
+
+START_TEST(step_tight_ranks_after_margin)
+{
+    /* Expectation (decision 84): a row that fits with margin ranks before a tight one
+     * however much faster the tight one is, and a tight one before one out of memory;
+     * within a class, the faster first. */
+    static const ParoStrategy a = {.name = "a"}, b = {.name = "b"}, c = {.name = "c"};
+    ParoStepResult margin = {.strategy = &a, .step = 5000, .fits = TRUE};
+    ParoStepResult tight = {.strategy = &b, .step = 1000, .fits = TRUE, .tight = TRUE};
+    ParoStepResult oom = {.strategy = &c, .step = 10};
+    ck_assert_int_lt(paro_step_result_compare(&margin, &tight), 0);
+    ck_assert_int_gt(paro_step_result_compare(&tight, &margin), 0);
+    ck_assert_int_lt(paro_step_result_compare(&tight, &oom), 0);
+    ParoStepResult faster = margin;
+    faster.step = 4000;
+    ck_assert_int_lt(paro_step_result_compare(&faster, &margin), 0);
+}
+END_TEST
+
 static Suite *step_suite(void)
 {
     Suite *s = suite_create("step");
@@ -536,6 +602,8 @@ static Suite *step_suite(void)
     tcase_add_test(tc, step_loss_memory_by_framework);
     tcase_add_test(tc, step_recompute_every_needs_full);
     tcase_add_test(tc, step_recompute_op_refuses_experts);
+    tcase_add_test(tc, step_memory_headroom_tight);
+    tcase_add_test(tc, step_tight_ranks_after_margin);
     suite_add_tcase(s, tc);
     return s;
 }

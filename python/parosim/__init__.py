@@ -8,7 +8,7 @@
     print(s.run_text(format="table"))                           # what `parosim run` prints
     parosim.Scenario("x.yaml", overrides=["topology.nodes=8"])  # as --set takes them
 
-Each row is one strategy of `parosim run --format json`: name, aliases, rank, fits, and
+Each row is one strategy of `parosim run --format json`: name, aliases, rank, fits, tight and
 the time, throughput and memory objects, flattened in run_frame() as time.step...
 
 The library is found through $PAROSIM_LIBRARY (a path to libparosim.so), else the build
@@ -43,7 +43,7 @@ class _Row(ctypes.Structure):
                 ("rank", ctypes.c_int), ("fits", ctypes.c_int)] + [
         (name, ctypes.c_double) for name in (
             "step_s", "compute_s", "comm_s", "exposed_comm_s", "guideline_s", "samples_per_s",
-            "tokens_per_s", "tflops_per_gpu", "mfu", "peak_bytes")]
+            "tokens_per_s", "tflops_per_gpu", "mfu", "peak_bytes")] + [("tight", ctypes.c_int)]
 
 
 _HOW = ("set PAROSIM_LIBRARY to the path of libparosim.so, or use a build tree's copy of "
@@ -189,6 +189,7 @@ class Scenario:
                 row = {name: getattr(rows[i], name) for name, _ in _Row._fields_[1:]}
                 row["strategy"] = row["strategy"].decode()
                 row["fits"] = bool(row["fits"])
+                row["tight"] = bool(row["tight"])
                 out.append(row)
             return out
         finally:

@@ -162,6 +162,7 @@ int parosim_run_rows(ParosimScenario *scenario, const char *strategies, ParosimS
         o->tflops_per_gpu = r->tflops_per_gpu;
         o->mfu = r->mfu;
         o->peak_bytes = r->peak_bytes;
+        o->tight = r->tight;
     }
     *rows = out;
     *n = results->len;

@@ -38,7 +38,7 @@ typedef struct ParosimScenario ParosimScenario;
 typedef struct {
     size_t row_size;       /* sizeof(ParosimStepRow) of the library that filled it */
     char strategy[32];     /* its name: a triple (NIG) or a named one (zero-3) */
-    int rank;              /* 1 = fastest among those that fit */
+    int rank;              /* 1 = fastest among those that fit with margin */
     int fits;              /* its peak memory fits the GPU */
     double step_s;         /* simulated step time */
     double compute_s;      /* the busiest stage's kernels */
@@ -50,6 +50,8 @@ typedef struct {
     double tflops_per_gpu; /* model FLOPs per second per GPU */
     double mfu;            /* tflops_per_gpu / peak */
     double peak_bytes;     /* per GPU */
+    int tight;             /* it fits, but within the memory headroom (training.memory_headroom):
+                            * rows that fit with margin rank first */
 } ParosimStepRow;
 
 /** parosim_version: "0.2.0" (static): the version of the library (meson.build). */

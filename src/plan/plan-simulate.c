@@ -20,7 +20,6 @@
  * layered schedules start from that estimate and are checked on a third point. tests/test_plan.c
  * checks all this against full simulations; it makes the search about A/B times cheaper. */
 #define PLAN_SIMULATED_MICRO_STEPS 4
-#define MERGE_HEADROOM(s) (0.05 * (s)->topology->gpu.memory_bytes)
 
 typedef struct {
     const ParoStrategy *strategy; /* NULL: not simulated (its memory bound cannot fit) */
@@ -39,7 +38,8 @@ struct _ParoPlanUnit {
     ParoCollCache *cache;
     GHashTable *done; /* accumulation (gint64 *) -> Simulated[n_strategies] */
     gint64 dp_ranks, sequence;
-    double memory_bytes, headroom_bytes;
+    double memory_bytes;
+    ParoRun *last; /* the last run loaded: its scenario's memory rule for extrapolated peaks */
 };
 
 ParoPlanUnit *paro_plan_unit_new(const char *path, const ParoPlanRequest *rq,
@@ -57,6 +57,7 @@ void paro_plan_unit_free(ParoPlanUnit *u)
     if (u == NULL)
         return;
     g_hash_table_unref(u->done);
+    g_clear_pointer(&u->last, paro_run_free);
     g_free(u);
 }
 
@@ -83,7 +84,6 @@ static const Simulated *simulate_all(ParoPlanUnit *u, gint64 accumulation, GErro
     u->dp_ranks = s->dp * s->cp;
     u->sequence = s->training.sequence;
     u->memory_bytes = s->topology->gpu.memory_bytes;
-    u->headroom_bytes = MERGE_HEADROOM(s);
     guint n = paro_strategy_n_all();
     g_autofree Simulated *out = g_new0(Simulated, n);
     for (guint i = 0; i < n; i++) {
@@ -92,11 +92,12 @@ static const Simulated *simulate_all(ParoPlanUnit *u, gint64 accumulation, GErro
         ParoStepResult r;
         if (!paro_run_strategy(run, paro_strategy_get(i), &options, &r, error))
             return NULL;
-        gboolean tight = r.fits && r.peak_bytes > u->memory_bytes - u->headroom_bytes;
         out[i] = (Simulated){r.strategy, paro_time_to_s(r.step), r.peak_bytes, r.fits,
-                             tight,      r.periodic_from,        r.host_fits};
+                             r.tight,    r.periodic_from,        r.host_fits};
         paro_step_result_clear(&r);
     }
+    g_clear_pointer(&u->last, paro_run_free);
+    u->last = g_steal_pointer(&run);
     gint64 *key = g_new(gint64, 1);
     *key = accumulation;
     Simulated *kept = g_steal_pointer(&out);
@@ -256,7 +257,7 @@ gboolean paro_plan_unit_rows(ParoPlanUnit *u, gint64 accumulation, GArray *rows,
             step = final_step[i];
             peak = final_peak[i];
             fits = peak <= u->memory_bytes && at[i].host_fits;
-            tight = fits && peak > u->memory_bytes - u->headroom_bytes;
+            tight = paro_scenario_is_tight(paro_run_get_scenario(u->last), peak);
         }
         ParoPlanRow row = {
             .strategy = at[i].strategy,

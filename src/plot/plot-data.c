@@ -89,13 +89,17 @@ gboolean paro_plot_best_map(const char *sweep_csv, const char *x_axis, const cha
         (cfits = paro_table_column(t, "fits", error)) < 0 ||
         (ctime = paro_table_column(t, "time_step", error)) < 0)
         return FALSE;
+    /* tight rows (decision 84) win only where none fits with margin, as run ranks them;
+     * a sweep written before the column has none */
+    int ctight = paro_table_column(t, "tight", NULL);
 
     g_autoptr(GPtrArray) xs = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GPtrArray) ys = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GHashTable) cells = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     g_string_append(tsv, "# x_index\ty_index\twinner_index\tmargin\tx_value\ty_value\twinner\n");
-    /* Rows come per point in rank order: fitting strategies first, fastest first. */
+    /* Rows come per point in rank order: fitting strategies first (with margin, then tight),
+     * fastest first. */
     for (guint r = 0; r < t->rows->len;) {
         const char *point = paro_table_field(t, r, cpoint);
         guint end = r;
@@ -103,9 +107,17 @@ gboolean paro_plot_best_map(const char *sweep_csv, const char *x_axis, const cha
             end++;
         double best = NAN, second = NAN;
         const char *winner = "OOM";
+        int winner_tight = 2; /* none yet; the margin is to the runner-up of the same kind */
         for (guint k = r; k < end; k++) {
             if (strcmp(paro_table_field(t, k, cfits), "true") != 0)
                 continue;
+            int tight = ctight >= 0 && strcmp(paro_table_field(t, k, ctight), "true") == 0;
+            if (tight > winner_tight)
+                continue;
+            if (tight < winner_tight) {
+                winner_tight = tight;
+                best = second = NAN;
+            }
             double time;
             if (!paro_table_number(t, k, ctime, &time, error))
                 return FALSE;

@@ -24,7 +24,7 @@ static const char style[] =
     "table{border-collapse:collapse;font-size:0.9em}\n"
     "th,td{padding:0.25em 0.6em;text-align:right;border-bottom:1px solid #ddd}\n"
     "th:nth-child(2),td:nth-child(2),th:nth-child(3),td:nth-child(3){text-align:left}\n"
-    "tr.oom td{color:#999}tr.best td{font-weight:bold}\n"
+    "tr.oom td{color:#999}tr.best td{font-weight:bold}tr.tight td{color:#a55a00}\n"
     "tbody tr:hover td{background:#eef4fb}\n"
     "pre{background:#f6f6f6;padding:0.8em;font-size:0.8em;overflow-x:auto}\n"
     "object,img{width:100%;max-width:1000px}\n";
@@ -45,7 +45,10 @@ static void results_table(GString *out, const ParoStepResult *rows, guint n)
             r->strategy->name, step, r->compute_s, r->exposed_comm_s, r->comm_s, r->guideline_s,
             r->peak_bytes);
         g_string_append_printf(out, "<tr class=\"%s\" title=\"",
-                               !r->fits ? "oom" : (r->rank == 1 ? "best" : "fits"));
+                               !r->fits       ? "oom"
+                               : r->rank == 1 ? "best"
+                               : r->tight     ? "tight"
+                                              : "fits");
         escaped(out, hover);
         g_string_append(out, "\"><td>");
         if (r->fits)
@@ -59,7 +62,9 @@ static void results_table(GString *out, const ParoStepResult *rows, guint n)
                                "<td>%.1f</td><td>%.3f</td><td>%.2f</td><td>%s</td></tr>\n",
                                step, r->compute_s, r->exposed_comm_s, r->samples_per_s,
                                r->tflops_per_gpu, r->mfu, r->peak_bytes / PARO_GIB,
-                               r->fits ? "yes" : "OOM");
+                               r->tight  ? "tight"
+                               : r->fits ? "yes"
+                                         : "OOM");
     }
     g_string_append(out, "</tbody>\n</table>\n");
 }
@@ -74,10 +79,15 @@ void paro_report_html(const ParoHtmlReport *in, GString *out)
     g_string_append(out, "</h1>\n");
     if (in->best)
         g_string_append_printf(out,
-                               "<p id=\"verdict\">Fastest strategy that fits: <b>%s</b>, "
-                               "%.3f s a step, %.1f GiB per GPU at its peak.</p>\n",
+                               "<p id=\"verdict\">Fastest strategy that fits%s: <b>%s</b>, "
+                               "%.3f s a step, %.1f GiB per GPU at its peak%s.</p>\n",
+                               in->best->tight ? "" : " with the memory headroom free",
                                in->best->strategy->name, paro_time_to_s(in->best->step),
-                               in->best->peak_bytes / PARO_GIB);
+                               in->best->peak_bytes / PARO_GIB,
+                               /* first only when none fits with margin (decision 84) */
+                               in->best->tight ? ", tight: no strategy leaves the memory "
+                                                 "headroom free"
+                                               : "");
     else
         g_string_append(out, "<p id=\"verdict\">No strategy fits in the GPU's memory.</p>\n");
     g_string_append(out, "<pre>");

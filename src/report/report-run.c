@@ -82,15 +82,19 @@ static void table(const ParoScenarioDerived *g, const ParoStepResult *rows, guin
         fixed(out, "%.1f", r->tflops_per_gpu, 8);
         fixed(out, "%.3f", r->mfu, 6);
         fixed(out, "%.2f", r->peak_bytes / PARO_GIB, 8);
-        if (offload) { /* "host": the GPU holds it, the node's host memory not */
-            gboolean gpu = r->peak_bytes > g->scenario->topology->gpu.memory_bytes;
-            g_string_append_printf(out, "  %-4s", r->fits ? "yes" : (gpu ? "OOM" : "host"));
-            fixed(out, "%.1f", r->host_bytes / PARO_GIB, 8);
-        } else {
-            g_string_append_printf(out, "  %s", r->fits ? "yes" : "OOM");
+        /* "tight": it fits, within the allocator's headroom (decision 84); "host": the GPU
+         * holds it, the node's host memory not. The next column gives back what "tight"
+         * takes beyond the column, so every other row keeps its layout. */
+        gboolean gpu = r->peak_bytes > g->scenario->topology->gpu.memory_bytes;
+        const char *fit = r->tight ? "tight" : r->fits ? "yes" : (gpu || !offload ? "OOM" : "host");
+        g_string_append_printf(out, offload ? "  %-4s" : "  %s", fit);
+        int over = (int)strlen(fit) - (offload ? 4 : 3);
+        if (offload) {
+            fixed(out, "%.1f", r->host_bytes / PARO_GIB, 8 - MAX(over, 0));
+            over = 0;
         }
         if (compressed) {
-            fixed(out, "%.3f", r->compress_s, 9);
+            fixed(out, "%.3f", r->compress_s, 9 - MAX(over, 0));
             fixed(out, "%.3f", r->time_saved_s, 9);
             fixed(out, "%.2f", r->bytes_saved / 1e9, 9);
         }
@@ -99,9 +103,11 @@ static void table(const ParoScenarioDerived *g, const ParoStepResult *rows, guin
     if (n > 0 && rows[0].fits) {
         char step[G_ASCII_DTOSTR_BUF_SIZE], mem[G_ASCII_DTOSTR_BUF_SIZE];
         g_string_append_printf(
-            out, "# best: %s  step %s s  peak %s GiB per GPU\n", rows[0].strategy->name,
+            out, "# best: %s  step %s s  peak %s GiB per GPU%s\n", rows[0].strategy->name,
             g_ascii_formatd(step, sizeof step, "%.4g", paro_time_to_s(rows[0].step)),
-            g_ascii_formatd(mem, sizeof mem, "%.4g", rows[0].peak_bytes / PARO_GIB));
+            g_ascii_formatd(mem, sizeof mem, "%.4g", rows[0].peak_bytes / PARO_GIB),
+            /* ranked first only when no row fits with margin (decision 84) */
+            rows[0].tight ? "  tight: none fits with the memory headroom" : "");
     } else {
         g_string_append_printf(out, "# best: none fits in GPU memory%s\n",
                                offload ? " and host memory" : "");
@@ -155,8 +161,8 @@ static void json(const ParoScenarioDerived *g, const ParoStepResult *rows, guint
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
         paro_report_json_strategy(out, r->strategy);
-        g_string_append_printf(out, "], \"rank\": %d, \"fits\": %s,", r->rank,
-                               r->fits ? "true" : "false");
+        g_string_append_printf(out, "], \"rank\": %d, \"fits\": %s, \"tight\": %s,", r->rank,
+                               r->fits ? "true" : "false", r->tight ? "true" : "false");
         /* with offloading, which memory overflows: "gpu", "host", "both" or null */
         if (offload) {
             gboolean gpu = r->peak_bytes > s->topology->gpu.memory_bytes;
@@ -207,7 +213,7 @@ static void csv(const ParoScenarioDerived *g, const ParoStepResult *rows, guint 
     for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
         g_string_append_printf(out, ",mem_%s", paro_mem_category_names[c]);
     /* Appended last (and always, so every row of a sweep has the same columns). */
-    g_string_append(out, ",gpus,mem_capacity,time_compress,bytes_saved,time_saved,"
+    g_string_append(out, ",gpus,mem_capacity,time_compress,bytes_saved,time_saved,tight,"
                          "schema_version\n");
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
@@ -241,7 +247,7 @@ static void csv(const ParoScenarioDerived *g, const ParoStepResult *rows, guint 
         paro_report_number(out, r->bytes_saved);
         g_string_append_c(out, ',');
         paro_report_number(out, r->time_saved_s);
-        g_string_append_printf(out, ",%d\n", PARO_SCHEMA_VERSION);
+        g_string_append_printf(out, ",%s,%d\n", r->tight ? "true" : "false", PARO_SCHEMA_VERSION);
     }
 }
 

@@ -172,6 +172,11 @@ void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
     g_autofree char *intra_lat = paro_units_format(c->intra_lat_s, PARO_QUANTITY_TIME);
     g_autofree char *inter_lat = paro_units_format(c->inter_lat_s, PARO_QUANTITY_TIME);
     g_autofree char *memory = paro_report_gib(t->gpu.memory_bytes);
+    /* the allocator's margin (decision 84), in GiB and as a share of the memory */
+    double headroom_bytes = paro_scenario_memory_headroom_bytes(s);
+    g_autofree char *headroom = paro_report_gib(headroom_bytes);
+    char share[G_ASCII_DTOSTR_BUF_SIZE];
+    g_ascii_formatd(share, sizeof share, "%.3g", 100.0 * headroom_bytes / t->gpu.memory_bytes);
     const ParoComputeSetup *cs = &g->compute;
     g_autofree char *rate =
         paro_units_format(paro_compute_matmul_rate(cs), PARO_QUANTITY_FLOP_RATE);
@@ -197,14 +202,14 @@ void paro_report_strategies_header(const ParoScenarioDerived *g, GString *out)
         g_string_append_printf(
             degrees, "  ep %" G_GINT64_FORMAT " (experts' gradients over %" G_GINT64_FORMAT ")",
             s->ep, paro_scenario_expert_dp_ranks(s));
-    g_string_append_printf(out,
-                           "# topology: %s  gpus: %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT
-                           " %s x %" G_GINT64_FORMAT " %s, %s)  tp %" G_GINT64_FORMAT
-                           "  pp %" G_GINT64_FORMAT "%s"
-                           "  group m: %" G_GINT64_FORMAT "  groups g: %" G_GINT64_FORMAT "\n",
-                           topology, paro_topology_n_gpus(t), t->nodes,
-                           t->nodes == 1 ? "node" : "nodes", t->gpus_per_node, gpu, memory, s->tp,
-                           s->pp, degrees->str, g->sizes.m, g->sizes.n / g->sizes.m);
+    g_string_append_printf(
+        out,
+        "# topology: %s  gpus: %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT " %s x %" G_GINT64_FORMAT
+        " %s, %s, headroom %s (%s%%))  tp %" G_GINT64_FORMAT "  pp %" G_GINT64_FORMAT "%s"
+        "  group m: %" G_GINT64_FORMAT "  groups g: %" G_GINT64_FORMAT "\n",
+        topology, paro_topology_n_gpus(t), t->nodes, t->nodes == 1 ? "node" : "nodes",
+        t->gpus_per_node, gpu, memory, headroom, share, s->tp, s->pp, degrees->str, g->sizes.m,
+        g->sizes.n / g->sizes.m);
     g_string_append_printf(out,
                            "# links: B' %s alpha' %s (intra)   B %s alpha %s (inter, per GPU)\n",
                            intra_bw, intra_lat, inter_bw, inter_lat);
@@ -294,12 +299,16 @@ static void table(const ParoGuideline *g, GString *out)
             g_string_append_printf(out, "%7s",
                                    paro_format_fixed(buf, sizeof buf, mem[k] / PARO_GIB, 2, 7));
         }
-        /* "host": the GPU's memory holds it, the node's host memory not (offloading) */
-        g_string_append_printf(out, "  %-4s",
-                               r->fits ? "yes"
-                               : r->mem_total > g->derived->scenario->topology->gpu.memory_bytes
-                                   ? "OOM"
-                                   : "host");
+        /* "tight": it fits, within the allocator's headroom (decision 84); "host": the GPU's
+         * memory holds it, the node's host memory not (offloading) */
+        const char *fit = r->tight  ? "tight"
+                          : r->fits ? "yes"
+                          : r->mem_total > g->derived->scenario->topology->gpu.memory_bytes
+                              ? "OOM"
+                              : "host";
+        g_string_append_printf(out, "  %-4s", fit);
+        /* the next column gives back what "tight" takes beyond this one's 4 characters */
+        int over = MAX((int)strlen(fit) - 4, 0);
         const double cols[] = {r->traffic_intra / 1e9,
                                r->traffic_inter / 1e9,
                                r->t_compute,
@@ -308,15 +317,18 @@ static void table(const ParoGuideline *g, GString *out)
                                r->t_serial};
         for (guint k = 0; k < G_N_ELEMENTS(cols); k++) {
             char buf[G_ASCII_DTOSTR_BUF_SIZE];
-            g_string_append_printf(out, " %8s", paro_format_fixed(buf, sizeof buf, cols[k], 3, 8));
+            int width = k == 0 ? 8 - over : 8;
+            g_string_append_printf(out, " %*s", width,
+                                   paro_format_fixed(buf, sizeof buf, cols[k], 3, width));
         }
         g_string_append_printf(out, "  %s%s\n", r->effective ? "" : "ineffective ",
                                r->dominated ? "dominated" : "");
     }
     const ParoStrategyResult *best = &g_array_index(g->results, ParoStrategyResult, 0);
-    if (best->fits)
-        g_string_append_printf(out, "# best: %s  step %.4g s  %.4g GiB per GPU\n",
-                               best->strategy->name, best->t_step, best->mem_total / PARO_GIB);
+    if (best->fits) /* tight first only when no row fits with margin (decision 84) */
+        g_string_append_printf(out, "# best: %s  step %.4g s  %.4g GiB per GPU%s\n",
+                               best->strategy->name, best->t_step, best->mem_total / PARO_GIB,
+                               best->tight ? "  tight: none fits with the memory headroom" : "");
     else
         g_string_append(out, "# best: none fits in GPU memory\n");
     /* Trim "marks" trailing spaces for stable golden files. */
@@ -416,7 +428,8 @@ static void json(const ParoGuideline *guideline, GString *out)
         json_field(out, "gradient", r->t_gradient, FALSE);
         json_field(out, "sync_grad", r->t_sync_grad, FALSE);
         json_field(out, "sync_param", r->t_sync_param, TRUE);
-        g_string_append_printf(out, "},\n     \"fits\": %s, ", r->fits ? "true" : "false");
+        g_string_append_printf(out, "},\n     \"fits\": %s, \"tight\": %s, ",
+                               r->fits ? "true" : "false", r->tight ? "true" : "false");
         /* with offloading, which memory overflows: "gpu", "host", "both" or null */
         if (offload) {
             gboolean gpu = r->mem_total > s->topology->gpu.memory_bytes;
@@ -440,7 +453,7 @@ static void csv(const ParoGuideline *g, GString *out)
                          "mem_total,traffic_intra,"
                          "traffic_inter,time_compute,time_optimizer,time_comm,time_step,"
                          "time_serial,time_param,time_gradient,time_sync_grad,time_sync_param,"
-                         "fits,dominated,effective,schema_version\n");
+                         "fits,dominated,effective,tight,schema_version\n");
     for (guint i = 0; i < g->results->len; i++) {
         const ParoStrategyResult *r = &g_array_index(g->results, ParoStrategyResult, i);
         g_autofree char *aliases = aliases_joined(r->strategy, ";");
@@ -470,9 +483,9 @@ static void csv(const ParoGuideline *g, GString *out)
             g_string_append_c(out, ',');
             paro_report_number(out, values[k]);
         }
-        g_string_append_printf(out, ",%s,%s,%s,%d\n", r->fits ? "true" : "false",
+        g_string_append_printf(out, ",%s,%s,%s,%s,%d\n", r->fits ? "true" : "false",
                                r->dominated ? "true" : "false", r->effective ? "true" : "false",
-                               PARO_SCHEMA_VERSION);
+                               r->tight ? "true" : "false", PARO_SCHEMA_VERSION);
     }
 }
 

@@ -59,6 +59,8 @@ static int compare_rank(gconstpointer pa, gconstpointer pb)
     const ParoStrategyResult *a = pa, *b = pb;
     if (a->fits != b->fits)
         return a->fits ? -1 : 1;
+    if (a->tight != b->tight) /* decision 84: the margin before the speed */
+        return a->tight ? 1 : -1;
     if (a->t_step != b->t_step)
         return a->t_step < b->t_step ? -1 : 1;
     if (a->mem_total != b->mem_total)
@@ -119,6 +121,7 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
                    r->mem_workspace + r->mem_overhead;
     r->host_fits = r->mem_host <= s->topology->host.memory_bytes;
     r->fits = r->mem_total <= s->topology->gpu.memory_bytes && r->host_fits;
+    r->tight = r->fits && paro_scenario_is_tight(s, r->mem_total);
 
     g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
     paro_strategy_collectives(st, z, calls);

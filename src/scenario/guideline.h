@@ -33,9 +33,12 @@ typedef struct {
     double t_step;      /* max(t_compute, t_comm, t_offload): full overlap */
     double t_serial;    /* t_compute + t_comm + t_offload: no overlap */
     gboolean fits;      /* in GPU memory and, with offloading, in host memory */
+    gboolean tight;     /* fits, but mem_total within the allocator's headroom
+                         * (paro_scenario_is_tight); fits && !tight: fits with margin */
     gboolean host_fits; /* mem_host within the node's host memory */
     gboolean dominated;
-    int rank; /* 1 = fastest step among those that fit */
+    int rank; /* 1 = fastest step among those that fit with margin (then the tight ones,
+               * then the rest: decision 84) */
 } ParoStrategyResult;
 
 typedef struct {

@@ -438,6 +438,20 @@ gboolean paro_scenario_check(ParoScenario *s, const ParoNode *root, GError **err
     }
     if (!check_offload(s, root, error))
         return FALSE;
+    /* a headroom in bytes (a share is held to [0, 0.5] by its parser) leaves some memory
+     * to fit in (decision 85) */
+    const ParoHeadroom *headroom = &s->training.memory_headroom;
+    if (headroom->bytes && headroom->value >= s->topology->gpu.memory_bytes) {
+        char gib[G_ASCII_DTOSTR_BUF_SIZE], memory[G_ASCII_DTOSTR_BUF_SIZE];
+        g_ascii_formatd(gib, sizeof gib, "%.4g", headroom->value / 1073741824.0);
+        g_ascii_formatd(memory, sizeof memory, "%.4g",
+                        s->topology->gpu.memory_bytes / 1073741824.0);
+        paro_node_error(error, mapping_child(training, "memory_headroom"), PARO_CONFIG_ERROR_RANGE,
+                        "memory_headroom of %s GiB leaves nothing of the %s GPU's %s GiB: it "
+                        "must be less than the GPU's memory",
+                        gib, s->topology->gpu.name, memory);
+        return FALSE;
+    }
     double trainable_params,
         params = paro_model_params(s->model, &s->training.trainable, &trainable_params);
     if (trainable_params > params) {

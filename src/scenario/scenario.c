@@ -29,6 +29,18 @@ gboolean paro_scenario_offloads(const ParoScenario *s)
            o->activations != PARO_OFFLOAD_NONE;
 }
 
+double paro_scenario_memory_headroom_bytes(const ParoScenario *s)
+{
+    const ParoHeadroom *h = &s->training.memory_headroom;
+    return h->bytes ? h->value : h->value * s->topology->gpu.memory_bytes;
+}
+
+gboolean paro_scenario_is_tight(const ParoScenario *s, double peak_bytes)
+{
+    double memory = s->topology->gpu.memory_bytes;
+    return peak_bytes <= memory && peak_bytes > memory - paro_scenario_memory_headroom_bytes(s);
+}
+
 double paro_precision_bytes(ParoPrecision p)
 {
     return p == PARO_PRECISION_FP32 ? 4.0 : 2.0;
@@ -238,6 +250,46 @@ static gboolean parse_offload(const ParoNode *node, gpointer ptr, gpointer recor
                              NULL, NULL, error);
 }
 
+/* training.memory_headroom: a plain number is a share of the GPU's memory (0.05), a number
+ * with a unit a size (4 GiB), as a quantity's unit is what tells bytes from a count
+ * everywhere else; the size is held below the GPU's memory in scenario-check.c, where the
+ * topology is known (decision 85). */
+static gboolean parse_memory_headroom(const ParoNode *node, gpointer ptr, gpointer record,
+                                      GError **error)
+{
+    ParoHeadroom *h = ptr;
+    if (!paro_schema_expect_kind(node, PARO_NODE_SCALAR, "memory_headroom", error))
+        return FALSE;
+    double v;
+    if (paro_units_parse_number(node->scalar, FALSE, &v, NULL)) {
+        if (!(v >= 0 && v <= PARO_HEADROOM_MAX_SHARE)) {
+            paro_node_error(error, node, PARO_CONFIG_ERROR_RANGE,
+                            "'memory_headroom' %s is a share of the GPU's memory, which must lie "
+                            "between 0 and %g (a size takes a unit: 4 GiB)",
+                            node->scalar, PARO_HEADROOM_MAX_SHARE);
+            return FALSE;
+        }
+        *h = (ParoHeadroom){v, FALSE};
+        return TRUE;
+    }
+    GError *local = NULL;
+    if (!paro_units_parse(node->scalar, PARO_QUANTITY_BYTES, &v, &local)) {
+        g_prefix_error(&local, "'memory_headroom' takes a share of the GPU's memory (0.05) or a "
+                               "size (4 GiB): ");
+        paro_node_relocate_error(error, node, local);
+        return FALSE;
+    }
+    if (!(v >= 0)) {
+        paro_node_error(error, node, PARO_CONFIG_ERROR_RANGE,
+                        "'memory_headroom' must not be negative, got '%s'", node->scalar);
+        return FALSE;
+    }
+    if (!paro_schema_check_limit(&paro_limit_bytes, node, "memory_headroom", v, error))
+        return FALSE;
+    *h = (ParoHeadroom){v, TRUE};
+    return TRUE;
+}
+
 static const ParoField pipeline_fields[] = {
     {"schedule", PARO_FIELD_ENUM, 0, G_STRUCT_OFFSET(ParoTraining, pipeline_schedule), 0,
      paro_pipe_schedule_names, NULL, "gpipe, 1f1b, interleaved or modular (default 1f1b)"},
@@ -306,6 +358,10 @@ static const ParoField training_fields[] = {
     {"memory_overhead", PARO_FIELD_QUANTITY, PARO_FIELD_NONNEG,
      G_STRUCT_OFFSET(ParoTraining, memory_overhead), PARO_QUANTITY_BYTES, NULL, NULL,
      "per-GPU memory outside the model: CUDA context, allocator, NCCL buffers", &paro_limit_bytes},
+    {"memory_headroom", PARO_FIELD_CUSTOM, 0, G_STRUCT_OFFSET(ParoTraining, memory_headroom), 0,
+     NULL, parse_memory_headroom,
+     "the caching allocator's margin: a share of the GPU's memory (default 0.05) or a size "
+     "(4 GiB); a peak that fits but leaves less is 'tight'"},
     {"overlap", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoTraining, overlap), 0, NULL, NULL,
      "compute and communication on separate streams (false: all in sequence)"},
     {"sm_contention", PARO_FIELD_BOOL, 0, G_STRUCT_OFFSET(ParoTraining, sm_contention), 0, NULL,
@@ -635,6 +691,7 @@ static ParoScenario *from_node_in(ParoNode *root_in, const char *path, const cha
         .efficiency = 0,
         .attention = PARO_ATTENTION_FLASH,
         .memory_overhead = 0,
+        .memory_headroom = {PARO_HEADROOM_DEFAULT_SHARE, FALSE},
         .overlap = TRUE,
         .sm_contention = TRUE,
         .prefetch = 1,

@@ -39,6 +39,18 @@ typedef struct {
     ParoOffloadTarget activations; /* none or cpu: the checkpointed layer inputs */
 } ParoOffload;
 
+/* training.memory_headroom (decision 84): the margin left for the caching allocator's
+ * fragmentation; a peak that fits but lies within it is "tight". */
+typedef struct {
+    double value;   /* a share of the GPU's memory in [0, 0.5], or bytes when @bytes */
+    gboolean bytes; /* written with a unit ("4 GiB"): @value is bytes */
+} ParoHeadroom;
+
+/* The default headroom: 5% of the GPU's memory (issue #44; decision 85 says why flat). */
+#define PARO_HEADROOM_DEFAULT_SHARE 0.05
+/* The largest share accepted: a margin over half the memory is no allocator's waste. */
+#define PARO_HEADROOM_MAX_SHARE 0.5
+
 typedef struct {
     gint64 micro_batch;      /* sequences per GPU per micro-step */
     gint64 sequence;         /* tokens per sequence */
@@ -54,10 +66,11 @@ typedef struct {
     gboolean fp8_params;     /* and their weights held in fp8 only (fp8_model_init) */
     gboolean fp8_attention;  /* cuDNN's attention in fp8, keeping q, k, v, O in fp8 (FP8_DPA) */
     double memory_overhead;  /* bytes per GPU outside the model (CUDA context, allocator) */
-    gboolean overlap;        /* compute and communication on separate streams */
-    gboolean sm_contention;  /* DP collectives' NCCL kernels take SMs from concurrent compute */
-    gint64 prefetch;         /* layers gathered ahead of use */
-    double bucket_bytes;     /* gradient reduce-scatter bucket */
+    ParoHeadroom memory_headroom; /* the allocator's margin below the GPU's memory */
+    gboolean overlap;             /* compute and communication on separate streams */
+    gboolean sm_contention; /* DP collectives' NCCL kernels take SMs from concurrent compute */
+    gint64 prefetch;        /* layers gathered ahead of use */
+    double bucket_bytes;    /* gradient reduce-scatter bucket */
     ParoPipeSchedule pipeline_schedule; /* gpipe, 1f1b, interleaved, modular */
     gint64 pipeline_virtual;            /* v: model chunks per stage (interleaved, modular) */
     ParoPipeAccumulation
@@ -177,6 +190,19 @@ gint64 paro_scenario_dp_per_node(const ParoScenario *s);
  */
 gint64 paro_scenario_module_span(const ParoScenario *s, gint64 n_layers, gint64 module,
                                  gint64 *first);
+
+/** paro_scenario_memory_headroom_bytes: training.memory_headroom in bytes: its share of the
+ * GPU's memory, or the bytes written (decision 84). */
+double paro_scenario_memory_headroom_bytes(const ParoScenario *s);
+
+/**
+ * paro_scenario_is_tight:
+ * The one rule of the memory margin (decision 84): a per-GPU peak of @peak_bytes is tight
+ * when it fits the GPU's memory M but exceeds M - headroom, leaving the allocator less
+ * than its margin. FALSE for a peak over M (out of memory, not tight) and for every peak
+ * when the headroom is 0. A row fits with margin when it fits and is not tight.
+ */
+gboolean paro_scenario_is_tight(const ParoScenario *s, double peak_bytes);
 
 /** paro_scenario_offloads: any of training.offload is not none. */
 gboolean paro_scenario_offloads(const ParoScenario *s);

@@ -14,6 +14,8 @@ int paro_step_result_compare(gconstpointer pa, gconstpointer pb)
     const ParoStepResult *a = pa, *b = pb;
     if (a->fits != b->fits)
         return a->fits ? -1 : 1;
+    if (a->tight != b->tight) /* decision 84: the margin before the speed */
+        return a->tight ? 1 : -1;
     if (a->step != b->step)
         return a->step < b->step ? -1 : 1;
     if (a->peak_bytes != b->peak_bytes)
@@ -67,6 +69,7 @@ void paro_step_result_finish(const ParoScenarioDerived *d, gint64 micro_steps, P
     r->mfu = model_flops / step_s / sc->topology->gpu.peak_flops;
     r->host_fits = r->host_bytes <= sc->topology->host.memory_bytes;
     r->fits = r->peak_bytes <= sc->topology->gpu.memory_bytes && r->host_fits;
+    r->tight = r->fits && paro_scenario_is_tight(sc, r->peak_bytes);
 }
 
 static void collect(const ParoStepBuild *b, gboolean keep_trace, ParoStepResult *out)

@@ -68,6 +68,8 @@ typedef struct {
     double host_bytes;  /* host memory per node with offloading (the fullest stage's GPUs') */
     gboolean host_fits; /* host_bytes within the node's host memory */
     gboolean fits;      /* peak_bytes in GPU memory and host_bytes in host memory */
+    gboolean tight;     /* fits, but peak_bytes within the allocator's headroom
+                         * (paro_scenario_is_tight); fits && !tight: fits with margin */
     double guideline_s; /* the closed-form T beside it (filled by the run, run/run.c) */
     int rank;
     GArray *trace;  /* ParoTraceTask, or NULL */
@@ -76,7 +78,8 @@ typedef struct {
 
 void paro_step_result_clear(ParoStepResult *r);
 
-/** paro_step_result_compare: rank order: fits first, then step time, peak memory, name. */
+/** paro_step_result_compare: rank order: fits with margin first, then tight, then out of
+ * memory (decision 84); within each, step time, peak memory, name. */
 int paro_step_result_compare(gconstpointer a, gconstpointer b);
 
 typedef struct _ParoStepMemo ParoStepMemo; /* step/memo.h */
@@ -99,7 +102,7 @@ typedef struct {
  * paro_step_result_finish:
  * Fills @r's figures that follow from its integer times, its peak and @micro_steps
  * micro-batches: compute_s, comm_s, intra_busy_s, inter_busy_s, exposed_comm_s, the
- * rates, MFU and fits. The step calls it; so does an extrapolation that set those.
+ * rates, MFU, fits and tight. The step calls it; so does an extrapolation that set those.
  */
 void paro_step_result_finish(const ParoScenarioDerived *d, gint64 micro_steps, ParoStepResult *r);
 
