@@ -10,7 +10,7 @@
 
 #include "check-main.h"
 #include "fixtures.h"
-#include "plan/plan.h"
+#include "plan/plan-private.h"
 
 #define ORACLE "tests/data/good/scenario-plan-oracle.yaml"
 #define BATCH_TOKENS 32768.0 /* fixed: one accumulation a configuration; steps the law's */
@@ -39,9 +39,19 @@ static void oracle_run(const char *path, const ParoPlanRequest *rq, GPtrArray *s
     double steps = ceil(paro_scaling_steps(&rq->budget, batch));
     ParoRunOptions options = PARO_RUN_OPTIONS_INIT;
     options.time_saved = FALSE;
+    /* the planner's floor: the step without data-parallel collectives (plan-simulate.c),
+     * at most every strategy's */
+    ParoStepOptions bare = PARO_STEP_OPTIONS_INIT;
+    bare.without_data_parallel = TRUE;
+    ParoStepResult floor;
+    ck_assert(paro_step_simulate(paro_run_get_derived(run), paro_plan_floor_strategy(),
+                                 paro_run_get_cache(run), &bare, &floor, NULL));
     for (guint i = 0; i < paro_strategy_n_all(); i++) {
         ParoStepResult r;
         ck_assert(paro_run_strategy(run, paro_strategy_get(i), &options, &r, NULL));
+        ck_assert_msg(floor.step <= r.step + r.step / 1000000000,
+                      "%s: step %.9g s below the floor %.9g s", r.strategy->name,
+                      paro_time_to_s(r.step), paro_time_to_s(floor.step));
         if (r.fits && !paro_scenario_is_tight(s, r.peak_bytes) &&
             steps * paro_time_to_s(r.step) < o->best_s) {
             o->best_s = steps * paro_time_to_s(r.step);
@@ -53,6 +63,7 @@ static void oracle_run(const char *path, const ParoPlanRequest *rq, GPtrArray *s
         }
         paro_step_result_clear(&r);
     }
+    paro_step_result_clear(&floor);
     o->runs++;
 }
 

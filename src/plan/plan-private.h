@@ -59,4 +59,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(ParoPlanUnit, paro_plan_unit_free)
  * (extrapolated from a few periods where the schedule is periodic). */
 gboolean paro_plan_unit_rows(ParoPlanUnit *u, gint64 accumulation, GArray *rows, GError **error);
 
+/* The step of @u at @accumulation without its data-parallel collectives, with
+ * paro_plan_floor_strategy's optimizer: what every strategy's step holds besides its own
+ * collectives, so at most any of them (tests/test_plan_space.c checks it on every
+ * configuration of its space). One strategy simulated instead of all. */
+gboolean paro_plan_unit_floor(ParoPlanUnit *u, gint64 accumulation, double *step_s, GError **error);
+const ParoStrategy *paro_plan_floor_strategy(void);
+
 G_END_DECLS

@@ -278,3 +278,28 @@ gboolean paro_plan_unit_rows(ParoPlanUnit *u, gint64 accumulation, GArray *rows,
     }
     return TRUE;
 }
+
+const ParoStrategy *paro_plan_floor_strategy(void)
+{
+    /* NNG: the optimizer on 1/n of the states, the least any strategy runs (and offloads) */
+    return paro_strategy_lookup("NNG");
+}
+
+gboolean paro_plan_unit_floor(ParoPlanUnit *u, gint64 accumulation, double *step_s, GError **error)
+{
+    g_autoptr(GPtrArray) sets =
+        paro_plan_overrides(u->rq, u->shape, u->group, accumulation, u->algorithm);
+    g_autoptr(ParoRun) run =
+        paro_run_load(u->path, (const char *const *)sets->pdata, u->cache, error);
+    if (run == NULL)
+        return FALSE;
+    ParoStepOptions options = PARO_STEP_OPTIONS_INIT;
+    options.without_data_parallel = TRUE;
+    ParoStepResult r;
+    if (!paro_step_simulate(paro_run_get_derived(run), paro_plan_floor_strategy(), u->cache,
+                            &options, &r, error))
+        return FALSE;
+    *step_s = paro_time_to_s(r.step);
+    paro_step_result_clear(&r);
+    return TRUE;
+}

@@ -130,6 +130,7 @@ typedef struct {
     const char *path;
     ParoPlanRequest *rq;
     ParoCollCache *cache;
+    gint64 sequence;
     GMutex lock;
     double best; /* the shortest time to train found that fits with its margin */
 } Search;
@@ -159,9 +160,24 @@ static void run_one(gpointer data, gpointer user_data)
     for (guint i = 0; i < c->accumulations->len; i++) {
         if (g_array_index(c->bounds, double, i) > c->threshold)
             continue;
+        gint64 a = g_array_index(c->accumulations, gint64, i);
         g_autoptr(GError) local = NULL;
-        if (paro_plan_unit_rows(unit, g_array_index(c->accumulations, gint64, i), c->rows, &local))
-            continue;
+        double floor_s = 0;
+        if (paro_plan_unit_floor(unit, a, &floor_s, &local)) {
+            /* the step without data-parallel collectives bounds every strategy's (with the
+             * pipeline's real fill, tensor-parallel and pipeline sends): one simulation
+             * instead of all of them where that is already too slow */
+            double batch = (double)c->shape->dp * (double)c->shape->micro_batch * (double)a *
+                           (double)s->sequence;
+            if (steps_at(s->rq, batch) * floor_s > search_threshold(s))
+                continue;
+            guint from = c->rows->len;
+            if (paro_plan_unit_rows(unit, a, c->rows, &local)) {
+                for (guint k = from; k < c->rows->len; k++)
+                    g_array_index(c->rows, ParoPlanRow, k).floor_s = floor_s;
+                continue;
+            }
+        }
         /* a configuration the cluster cannot take is not a plan; bad input is an error */
         if (local->domain != PARO_SIM_ERROR &&
             !g_error_matches(local, PARO_CONFIG_ERROR, PARO_CONFIG_ERROR_CONSTRAINT)) {
@@ -217,10 +233,11 @@ static void complete_row(const ParoPlanRequest *rq, ParoPlanRow *r)
                                                           : PARO_PLAN_BOUND_COMPUTE;
 }
 
-/* The lower bound of a row's time to train. */
+/* The lower bound of a row's time to train that decided whether it was simulated: the
+ * closed form's, or its step without data-parallel collectives. */
 static double row_bound(const ParoPlanRow *r)
 {
-    return r->steps * (r->compute_bound_s + r->bubble_bound_s);
+    return r->steps * MAX(r->compute_bound_s + r->bubble_bound_s, r->floor_s);
 }
 
 GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
@@ -281,7 +298,7 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
      * do better. Which configurations beyond the window are simulated depends on the
      * threads' timing; what is kept (below) never does. */
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
-    Search search = {path, rq, cache};
+    Search search = {path, rq, cache, sequence};
     g_mutex_init(&search.lock);
     search.best = INFINITY;
     rq->simulated = 0;

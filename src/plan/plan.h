@@ -53,6 +53,7 @@ typedef struct {
     double step_s;           /* simulated */
     double compute_bound_s;  /* the step's kernels alone: a lower bound of step_s */
     double bubble_bound_s;   /* the least fill and drain of its pipeline (0 without) */
+    double floor_s;          /* its step without data-parallel collectives (a bound too) */
     double steps;            /* the law's S(B), or the token budget / batch */
     double tokens;           /* steps x batch */
     double train_s;          /* steps x step_s */

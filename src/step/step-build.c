@@ -161,6 +161,8 @@ static double accumulate_s(const ParoStepBuild *b)
 static GArray *strategy_calls(ParoStepBuild *b, const ParoStateSizes *z)
 {
     GArray *calls = g_array_new(FALSE, FALSE, sizeof(ParoCollCall));
+    if (b->without_data_parallel)
+        return calls; /* as one data-parallel rank: the step's floor under every strategy */
     paro_strategy_collectives(b->strategy, z, calls);
     for (guint i = calls->len; i-- > 0;) {
         const ParoCollCall *c = &g_array_index(calls, ParoCollCall, i);

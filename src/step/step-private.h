@@ -140,7 +140,8 @@ typedef struct {
     const ParoStrategy *strategy;
     const ParoCompression *compression; /* the scenario's, or none */
     ParoCollCache *cache;
-    gint64 micro_steps; /* to simulate; 0: the scenario's accumulation */
+    gint64 micro_steps;             /* to simulate; 0: the scenario's accumulation */
+    gboolean without_data_parallel; /* the strategy's collectives left out */
     ParoTaskGraph *graph;
     /* the layout: P stages, v modules a stage, S = vP modules (their layers:
      * paro_scenario_module_span), M micro-batches */

@@ -129,7 +129,7 @@ gboolean paro_step_simulate(const ParoScenarioDerived *d, const ParoStrategy *st
     const ParoScenario *sc = d->scenario;
     ParoStepOptions key = *o;
     key.micro_steps = o->micro_steps > 0 ? o->micro_steps : sc->training.accumulation;
-    gboolean memo = o->memo != NULL && !o->keep_trace;
+    gboolean memo = o->memo != NULL && !o->keep_trace && !o->without_data_parallel;
     if (memo && paro_step_memo_lookup(o->memo, o->memo_context, st, &key, out))
         return TRUE;
     ParoCompression none;
@@ -139,6 +139,7 @@ gboolean paro_step_simulate(const ParoScenarioDerived *d, const ParoStrategy *st
     b.strategy = st;
     b.compression = o->compress ? &sc->compression : &none;
     b.micro_steps = o->micro_steps;
+    b.without_data_parallel = o->without_data_parallel;
     b.cache = cache;
     b.error = error;
     gboolean ok = paro_step_build_init(&b);

@@ -91,6 +91,8 @@ typedef struct {
     ParoStepMemo *memo;       /* (nullable) results of the same scenario at other accumulations */
     const char *memo_context; /* the scenario's name in @memo: equal only for scenarios that
                                * differ at most in training.accumulation */
+    gboolean without_data_parallel; /* no data-parallel collectives: what every strategy's step
+                                     * holds besides them (the planner's bound, plan-space.c) */
 } ParoStepOptions;
 
 #define PARO_STEP_OPTIONS_INIT                                                                     \
