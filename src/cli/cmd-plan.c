@@ -207,13 +207,13 @@ static char *budget_warning(const ParoPlanRequest *rq, const ParoPlanRow *rows, 
         short_of, n, rq->tokens, worst);
 }
 
-static void csv(const ParoPlanRow *rows, guint n, GString *out)
+static void csv(const ParoPlanRow *rows, guint n, gint64 gpus, GString *out)
 {
     g_string_append(
         out, "rank,name,tp,pp,schedule,virtual,layered,group,micro_batch,accumulation,algorithm,"
              "batch_tokens,time_step,steps,time_train,behind,gpu_hours,mem_peak,fits,cp,ep,"
              "uneven,sequence_parallel,recompute,recompute_every,offload_optimizer,"
-             "offload_parameters,tokens,time_compute_bound,time_bubble_bound,tight,bound,"
+             "offload_parameters,tokens,time_compute_bound,time_bubble_bound,tight,bound,gpus,"
              "schema_version\n");
     for (guint i = 0; i < n; i++) {
         const ParoPlanRow *r = &rows[i];
@@ -243,8 +243,8 @@ static void csv(const ParoPlanRow *rows, guint n, GString *out)
             g_string_append_c(out, ',');
             paro_report_number(out, w[k]);
         }
-        g_string_append_printf(out, ",%s,%s,%d\n", r->tight ? "true" : "false",
-                               paro_plan_bound_names[r->bound], PARO_SCHEMA_VERSION);
+        g_string_append_printf(out, ",%s,%s,%" G_GINT64_FORMAT ",%d\n", r->tight ? "true" : "false",
+                               paro_plan_bound_names[r->bound], gpus, PARO_SCHEMA_VERSION);
     }
 }
 
@@ -320,7 +320,7 @@ int paro_cmd_plan(int argc, char **argv)
     guint n = top == 0 ? rows->len : MIN((guint)top, rows->len);
     g_autoptr(GString) out = g_string_new(NULL);
     if (format == PARO_FORMAT_CSV)
-        csv((const ParoPlanRow *)rows->data, n, out);
+        csv((const ParoPlanRow *)rows->data, n, rq.gpus, out);
     else
         table(&rq, (const ParoPlanRow *)rows->data, n, why, rq.memory_bytes, out);
     g_autofree char *warning = budget_warning(&rq, (const ParoPlanRow *)rows->data, n);
