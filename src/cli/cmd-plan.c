@@ -114,8 +114,7 @@ static void explain(const ParoPlanRequest *rq, const ParoPlanRow *r, double memo
     /* the row as a run: its overrides after the user's own */
     g_autoptr(GPtrArray) sets = paro_plan_row_overrides(rq, r);
     g_string_append(out, "#       run it: parosim run SCENARIO.yaml");
-    guint own = rq->sets ? g_strv_length((char **)rq->sets) : 0;
-    for (guint i = own; i + 1 < sets->len; i++)
+    for (guint i = 0; i + 1 < sets->len; i++)
         g_string_append_printf(out, " --set %s", (const char *)g_ptr_array_index(sets, i));
     g_string_append_printf(out, " --strategies %s\n", r->strategy->name);
 }
