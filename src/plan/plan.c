@@ -120,7 +120,6 @@ typedef struct {
     GArray *accumulations; /* gint64 */
     GArray *bounds;        /* double: each accumulation's time-to-train lower bound */
     double bound;          /* the least of them */
-    double threshold;      /* accumulations bounded above it are not simulated */
     GArray *rows;          /* ParoPlanRow, or NULL */
     GError *error;         /* or NULL */
     guint index;           /* in the enumeration: the tie-break of the order */
@@ -145,21 +144,53 @@ static double search_threshold(Search *s)
     return t;
 }
 
+/* @c's accumulations in the order of their bounds, least first (then as listed). */
+static GArray *accumulation_order(const Config *c)
+{
+    GArray *order = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint i = 0; i < c->accumulations->len; i++) {
+        guint k = order->len;
+        double b = g_array_index(c->bounds, double, i);
+        while (k > 0 && g_array_index(c->bounds, double, g_array_index(order, guint, k - 1)) > b)
+            k--;
+        g_array_insert_val(order, k, i);
+    }
+    return order;
+}
+
+/* Completes the rows from @from on and lowers the search's best with those that fit with
+ * their margin, at once: the configurations and accumulations after it prune against it. */
+static void publish_rows(Search *s, Config *c, guint from, double floor_s)
+{
+    double best = INFINITY;
+    for (guint k = from; k < c->rows->len; k++) {
+        ParoPlanRow *r = &g_array_index(c->rows, ParoPlanRow, k);
+        r->floor_s = floor_s;
+        complete_row(s->rq, r);
+        if (r->fits && !r->tight)
+            best = MIN(best, r->train_s);
+    }
+    g_mutex_lock(&s->lock);
+    s->best = MIN(s->best, best);
+    g_mutex_unlock(&s->lock);
+}
+
 static void run_one(gpointer data, gpointer user_data)
 {
     Config *c = data;
     Search *s = user_data;
-    /* the best found so far only falls, so a configuration skipped here is beyond the
-     * window of the final best too */
-    c->threshold = search_threshold(s);
-    if (c->bound > c->threshold)
+    /* the best found so far only falls, so what is skipped here is beyond the window of
+     * the final best too */
+    if (c->bound > search_threshold(s))
         return;
     c->rows = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
     g_autoptr(ParoPlanUnit) unit =
         paro_plan_unit_new(s->path, s->rq, c->shape, c->group, c->algorithm, s->cache);
-    for (guint i = 0; i < c->accumulations->len; i++) {
-        if (g_array_index(c->bounds, double, i) > c->threshold)
-            continue;
+    g_autoptr(GArray) order = accumulation_order(c);
+    for (guint j = 0; j < order->len; j++) {
+        guint i = g_array_index(order, guint, j);
+        if (g_array_index(c->bounds, double, i) > search_threshold(s))
+            break; /* the rest are bounded higher */
         gint64 a = g_array_index(c->accumulations, gint64, i);
         g_autoptr(GError) local = NULL;
         double floor_s = 0;
@@ -173,8 +204,7 @@ static void run_one(gpointer data, gpointer user_data)
                 continue;
             guint from = c->rows->len;
             if (paro_plan_unit_rows(unit, a, c->rows, &local)) {
-                for (guint k = from; k < c->rows->len; k++)
-                    g_array_index(c->rows, ParoPlanRow, k).floor_s = floor_s;
+                publish_rows(s, c, from, floor_s);
                 continue;
             }
         }
@@ -185,15 +215,7 @@ static void run_one(gpointer data, gpointer user_data)
             return;
         }
     }
-    double best = INFINITY;
-    for (guint k = 0; k < c->rows->len; k++) {
-        ParoPlanRow *r = &g_array_index(c->rows, ParoPlanRow, k);
-        complete_row(s->rq, r);
-        if (r->fits && !r->tight)
-            best = MIN(best, r->train_s);
-    }
     g_mutex_lock(&s->lock);
-    s->best = MIN(s->best, best);
     s->rq->simulated++;
     g_mutex_unlock(&s->lock);
 }
