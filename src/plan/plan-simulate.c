@@ -40,6 +40,7 @@ struct _ParoPlanUnit {
     gint64 dp_ranks, sequence;
     double memory_bytes;
     ParoRun *last; /* the last run loaded: its scenario's memory rule for extrapolated peaks */
+    gint64 last_accumulation;
 };
 
 ParoPlanUnit *paro_plan_unit_new(const char *path, const ParoPlanRequest *rq,
@@ -67,15 +68,29 @@ static gint64 simulated_micro_steps(const ParoPlanLayout *lay)
 }
 
 /* Every strategy the shape may fit, simulated at @accumulation (or remembered). */
+/* The unit's scenario at @accumulation (borrowed: the unit keeps the last one loaded, so
+ * the floor and the strategies at one accumulation share it). */
+static ParoRun *run_at(ParoPlanUnit *u, gint64 accumulation, GError **error)
+{
+    if (u->last != NULL && u->last_accumulation == accumulation)
+        return u->last;
+    g_autoptr(GPtrArray) sets =
+        paro_plan_overrides(u->rq, u->shape, u->group, accumulation, u->algorithm);
+    ParoRun *run = paro_run_load(u->path, (const char *const *)sets->pdata, u->cache, error);
+    if (run == NULL)
+        return NULL;
+    g_clear_pointer(&u->last, paro_run_free);
+    u->last = run;
+    u->last_accumulation = accumulation;
+    return run;
+}
+
 static const Simulated *simulate_all(ParoPlanUnit *u, gint64 accumulation, GError **error)
 {
     const Simulated *known = g_hash_table_lookup(u->done, &accumulation);
     if (known != NULL)
         return known;
-    g_autoptr(GPtrArray) sets =
-        paro_plan_overrides(u->rq, u->shape, u->group, accumulation, u->algorithm);
-    g_autoptr(ParoRun) run =
-        paro_run_load(u->path, (const char *const *)sets->pdata, u->cache, error);
+    ParoRun *run = run_at(u, accumulation, error);
     if (run == NULL)
         return NULL;
     const ParoScenario *s = paro_run_get_scenario(run);
@@ -96,8 +111,6 @@ static const Simulated *simulate_all(ParoPlanUnit *u, gint64 accumulation, GErro
                              r.tight,    r.periodic_from,        r.host_fits};
         paro_step_result_clear(&r);
     }
-    g_clear_pointer(&u->last, paro_run_free);
-    u->last = g_steal_pointer(&run);
     gint64 *key = g_new(gint64, 1);
     *key = accumulation;
     Simulated *kept = g_steal_pointer(&out);
@@ -287,10 +300,7 @@ const ParoStrategy *paro_plan_floor_strategy(void)
 
 gboolean paro_plan_unit_floor(ParoPlanUnit *u, gint64 accumulation, double *step_s, GError **error)
 {
-    g_autoptr(GPtrArray) sets =
-        paro_plan_overrides(u->rq, u->shape, u->group, accumulation, u->algorithm);
-    g_autoptr(ParoRun) run =
-        paro_run_load(u->path, (const char *const *)sets->pdata, u->cache, error);
+    ParoRun *run = run_at(u, accumulation, error);
     if (run == NULL)
         return FALSE;
     ParoStepOptions options = PARO_STEP_OPTIONS_INIT;
