@@ -35,6 +35,21 @@ static const struct {
 
 static const gint64 micro_batches[] = {1, 2, 4, 8, 16};
 
+double paro_plan_largest_batch(const ParoPlanRequest *rq)
+{
+    return rq->fixed_batch ? 2.0 * rq->batch_tokens
+                           : PARO_PLAN_LAW_BATCH_CAP * rq->budget.critical_batch_tokens;
+}
+
+gboolean paro_plan_layout_equal(const ParoPlanLayout *a, const ParoPlanLayout *b)
+{
+    return a->tp == b->tp && a->cp == b->cp && a->ep == b->ep && a->pp == b->pp &&
+           a->schedule == b->schedule && a->virtual_stages == b->virtual_stages &&
+           a->layered == b->layered && a->uneven == b->uneven &&
+           a->sequence_parallel == b->sequence_parallel && a->recompute == b->recompute &&
+           a->recompute_every == b->recompute_every && a->offload == b->offload;
+}
+
 /* The layers of each stage when pp does not divide them: the first stage holds the
  * embedding and the last the loss, so the extra layers go to the stages between. */
 static char *uneven_stage_layers(gint64 layers, gint64 pp)

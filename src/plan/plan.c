@@ -24,21 +24,6 @@ static double law_params(const ParoModel *m)
 const char *const paro_plan_bound_names[] = {
     "compute", "exposed communication", "bubble", "memory", "the law", NULL};
 
-double paro_plan_largest_batch(const ParoPlanRequest *rq)
-{
-    return rq->fixed_batch ? 2.0 * rq->batch_tokens
-                           : PARO_PLAN_LAW_BATCH_CAP * rq->budget.critical_batch_tokens;
-}
-
-gboolean paro_plan_layout_equal(const ParoPlanLayout *a, const ParoPlanLayout *b)
-{
-    return a->tp == b->tp && a->cp == b->cp && a->ep == b->ep && a->pp == b->pp &&
-           a->schedule == b->schedule && a->virtual_stages == b->virtual_stages &&
-           a->layered == b->layered && a->uneven == b->uneven &&
-           a->sequence_parallel == b->sequence_parallel && a->recompute == b->recompute &&
-           a->recompute_every == b->recompute_every && a->offload == b->offload;
-}
-
 /* Rows that fit with the allocator's margin first, then tight ones, then the rest. */
 static int usable_class(const ParoPlanRow *r)
 {
