@@ -186,7 +186,7 @@ golden error-bad-layer-log.txt validate --layers topologies/dgx-h100x8.yaml \
 oracle=tests/data/good/scenario-plan-oracle.yaml
 golden plan-oracle-explain.txt plan $oracle --top 4 --explain
 golden plan-oracle-all.txt plan $oracle --batch-tokens 32768 --top 8 --all
-golden plan-65b.csv plan scenarios/paro-llama-65b-full_n32.yaml --tokens 1e11 --top 5 --format csv --dp-only
+golden plan-oracle-budget.csv plan $oracle --tokens 1e9 --top 5 --format csv --dp-only
 golden plan-oracle-lga.txt plan $oracle --lga --top 12
 golden error-unknown-key.txt strategies tests/data/bad/scenario-unknown-key.yaml
 golden error-set.txt strategies "$scenario" --set training.accumulaton=8
