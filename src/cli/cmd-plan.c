@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "cli/mpi.h"
 #include "core/format.h"
 #include "core/limits.h"
 #include "core/units.h"
@@ -31,7 +32,8 @@ static const char plan_help[] =
     "recomputation; Lamy-Poirier 2021); --dp-only keeps to data parallelism. Prints the\n"
     "best rows: each strategy once per layout, in its best configuration, with how much\n"
     "longer than the first row it trains ('behind'); --all prints every configuration kept;\n"
-    "--explain says under each row what bounds it.\n"
+    "--explain says under each row what bounds it. Under mpirun (an MPI build) the ranks\n"
+    "split the configurations and rank 0 prints what one process prints.\n"
     "\n"
     "Examples:\n"
     "  parosim plan scenarios/llama-7b_a100x8-100g_n32.yaml\n"
@@ -247,12 +249,139 @@ static void csv(const ParoPlanRow *rows, guint n, gint64 gpus, GString *out)
     }
 }
 
+/* The options after parsing. */
+typedef struct {
+    char **sets;
+    const char *tokens_text, *batch_text, *format_name;
+    int top, jobs;
+    gboolean lga, dp_only, all, why;
+} PlanOptions;
+
+/* Rank 0's output: the rows of the whole search, as table or CSV. */
+static int write_plan(const ParoPlanRequest *rq, const PlanOptions *o, int format,
+                      const ParoPlanPart *part)
+{
+    g_autoptr(GArray) searched = paro_plan_finish(part);
+    if (searched->len == 0) {
+        g_printerr("parosim plan: no configuration of the %" G_GINT64_FORMAT
+                   " shapes searched fits in %.2f GiB a GPU, even by its memory's lower bound "
+                   "(more GPUs, or offload with --set of your own)\n",
+                   rq->shapes, rq->memory_bytes / PARO_GIB);
+        return PARO_EXIT_ERROR;
+    }
+    g_autoptr(GArray) rows = o->all ? g_array_ref(searched) : best_per_layout(searched);
+    guint n = o->top == 0 ? rows->len : MIN((guint)o->top, rows->len);
+    g_autoptr(GString) out = g_string_new(NULL);
+    if (format == PARO_FORMAT_CSV)
+        csv((const ParoPlanRow *)rows->data, n, rq->gpus, out);
+    else
+        table(rq, (const ParoPlanRow *)rows->data, n, o->why, rq->memory_bytes, out);
+    g_autofree char *warning = budget_warning(rq, (const ParoPlanRow *)rows->data, n);
+    if (warning != NULL) {
+        g_printerr("parosim plan: %s\n", warning);
+        if (format != PARO_FORMAT_CSV)
+            g_string_append_printf(out, "# %s\n", warning);
+    }
+    return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
+}
+
+/* On rank 0, every rank's part of the search merged (the others send theirs and get an
+ * empty part); FALSE on a part that does not read back. */
+static gboolean gather_parts(const ParoMpi *mpi, ParoPlanPart *part, GError **error)
+{
+    if (mpi->size == 1)
+        return TRUE;
+    g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func(g_free);
+    for (int r = 0; r < mpi->size; r++)
+        g_ptr_array_add(texts, r == mpi->rank ? paro_plan_part_to_text(part) : NULL);
+    if (!paro_mpi_gather_points(mpi, texts, error))
+        return FALSE;
+    if (mpi->rank != 0)
+        return TRUE;
+    for (int r = 1; r < mpi->size; r++) {
+        g_auto(ParoPlanPart) other = {NULL, INFINITY};
+        const char *text = g_ptr_array_index(texts, r);
+        if (text == NULL || !paro_plan_part_from_text(text, &other, error)) {
+            if (text == NULL)
+                g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                            "MPI rank %d sent no part of the plan", r);
+            return FALSE;
+        }
+        paro_plan_part_merge(part, &other);
+    }
+    return TRUE;
+}
+
+/* The command on one rank (rank 0 of 1 without mpirun): each rank searches its share of
+ * the configurations, rank 0 gathers the parts and writes what one process writes; an
+ * error is reported by one rank, every rank returns the same exit code. */
+static int plan(const ParoMpi *mpi, const PlanOptions *o, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    gboolean quiet = mpi->rank != 0;
+    int format = paro_cli_parse_format(o->format_name ? o->format_name : "table");
+    ParoPlanRequest rq = {.sets = (const char *const *)o->sets,
+                          .lga = o->lga,
+                          .dp_only = o->dp_only,
+                          .jobs = o->jobs,
+                          .rank = mpi->rank,
+                          .ranks = mpi->size};
+    const char *usage = NULL;
+    if (o->jobs > 0 && !paro_limit_check_option(&paro_limit_jobs, "--jobs", o->jobs, &error))
+        usage = error->message;
+    else if (path == NULL || o->top < 0 || o->jobs < 0 || format < 0 || format == PARO_FORMAT_JSON)
+        usage = "expected SCENARIO.yaml, --top >= 0, --format table or csv";
+    else if (o->lga && o->dp_only)
+        usage = "--lga (modular pipelines) and --dp-only (tp = pp = 1) exclude each other";
+    else if ((o->tokens_text &&
+              (!paro_units_parse_number(o->tokens_text, FALSE, &rq.tokens, NULL) ||
+               rq.tokens <= 0)) ||
+             (o->batch_text &&
+              (!paro_units_parse_number(o->batch_text, FALSE, &rq.batch_tokens, NULL) ||
+               rq.batch_tokens <= 0)))
+        usage = "--tokens and --batch-tokens take positive numbers, e.g. 1.4e12";
+    else if ((o->tokens_text &&
+              !paro_limit_check_option(&paro_limit_tokens, "--tokens", rq.tokens, &error)) ||
+             (o->batch_text && !paro_limit_check_option(&paro_limit_tokens, "--batch-tokens",
+                                                        rq.batch_tokens, &error)))
+        usage = error->message;
+    if (usage)
+        return quiet ? PARO_EXIT_USAGE : paro_cli_usage("plan", usage);
+    g_auto(ParoPlanPart) part = {NULL, INFINITY};
+    gboolean searched_ok = paro_plan_search_part(path, &rq, &part, &error);
+    /* bad input fails alike on every rank (each loads the scenario and bounds every
+     * shape); one met in a configuration fails on the rank that simulates it */
+    int failed = paro_mpi_first(mpi, !searched_ok);
+    if (failed >= 0) {
+        if (failed == mpi->rank)
+            paro_cli_report_error(error, (const char *const *)o->sets, NULL);
+        return PARO_EXIT_ERROR;
+    }
+    guint64 simulated = paro_mpi_sum(mpi, (guint64)rq.simulated);
+    if (mpi->size > 1 && !quiet)
+        g_printerr("parosim plan: %" G_GINT64_FORMAT
+                   " configurations over %d MPI ranks, %" G_GUINT64_FORMAT " simulated\n",
+                   rq.configurations, mpi->size, simulated);
+    gboolean gathered = gather_parts(mpi, &part, &error);
+    if (!paro_mpi_all_ok(mpi, gathered)) {
+        if (!gathered)
+            g_printerr("parosim plan: error: %s\n", error->message);
+        return PARO_EXIT_ERROR;
+    }
+    int code = PARO_EXIT_OK;
+    if (!quiet)
+        code = write_plan(&rq, o, format, &part);
+    /* every rank exits as rank 0 does */
+    if (!paro_mpi_all_ok(mpi, quiet || code == PARO_EXIT_OK))
+        return quiet ? PARO_EXIT_ERROR : code;
+    return PARO_EXIT_OK;
+}
+
 int paro_cmd_plan(int argc, char **argv)
 {
     g_auto(GStrv) sets = NULL;
     g_autofree char *tokens_text = NULL, *batch_text = NULL, *format_name = NULL;
-    int top = 10, jobs = 0;
-    gboolean rq_lga = FALSE, rq_dp_only = FALSE, all = FALSE, why = FALSE;
+    PlanOptions o = {.top = 10};
     GOptionEntry entries[] = {
         {"tokens", 0, 0, G_OPTION_ARG_STRING, &tokens_text,
          "Fixed token budget (default: the scaling law's steps at each row's batch)", "N"},
@@ -260,16 +389,18 @@ int paro_cmd_plan(int argc, char **argv)
          "Fixed global batch in tokens (default: searched up to 4 B_crit)", "N"},
         {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a scenario value (repeatable)",
          "KEY=VALUE"},
-        {"lga", 0, 0, G_OPTION_ARG_NONE, &rq_lga,
+        {"lga", 0, 0, G_OPTION_ARG_NONE, &o.lga,
          "Also search layered gradient accumulation on modular pipelines", NULL},
-        {"dp-only", 0, 0, G_OPTION_ARG_NONE, &rq_dp_only,
+        {"dp-only", 0, 0, G_OPTION_ARG_NONE, &o.dp_only,
          "Search data parallelism only (tp = cp = ep = pp = 1)", NULL},
-        {"top", 'k', 0, G_OPTION_ARG_INT, &top, "Rows to print (default 10; 0: all)", "K"},
-        {"all", 0, 0, G_OPTION_ARG_NONE, &all,
+        {"top", 'k', 0, G_OPTION_ARG_INT, &o.top, "Rows to print (default 10; 0: all)", "K"},
+        {"all", 0, 0, G_OPTION_ARG_NONE, &o.all,
          "Every configuration searched (default: the best of each strategy and layout)", NULL},
-        {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
-         "Worker threads (default: the cores); the table does not depend on it", "N"},
-        {"explain", 0, 0, G_OPTION_ARG_NONE, &why,
+        {"jobs", 'j', 0, G_OPTION_ARG_INT, &o.jobs,
+         "Worker threads (default: the cores; under mpirun, of each rank); the table does not "
+         "depend on it",
+         "N"},
+        {"explain", 0, 0, G_OPTION_ARG_NONE, &o.why,
          "Under each row, what bounds it (compute, bubble, exposed communication, memory, "
          "the law) and the law's factors",
          NULL},
@@ -278,55 +409,17 @@ int paro_cmd_plan(int argc, char **argv)
     };
     if (!paro_cli_parse_options("plan", "SCENARIO.yaml", plan_help, entries, &argc, &argv))
         return PARO_EXIT_USAGE;
+    o.sets = sets;
+    o.tokens_text = tokens_text;
+    o.batch_text = batch_text;
+    o.format_name = format_name;
     g_autoptr(GError) error = NULL;
-    int format = paro_cli_parse_format(format_name ? format_name : "table");
-    ParoPlanRequest rq = {
-        .sets = (const char *const *)sets, .lga = rq_lga, .dp_only = rq_dp_only, .jobs = jobs};
-    const char *usage = NULL;
-    if (jobs > 0 && !paro_limit_check_option(&paro_limit_jobs, "--jobs", jobs, &error))
-        return paro_cli_usage("plan", error->message);
-    if (argc != 2 || top < 0 || jobs < 0 || format < 0 || format == PARO_FORMAT_JSON)
-        usage = "expected SCENARIO.yaml, --top >= 0, --format table or csv";
-    else if (rq_lga && rq_dp_only)
-        usage = "--lga (modular pipelines) and --dp-only (tp = pp = 1) exclude each other";
-    else if ((tokens_text &&
-              (!paro_units_parse_number(tokens_text, FALSE, &rq.tokens, NULL) || rq.tokens <= 0)) ||
-             (batch_text && (!paro_units_parse_number(batch_text, FALSE, &rq.batch_tokens, NULL) ||
-                             rq.batch_tokens <= 0)))
-        usage = "--tokens and --batch-tokens take positive numbers, e.g. 1.4e12";
-    g_autoptr(GError) limit_error = NULL;
-    if (usage == NULL &&
-        ((tokens_text &&
-          !paro_limit_check_option(&paro_limit_tokens, "--tokens", rq.tokens, &limit_error)) ||
-         (batch_text && !paro_limit_check_option(&paro_limit_tokens, "--batch-tokens",
-                                                 rq.batch_tokens, &limit_error))))
-        usage = limit_error->message;
-    if (usage)
-        return paro_cli_usage("plan", usage);
-    g_autoptr(GArray) searched = paro_plan_search(argv[1], &rq, &error);
-    if (searched == NULL) {
-        paro_cli_report_error(error, (const char *const *)sets, NULL);
+    ParoMpi mpi;
+    if (!paro_mpi_init(&mpi, &error)) {
+        g_printerr("parosim plan: error: %s\n", error->message);
         return PARO_EXIT_ERROR;
     }
-    if (searched->len == 0) {
-        g_printerr("parosim plan: no configuration of the %" G_GINT64_FORMAT
-                   " shapes searched fits in %.2f GiB a GPU, even by its memory's lower bound "
-                   "(more GPUs, or offload with --set of your own)\n",
-                   rq.shapes, rq.memory_bytes / PARO_GIB);
-        return PARO_EXIT_ERROR;
-    }
-    g_autoptr(GArray) rows = all ? g_array_ref(searched) : best_per_layout(searched);
-    guint n = top == 0 ? rows->len : MIN((guint)top, rows->len);
-    g_autoptr(GString) out = g_string_new(NULL);
-    if (format == PARO_FORMAT_CSV)
-        csv((const ParoPlanRow *)rows->data, n, rq.gpus, out);
-    else
-        table(&rq, (const ParoPlanRow *)rows->data, n, why, rq.memory_bytes, out);
-    g_autofree char *warning = budget_warning(&rq, (const ParoPlanRow *)rows->data, n);
-    if (warning != NULL) {
-        g_printerr("parosim plan: %s\n", warning);
-        if (format != PARO_FORMAT_CSV)
-            g_string_append_printf(out, "# %s\n", warning);
-    }
-    return paro_cli_write(out) ? PARO_EXIT_OK : PARO_EXIT_ERROR;
+    int code = plan(&mpi, &o, argc == 2 ? argv[1] : NULL);
+    paro_mpi_finalize(&mpi);
+    return code;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/sweep-mpi.h"
+#include "cli/mpi.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/limits.h"

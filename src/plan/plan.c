@@ -247,11 +247,13 @@ static double row_bound(const ParoPlanRow *r)
     return r->steps * MAX(r->compute_bound_s + r->bubble_bound_s, r->floor_s);
 }
 
-GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
+gboolean paro_plan_search_part(const char *path, ParoPlanRequest *rq, ParoPlanPart *part,
+                               GError **error)
 {
+    *part = (ParoPlanPart){NULL, INFINITY};
     g_autoptr(ParoScenario) base = paro_scenario_load(path, rq->sets, error);
     if (base == NULL)
-        return NULL;
+        return FALSE;
     rq->params = law_params(base->model);
     paro_scaling_budget(&paro_scaling_kaplan2020, rq->params, &rq->budget);
     rq->fixed_tokens = rq->tokens > 0;
@@ -262,10 +264,10 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
     rq->memory_bytes = base->topology->gpu.memory_bytes;
     rq->layers = base->model->has_shape ? base->model->layers : 1;
     if (!paro_plan_check_work(base, rq, error))
-        return NULL;
+        return FALSE;
     g_autoptr(GArray) shapes = paro_plan_shapes(path, base, rq, error);
     if (shapes == NULL)
-        return NULL;
+        return FALSE;
     gint64 sequence = base->training.sequence, gpn = base->topology->gpus_per_node;
     g_autoptr(GArray) configs = g_array_new(FALSE, TRUE, sizeof(Config));
     for (guint si = 0; si < shapes->len; si++) {
@@ -300,22 +302,27 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
         }
     }
     g_array_sort(configs, compare_configs);
+    rq->configurations = configs->len;
     /* In the order of the bound on all cores, each configuration skipped when its bound
      * exceeds the best time to train found so far (with the window's margin): it cannot
      * do better. Which configurations beyond the window are simulated depends on the
-     * threads' timing; what is kept (below) never does. */
+     * threads' timing; what is kept (paro_plan_finish) never does. Under MPI this process
+     * takes every ranks-th configuration of that order, from its rank: each rank's share
+     * reaches as far down the order as the others', and its best, never below the whole
+     * search's, prunes no more than one process would. */
     g_autoptr(ParoCollCache) cache = paro_coll_cache_new();
     Search search = {path, rq, cache, sequence};
     g_mutex_init(&search.lock);
     search.best = INFINITY;
     rq->simulated = 0;
+    guint ranks = rq->ranks > 1 ? (guint)rq->ranks : 1;
+    guint rank = rq->rank > 0 ? (guint)rq->rank % ranks : 0;
     int jobs = rq->jobs > 0 ? rq->jobs : (int)g_get_num_processors();
     GThreadPool *pool = g_thread_pool_new(run_one, &search, MAX(1, jobs), TRUE, NULL);
-    for (guint i = 0; i < configs->len; i++)
+    for (guint i = rank; i < configs->len; i += ranks)
         g_thread_pool_push(pool, &g_array_index(configs, Config, i), NULL);
     g_thread_pool_free(pool, FALSE, TRUE);
     g_mutex_clear(&search.lock);
-    double best = search.best;
     for (guint i = 0; i < configs->len; i++) {
         Config *c = &g_array_index(configs, Config, i);
         if (c->error != NULL) {
@@ -323,21 +330,36 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
             g_propagate_error(error, g_steal_pointer(&c->error));
             for (guint k = 0; k < configs->len; k++)
                 config_clear(&g_array_index(configs, Config, k));
-            return NULL;
+            return FALSE;
         }
     }
-    /* what is kept: the rows whose bound is within the window of the best, which every
-     * order of simulation reaches (all rows when none fits with its margin) */
-    g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
-    double keep = (1.0 + PARO_PLAN_WINDOW) * best;
+    /* the rows within the window of this share's best: a superset of those within the
+     * window of the whole search's, which is at most this one */
+    part->best = search.best;
+    part->rows = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
+    double keep = (1.0 + PARO_PLAN_WINDOW) * part->best;
     for (guint i = 0; i < configs->len; i++) {
         Config *c = &g_array_index(configs, Config, i);
         for (guint k = 0; c->rows != NULL && k < c->rows->len; k++) {
             const ParoPlanRow *r = &g_array_index(c->rows, ParoPlanRow, k);
             if (row_bound(r) <= keep)
-                g_array_append_val(rows, *r);
+                g_array_append_val(part->rows, *r);
         }
         config_clear(c);
+    }
+    return TRUE;
+}
+
+GArray *paro_plan_finish(const ParoPlanPart *part)
+{
+    /* what is kept: the rows whose bound is within the window of the best, which every
+     * order of simulation reaches (all rows when none fits with its margin) */
+    g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(ParoPlanRow));
+    double keep = (1.0 + PARO_PLAN_WINDOW) * part->best;
+    for (guint k = 0; part->rows != NULL && k < part->rows->len; k++) {
+        const ParoPlanRow *r = &g_array_index(part->rows, ParoPlanRow, k);
+        if (row_bound(r) <= keep)
+            g_array_append_val(rows, *r);
     }
     g_array_sort(rows, compare_rows);
     /* A strategy that does not use groups (no I in its triple) gives the same step for
@@ -359,4 +381,12 @@ GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
             g_array_append_val(kept, *r);
     }
     return kept;
+}
+
+GArray *paro_plan_search(const char *path, ParoPlanRequest *rq, GError **error)
+{
+    g_auto(ParoPlanPart) part = {NULL, INFINITY};
+    if (!paro_plan_search_part(path, rq, &part, error))
+        return NULL;
+    return paro_plan_finish(&part);
 }

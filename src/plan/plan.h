@@ -69,15 +69,17 @@ typedef struct {
     double batch_tokens; /* target global batch; 0: searched (law mode), else nearest to it */
     gboolean dp_only;    /* search tp = pp = cp = ep = 1 only */
     gboolean lga;        /* also layered accumulation with modular pipelines (one layer a module) */
-    const char *const *sets;   /* fixed overrides (nullable) */
-    int jobs;                  /* worker threads; 0: one a core */
-    int rank, ranks;           /* this process's share of the search (MPI); 0 and 1 alone */
+    const char *const *sets; /* fixed overrides (nullable) */
+    int jobs;                /* worker threads; 0: one a core */
+    int rank, ranks; /* this process's share of the search (MPI): every ranks-th configuration
+                      * in the order of the bounds, from the rank-th; 0 and 1 alone */
     ParoTrainingBudget budget; /* (out) the scaling law's figures for the model */
     gint64 gpus;               /* (out) all GPUs of the cluster */
     double memory_bytes;       /* (out) one GPU's memory */
     gint64 layers;             /* (out) the model's */
     double params;             /* (out) non-embedding parameters used for the law */
     gint64 shapes, simulated;  /* (out) layouts bounded, configurations simulated */
+    gint64 configurations;     /* (out) of the whole search, every rank's */
     gboolean fixed_tokens;     /* (out) tokens given: steps = tokens / batch, not the law's */
     gboolean fixed_batch;      /* (out) batch_tokens given: the accumulation nearest it only */
 } ParoPlanRequest;
@@ -88,6 +90,51 @@ typedef struct {
  * fit (then the rest); NULL and a located error for bad input.
  */
 GArray *paro_plan_search(const char *scenario_path, ParoPlanRequest *request, GError **error);
+
+/* What one process of a search split over ranks found: the rows it simulated within the
+ * window of its own best, and that best (the shortest time to train among its rows that
+ * fit with their margin; INFINITY when none does). */
+typedef struct {
+    GArray *rows; /* ParoPlanRow, in no particular order */
+    double best;
+} ParoPlanPart;
+
+void paro_plan_part_clear(ParoPlanPart *part);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(ParoPlanPart, paro_plan_part_clear)
+
+/**
+ * paro_plan_search_part:
+ * The share of @request's search that its rank and ranks give (all of it for rank 0 of 1),
+ * pruned with this share's own best: @part's rows hold every row of the whole search's
+ * result that falls in the share. @request's out fields are set as paro_plan_search sets
+ * them. FALSE and a located error for bad input.
+ */
+gboolean paro_plan_search_part(const char *scenario_path, ParoPlanRequest *request,
+                               ParoPlanPart *part, GError **error);
+
+/** paro_plan_part_merge: appends @from's rows to @into's; @into's best becomes the least. */
+void paro_plan_part_merge(ParoPlanPart *into, const ParoPlanPart *from);
+
+/**
+ * paro_plan_finish:
+ * The result of a search from its parts merged (or one whole part): the rows within
+ * PARO_PLAN_WINDOW of @part's best, sorted as paro_plan_search returns them, each copy
+ * (a strategy indifferent to the group size or the algorithm) once. (transfer full)
+ */
+GArray *paro_plan_finish(const ParoPlanPart *part);
+
+/**
+ * paro_plan_part_to_text:
+ * @part as text that paro_plan_part_from_text reads back bit for bit (numbers in hexadecimal
+ * floating point, a strategy by its index in paro_strategy_get's order), for a process of
+ * the same build. (transfer full)
+ */
+char *paro_plan_part_to_text(const ParoPlanPart *part);
+
+/** paro_plan_part_from_text: @text of paro_plan_part_to_text into @part (a new array of
+ * rows, to clear with paro_plan_part_clear); FALSE and a G_FILE_ERROR_FAILED error that
+ * names the line where the text is malformed. */
+gboolean paro_plan_part_from_text(const char *text, ParoPlanPart *part, GError **error);
 
 /**
  * paro_plan_check_work:

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "cli/sweep-mpi.h"
+#include "cli/mpi.h"
 
 #include <string.h>
 
@@ -36,6 +36,15 @@ gboolean paro_mpi_all_ok(const ParoMpi *mpi, gboolean ok)
     int mine = ok ? 1 : 0, all = 0;
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     return all == 1;
+}
+
+int paro_mpi_first(const ParoMpi *mpi, gboolean mine)
+{
+    if (!mpi->active)
+        return mine ? 0 : -1;
+    int rank = mine ? mpi->rank : mpi->size, first = mpi->size;
+    MPI_Allreduce(&rank, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return first < mpi->size ? first : -1;
 }
 
 guint64 paro_mpi_sum(const ParoMpi *mpi, guint64 value)
@@ -123,6 +132,12 @@ gboolean paro_mpi_all_ok(const ParoMpi *mpi, gboolean ok)
 {
     (void)mpi;
     return ok;
+}
+
+int paro_mpi_first(const ParoMpi *mpi, gboolean mine)
+{
+    (void)mpi;
+    return mine ? 0 : -1;
 }
 
 guint64 paro_mpi_sum(const ParoMpi *mpi, guint64 value)
