@@ -224,12 +224,10 @@ static void bound_family(gpointer data, gpointer user_data)
     gboolean kept_any[G_N_ELEMENTS(micro_batches)] = {FALSE};
     g_autofree double *signature = g_new0(double, 2 * n);
     for (guint ri = 0; ri < G_N_ELEMENTS(recompute_levels); ri++) {
+        /* layered accumulation keeps every micro-batch's activations of a module until its
+         * backward: whether it must recompute is the memory's answer, searched like any
+         * layout's (the old planner forced full recomputation on it) */
         ParoPlanShape sh = f->first;
-        if (sh.layout.layered) { /* layered accumulation recomputes every layer */
-            if (recompute_levels[ri].recompute != PARO_RECOMPUTE_FULL ||
-                recompute_levels[ri].every != 1)
-                continue;
-        }
         sh.layout.recompute = recompute_levels[ri].recompute;
         sh.layout.recompute_every = recompute_levels[ri].every;
         for (guint bi = 0; bi < G_N_ELEMENTS(micro_batches); bi++) {

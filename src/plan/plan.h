@@ -23,7 +23,7 @@ typedef struct {
     gint64 tp, cp, ep, pp;
     ParoPipeSchedule schedule; /* 1f1b unless interleaved or layered */
     gint64 virtual_stages;     /* modules per device (modular: one layer each) */
-    gboolean layered;          /* layered gradient accumulation, with full recomputation */
+    gboolean layered;          /* layered gradient accumulation (its recomputation searched) */
     gboolean uneven;           /* pp does not divide the layers: parallelism.stage_layers */
     gboolean sequence_parallel;
     ParoRecompute recompute;
