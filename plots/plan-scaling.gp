@@ -4,7 +4,8 @@
 # input: the TSV that `parosim plot plan-scaling PLANS.csv --data FILE` derives from
 # `parosim plan --format csv` outputs concatenated: "gpus strategy_index strategy days
 # gpu_hours layout", one block per strategy (index k-1 for the k-th name of strategies),
-# then a block of the best at each GPU count; strategies: the names (space-separated).
+# then a block of the best at each GPU count; strategies: the names (space-separated);
+# aliases (optional): each one's alias for the key, '-' for none.
 #   gnuplot -e "input='plans.tsv'; strategies='NNG NNI'; output='plans.png'" plots/plan-scaling.gp
 if (!exists("height")) height = 800
 load ARG0[1:strlen(ARG0)-strlen('plan-scaling.gp')].'common.gp'
@@ -15,6 +16,9 @@ set datafile nocolumnheaders
 set datafile separator '\t'
 set datafile commentschars '#'
 n = words(strategies)
+if (!exists("aliases")) aliases = ''
+key_title(k) = word(strategies, k) . \
+    (word(aliases, k) eq '' || word(aliases, k) eq '-' ? '' : ' ('.word(aliases, k).')')
 # x: the GPU counts, a little room either side
 stats input using 1 nooutput
 set xrange [STATS_min/1.3:STATS_max*1.3]
@@ -43,7 +47,7 @@ stats input using 4 nooutput
 eval log_tics(STATS_min, STATS_max)
 set ylabel 'time to train (days)'
 plot for [k=0:n-1] input index k using 1:4 with linespoints lw 2 pt point_type(k) ps 1.2 \
-         lc rgb colour(k) title word(strategies, k+1), \
+         lc rgb colour(k) title key_title(k+1), \
      input index n using 1:4 with points pt 6 ps 3 lw 2 lc rgb '#222222' title 'best', \
      input index n using 1:4:3 with labels offset 0, 1.6 font ',9' tc rgb '#222222' notitle
 unset key

@@ -262,6 +262,12 @@ gboolean paro_plot_plan_scaling(const char *plan_csv, const char *strategies, GS
         "micro_batch", "accumulation", "gpus", "fits", "tight", "time_train", "gpu_hours"};
     enum { GPUS = 9, FITS, TIGHT, TIME, HOURS };
     int c[G_N_ELEMENTS(wanted)];
+    if (paro_table_column(t, "time_train", NULL) < 0) { /* a run's or a sweep's CSV */
+        paro_config_error_set(error, PARO_CONFIG_ERROR_MISSING_KEY, t->path, 1, 1,
+                              "no column 'time_train' in the header: not a plan "
+                              "(parosim plan --format csv)");
+        return FALSE;
+    }
     for (guint k = 0; k < G_N_ELEMENTS(wanted); k++)
         if ((c[k] = paro_table_column(t, wanted[k], error)) < 0)
             return FALSE;

@@ -178,6 +178,16 @@ gboolean paro_plot_prepare(const ParoPlotRequest *rq, const char *data_path, GPt
         g_ptr_array_remove_index(vars, 0); /* the script reads the derived table */
         add_string(vars, "input", data_path);
         add_string(vars, "strategies", names);
+        /* the key says "NNG (zero-1)": each name's first alias, '-' when it has none */
+        g_auto(GStrv) list = g_strsplit(names, " ", -1);
+        for (int i = 0; list[i]; i++) {
+            const ParoStrategy *known = paro_strategy_lookup(list[i]);
+            const char *alias = known && known->aliases[0] ? known->aliases[0] : "-";
+            g_free(list[i]);
+            list[i] = g_strdup(alias);
+        }
+        g_autofree char *aliases = g_strjoinv(" ", list);
+        add_string(vars, "aliases", aliases);
         return TRUE;
     }
     case PARO_PLOT_MEMORY_TIMELINE:
