@@ -219,10 +219,11 @@ static gint by_gpus(gconstpointer a, gconstpointer b)
     return (x > y) - (x < y);
 }
 
-/* A line of the table: gpus, strategy index, name, days, GPU-hours, the row's layout
- * ("tp2 pp4 1f1b b1 A16": cp, ep, pp and the virtual stages only where they are not 1). */
+/* A line of the table: gpus, strategy index, name, days, GPU-hours, whether the point is
+ * the strategy's own best (within plan's window of the best at its GPU count), the row's
+ * layout ("tp2 pp4 1f1b b1 A16": cp, ep, pp and the virtual stages only where not 1). */
 static void plan_line(GString *tsv, const ParoTable *t, const PlanCell *cell, int index,
-                      const int *c, double gpu_hours)
+                      const int *c, double gpu_hours, double best_time)
 {
     enum { NAME, TP, CP, EP, PP, SCHEDULE, VIRTUAL, MICRO, ACCUMULATION };
 #define F(k) paro_table_field(t, cell->row, c[k])
@@ -246,8 +247,11 @@ static void plan_line(GString *tsv, const ParoTable *t, const PlanCell *cell, in
     char days[G_ASCII_DTOSTR_BUF_SIZE], hours[G_ASCII_DTOSTR_BUF_SIZE];
     g_ascii_formatd(days, sizeof days, "%.6g", cell->time / 86400.0);
     g_ascii_formatd(hours, sizeof hours, "%.6g", gpu_hours);
-    g_string_append_printf(tsv, "%.0f\t%d\t%s\t%s\t%s\t%s\n", cell->gpus, index, name, days, hours,
-                           layout->str);
+    /* plan keeps every row whose lower bound is within its window of the best: a row of
+     * the strategy faster than this one would have a bound below it, and been kept */
+    gboolean exact = cell->time <= (1.0 + PARO_PLOT_PLAN_WINDOW) * best_time;
+    g_string_append_printf(tsv, "%.0f\t%d\t%s\t%s\t%s\t%d\t%s\n", cell->gpus, index, name, days,
+                           hours, exact, layout->str);
 }
 
 gboolean paro_plot_plan_scaling(const char *plan_csv, const char *strategies, GString *tsv,
@@ -366,7 +370,8 @@ gboolean paro_plot_plan_scaling(const char *plan_csv, const char *strategies, GS
     }
 
     g_autoptr(GPtrArray) drawn_names = g_ptr_array_new();
-    g_string_append(tsv, "# gpus\tstrategy_index\tstrategy\tdays\tgpu_hours\tlayout\n");
+    g_string_append(tsv, "# gpus\tstrategy_index\tstrategy\tdays\tgpu_hours\texact\tlayout\n");
+    g_array_sort(best, by_gpus);
     for (guint k = 0; k < drawn->len; k++) {
         guint s = g_array_index(drawn, guint, k);
         GArray *mine = g_ptr_array_index(cells, s);
@@ -375,12 +380,12 @@ gboolean paro_plot_plan_scaling(const char *plan_csv, const char *strategies, GS
             g_string_append(tsv, "\n\n"); /* gnuplot's next index */
         for (guint i = 0; i < mine->len; i++) {
             const PlanCell *cell = &g_array_index(mine, PlanCell, i);
-            plan_line(tsv, t, cell, (int)k, c, g_array_index(hours, double, cell->row));
+            plan_line(tsv, t, cell, (int)k, c, g_array_index(hours, double, cell->row),
+                      plan_cell(best, cell->gpus)->time);
         }
         g_ptr_array_add(drawn_names, g_ptr_array_index(seen, s));
     }
     g_string_append(tsv, "\n\n");
-    g_array_sort(best, by_gpus);
     for (guint i = 0; i < best->len; i++) {
         const PlanCell *cell = &g_array_index(best, PlanCell, i);
         const char *name = paro_table_field(t, cell->row, c[0]);
@@ -388,7 +393,7 @@ gboolean paro_plot_plan_scaling(const char *plan_csv, const char *strategies, GS
         for (guint k = 0; k < drawn->len; k++)
             if (strcmp(g_ptr_array_index(drawn_names, k), name) == 0)
                 index = (int)k;
-        plan_line(tsv, t, cell, index, c, g_array_index(hours, double, cell->row));
+        plan_line(tsv, t, cell, index, c, g_array_index(hours, double, cell->row), cell->time);
     }
     *names = join_spaced(drawn_names);
     return TRUE;

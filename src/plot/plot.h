@@ -96,6 +96,11 @@ gboolean paro_plot_best_map(const char *sweep_csv, const char *x_axis, const cha
                             GString *tsv, char **winners, char **x_name, char **y_name,
                             GError **error);
 
+/* plan's window (PARO_PLAN_WINDOW in plan/plan.h, which the plot module does not include;
+ * tests/test_plot.c checks they agree): plan keeps every configuration whose lower bound is
+ * within it of the best. */
+#define PARO_PLOT_PLAN_WINDOW 0.05
+
 /**
  * paro_plot_plan_scaling:
  * @plan_csv: the CSV of `parosim plan --format csv`, or several concatenated (each with
@@ -103,10 +108,13 @@ gboolean paro_plot_best_map(const char *sweep_csv, const char *x_axis, const cha
  * @strategies: (nullable): names or aliases to draw, comma-separated; NULL = every
  *   strategy with a row that fits with the memory headroom, in order of first appearance
  * @tsv: receives the plan-scaling table: "# gpus strategy_index strategy days gpu_hours
- *   layout", one block (two blank lines apart) per drawn strategy, its best row (the least
- *   time_train among those that fit and are not tight; the first on a tie) at each GPU
- *   count in increasing order, then a last block of the best row at each GPU count over
- *   every strategy (strategy_index -1 when that strategy is not drawn)
+ *   exact layout", one block (two blank lines apart) per drawn strategy, its best row (the
+ *   least time_train among those that fit and are not tight; the first on a tie) at each
+ *   GPU count in increasing order, then a last block of the best row at each GPU count
+ *   over every strategy (strategy_index -1 when that strategy is not drawn). exact is 1
+ *   when the row is within PARO_PLOT_PLAN_WINDOW of the best at its GPU count, where plan
+ *   keeps every row that could beat it: the strategy's own best; 0 when it is only an
+ *   upper bound of it (plan stopped searching that strategy's slower configurations)
  * @names: (out): the drawn strategies, space-separated, in block order
  * Errors: located PARO_CONFIG_ERROR: a missing column (MISSING_KEY), a bad number or flag
  * (TYPE), a header unlike the first, a named strategy with no such row, nothing that fits
