@@ -292,6 +292,8 @@ START_TEST(plan_scaling_errors_are_located)
     expect_plan_refused(HEAD "NNG,true,false,8,3600,-8" KNOBS, NULL, PARO_CONFIG_ERROR_RANGE, 2,
                         23);
     expect_plan_refused(HEAD "NNG,true,false,8,nan,8" KNOBS, NULL, PARO_CONFIG_ERROR_RANGE, 2, 18);
+    /* a strategy name the script could not take as one word: line 2, column 1 */
+    expect_plan_refused(HEAD "N G,true,false,8,3600,8" KNOBS, NULL, PARO_CONFIG_ERROR_TYPE, 2, 1);
     /* a second header unlike the first (fits and tight swapped): line 3, at 'tight' */
     expect_plan_refused(HEAD "NNG,true,false,8,3600,8" KNOBS
                              "name,tight,fits,gpus,time_train,gpu_hours,tp,pp,cp,ep,schedule,"

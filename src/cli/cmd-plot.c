@@ -28,8 +28,8 @@ static const char plot_help_tail[] =
     "  parosim plot best-map sweep.csv -o best.svg\n"
     "  parosim run SCENARIO.yaml --strategies NII --trace step.tsv\n"
     "  parosim plot gantt step.tsv -o gantt.png\n"
-    "  for n in 1 2 4; do parosim plan SCENARIO.yaml --set topology.nodes=$n --format csv\n"
-    "      done > plans.csv\n"
+    "  for n in 1 2 4; do parosim plan SCENARIO.yaml --set topology.nodes=$n --top 0 \\\n"
+    "      --format csv; done > plans.csv\n"
     "  parosim plot plan-scaling plans.csv -o plans.png --data plans.tsv\n"
     "\n"
     "scripts/gallery.sh renders the whole standard set (meson: ninja -C build plots).";

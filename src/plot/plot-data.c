@@ -313,7 +313,15 @@ gboolean paro_plot_plan_scaling(const char *plan_csv, const char *strategies, GS
             !table_bounded(t, r, c[HOURS], 0, FALSE, FALSE, "GPU-hours from 0",
                            &g_array_index(hours, double, r), error))
             return FALSE;
-        guint s = intern(seen, paro_table_field(t, r, c[0]));
+        const char *name = paro_table_field(t, r, c[0]);
+        if (name[0] == '\0' || strpbrk(name, " \t\r\n'\"") != NULL) {
+            /* the script takes the names as gnuplot words; plan writes none of these */
+            paro_config_error_set(error, PARO_CONFIG_ERROR_TYPE, t->path,
+                                  g_array_index(t->lines, int, r), paro_table_offset(t, r, c[0]),
+                                  "expected a strategy name (no spaces or quotes), got '%s'", name);
+            return FALSE;
+        }
+        guint s = intern(seen, name);
         if (s == cells->len)
             g_ptr_array_add(cells, g_array_new(FALSE, FALSE, sizeof(PlanCell)));
         /* the least time; the first row on a tie (a plan lists its rows in rank order) */
