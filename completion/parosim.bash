@@ -64,7 +64,7 @@ _parosim() {
         return
     fi
     if [ "$cmd" = plot ] && [ "$COMP_CWORD" -eq 2 ]; then
-        local kinds="strategies best-map collective-scaling throughput-scaling memory-timeline gantt validate"
+        local kinds="strategies best-map collective-scaling throughput-scaling plan-scaling memory-timeline gantt validate"
         mapfile -t COMPREPLY < <(compgen -W "$kinds" -- "$cur")
         return
     fi

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzz target: the CSV/TSV reader of `parosim plot`. The first byte picks the separator
  * (even: ',' CSV with header, odd: '\t' TSV), the rest is written to a file and read;
- * a table read is then probed as the plot code does (columns by name, numbers). */
+ * a table read is then probed as the plot code does (columns by name, numbers), and a CSV
+ * is read as plans by the plan-scaling plot (repeated headers, flags, GPU counts). */
 #include "fuzz-common.h"
+#include "plot/plot.h"
 #include "plot/table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -35,5 +37,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         paro_table_free(t);
     }
     g_clear_error(&error);
+    if (separator == ',') {
+        GString *tsv = g_string_new(NULL);
+        char *names = NULL;
+        if (paro_plot_plan_scaling(path, NULL, tsv, &names, &error))
+            g_free(names);
+        g_clear_error(&error);
+        g_string_free(tsv, TRUE);
+    }
     return 0;
 }

@@ -54,6 +54,17 @@ step "throughput scaling: LLaMA-7B, 16 to 128 GPUs (Figure 5 form)"
     --strategies zero-2,zero-3,NIG,IGG,IIG,NII,mics,fsdp-hsz,zero++ \
     --title 'LLaMA-7B, full training: throughput vs GPUs'
 
+step "plan scaling: each strategy's best plan for the planner's oracle on 4 to 16 GPUs"
+# the oracle's small model on small GPUs (tests/data/good/scenario-plan-oracle.yaml): memory
+# decides the layout, and its plans take a second or two
+for nodes in 1 2 4; do
+    "$parosim" plan tests/data/good/scenario-plan-oracle.yaml --set topology.nodes="$nodes" \
+        --top 0 --format csv
+done >"$out/plans-oracle.csv"
+"$parosim" plot plan-scaling "$out/plans-oracle.csv" -o "$out/plan-scaling.png" \
+    --strategies zero-1,zero-2,zero-3,NNI,NII,IIG,mics,zero++ --data "$out/plan-scaling.tsv" \
+    --title 'Planner oracle (115 M parameters, 640 MiB GPUs, 4 a node): time and GPU-hours to train'
+
 # The best strategy as parosim ranks it: the first row of run-7b.csv that fits (rows come in
 # rank order, those that fit first), labelled with its first alias when it has one.
 best=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }

@@ -188,6 +188,18 @@ golden plan-oracle-explain.txt plan $oracle --top 4 --explain
 golden plan-oracle-all.txt plan $oracle --batch-tokens 32768 --top 8 --all
 golden plan-oracle-budget.csv plan $oracle --tokens 1e9 --top 5 --format csv --dp-only
 golden plan-oracle-lga.txt plan $oracle --lga --top 12
+# the plan-scaling plot's table (--data) of the oracle's plans on 1, 2 and 4 nodes, as
+# tests/data/plot/plan-oracle.csv keeps them (for n in 1 2 4; do parosim plan $oracle
+# --set topology.nodes=$n --format csv; done): needs gnuplot, since the table is kept only
+# when the plot renders
+if command -v gnuplot >/dev/null 2>&1; then
+    png=$(mktemp -d)
+    golden plot-plan-scaling.tsv plot plan-scaling tests/data/plot/plan-oracle.csv \
+        -o "$png/plan.png" --data /dev/stdout
+    rm -rf "$png"
+else
+    ok "plot-plan-scaling.tsv # SKIP gnuplot is not installed"
+fi
 golden error-unknown-key.txt strategies tests/data/bad/scenario-unknown-key.yaml
 golden error-set.txt strategies "$scenario" --set training.accumulaton=8
 # a parallel sweep prints the same bytes as a serial one

@@ -55,6 +55,9 @@ render collective-scaling "$work/coll.csv" --metric time
 render throughput-scaling "$work/sweep.csv" --strategies NII,zero-3 --size 640x400
 render memory-timeline "$work/trace.tsv" --strategy zero-3 --capacity '80 GiB'
 render gantt "$work/trace.tsv"
+# plans of the oracle on 1, 2 and 4 nodes concatenated, each with its header (the live
+# pipeline, plan then plot, runs in the gallery below)
+render plan-scaling tests/data/plot/plan-oracle.csv --strategies zero-1,NNI,NII --size 800x700
 if [ -f plots/validate.gp ]; then
     render validate tests/data/plot/validate.csv
 fi
@@ -85,6 +88,13 @@ if [ $code = 1 ] && grep -q "not a sweep" "$work/err" && [ ! -e "$work/bad.png" 
 else
     not_ok "best-map on a run CSV: exit $code, $(tr '\n' ' ' <"$work/err")"
 fi
+"$parosim" plot plan-scaling "$work/run.csv" -o "$work/bad.png" 2>"$work/err"
+code=$?
+if [ $code = 1 ] && grep -q "not a plan" "$work/err" && [ ! -e "$work/bad.png" ]; then
+    ok "a run CSV given to plan-scaling fails cleanly"
+else
+    not_ok "plan-scaling on a run CSV: exit $code, $(tr '\n' ' ' <"$work/err")"
+fi
 PAROSIM_GNUPLOT=/bin/false "$parosim" plot strategies "$work/run.csv" -o "$work/none.png" 2>"$work/err"
 code=$?
 if [ $code = 1 ] && grep -q "gnuplot" "$work/err" && [ ! -e "$work/none.png" ]; then
@@ -95,13 +105,13 @@ fi
 "$parosim" plot pie "$work/run.csv" -o "$work/pie.png" 2>/dev/null
 if [ $? = 2 ]; then ok "an unknown kind is a usage error"; else not_ok "unknown kind"; fi
 
-# The gallery (scripts/gallery.sh) renders its nine plots, and its "best strategy" is the
+# The gallery (scripts/gallery.sh) renders its ten plots, and its "best strategy" is the
 # first row that fits in parosim's own ranking (issue #42: it once said NII, ranked 4th).
 best=$("$parosim" run "$scenario" --format json | python3 -c '
 import json, sys
 print(next(s["name"] for s in json.load(sys.stdin)["strategies"] if s["fits"]))')
 if bash scripts/gallery.sh "$parosim" "$work/gallery" 2>"$work/gallery.log" &&
-    [ "$(ls "$work/gallery"/*.png | wc -l)" = 9 ] && is_png "$work/gallery/gantt.png" &&
+    [ "$(ls "$work/gallery"/*.png | wc -l)" = 10 ] && is_png "$work/gallery/gantt.png" &&
     grep -q "of the best strategy, $best[ (]" "$work/gallery.log" &&
     [ "$(grep -c "^task	$best	" "$work/gallery/trace-best.tsv")" -gt 0 ]; then
     ok "the gallery renders, its best strategy is run's first that fits ($best)"

@@ -28,6 +28,9 @@ static const char plot_help_tail[] =
     "  parosim plot best-map sweep.csv -o best.svg\n"
     "  parosim run SCENARIO.yaml --strategies NII --trace step.tsv\n"
     "  parosim plot gantt step.tsv -o gantt.png\n"
+    "  for n in 1 2 4; do parosim plan SCENARIO.yaml --set topology.nodes=$n --top 0 \\\n"
+    "      --format csv; done > plans.csv\n"
+    "  parosim plot plan-scaling plans.csv -o plans.png --data plans.tsv\n"
     "\n"
     "scripts/gallery.sh renders the whole standard set (meson: ninja -C build plots).";
 
@@ -73,7 +76,8 @@ int paro_cmd_plot(int argc, char **argv)
         {"strategy", 0, 0, G_OPTION_ARG_STRING, &strategy,
          "memory-timeline, gantt: the strategy to draw (default: the trace's first)", "NAME"},
         {"strategies", 0, 0, G_OPTION_ARG_STRING, &strategies,
-         "throughput-scaling: names or aliases to draw (default: all in the sweep)", "LIST"},
+         "throughput-scaling, plan-scaling: names or aliases to draw (default: all in the input)",
+         "LIST"},
         {"x", 0, 0, G_OPTION_ARG_STRING, &x_axis, "best-map: the varied path across", "PATH"},
         {"y", 0, 0, G_OPTION_ARG_STRING, &y_axis, "best-map: the varied path up", "PATH"},
         {"metric", 0, 0, G_OPTION_ARG_STRING, &metric,
@@ -84,7 +88,7 @@ int paro_cmd_plot(int argc, char **argv)
          "memory-timeline: draw the GPU memory line (e.g. '80 GiB')", "BYTES"},
         {"size", 0, 0, G_OPTION_ARG_STRING, &size, "Pixels (default 1000x600)", "WxH"},
         {"data", 0, 0, G_OPTION_ARG_FILENAME, &data,
-         "best-map: also keep the derived table the script reads", "FILE"},
+         "best-map, plan-scaling: also keep the derived table the script reads", "FILE"},
         {"scripts", 0, 0, G_OPTION_ARG_FILENAME, &scripts,
          "Folder of the gnuplot scripts (default: $PAROSIM_PLOTS_DIR, else the built-in)", "DIR"},
         {NULL},

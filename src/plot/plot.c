@@ -30,6 +30,10 @@ const ParoPlotKindInfo paro_plot_kinds[PARO_PLOT_N_KINDS] = {
     [PARO_PLOT_THROUGHPUT_SCALING] = {"throughput-scaling", "throughput-scaling.gp",
                                       "CSV of `parosim sweep` over the GPU count",
                                       "throughput vs GPUs, a line per strategy"},
+    [PARO_PLOT_PLAN_SCALING] =
+        {"plan-scaling", "plan-scaling.gp",
+         "CSV of `parosim plan --format csv`, several cluster sizes concatenated",
+         "time and GPU-hours to train vs GPUs, each strategy's best plan, the best marked"},
     [PARO_PLOT_MEMORY_TIMELINE] = {"memory-timeline", "memory-timeline.gp",
                                    "TSV of `parosim run --trace FILE.tsv`",
                                    "memory over one step, stacked by category"},
@@ -163,6 +167,27 @@ gboolean paro_plot_prepare(const ParoPlotRequest *rq, const char *data_path, GPt
             return FALSE;
         }
         add_string(vars, "strategies", names);
+        return TRUE;
+    }
+    case PARO_PLOT_PLAN_SCALING: {
+        g_autoptr(GString) tsv = g_string_new(NULL);
+        g_autofree char *names = NULL;
+        if (!paro_plot_plan_scaling(rq->input, rq->strategies, tsv, &names, error) ||
+            !paro_file_write(data_path, tsv->str, tsv->len, NULL, error))
+            return FALSE;
+        g_ptr_array_remove_index(vars, 0); /* the script reads the derived table */
+        add_string(vars, "input", data_path);
+        add_string(vars, "strategies", names);
+        /* the key says "NNG (zero-1)": each name's first alias, '-' when it has none */
+        g_auto(GStrv) list = g_strsplit(names, " ", -1);
+        for (int i = 0; list[i]; i++) {
+            const ParoStrategy *known = paro_strategy_lookup(list[i]);
+            const char *alias = known && known->aliases[0] ? known->aliases[0] : "-";
+            g_free(list[i]);
+            list[i] = g_strdup(alias);
+        }
+        g_autofree char *aliases = g_strjoinv(" ", list);
+        add_string(vars, "aliases", aliases);
         return TRUE;
     }
     case PARO_PLOT_MEMORY_TIMELINE:

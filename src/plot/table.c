@@ -144,15 +144,20 @@ gboolean paro_table_number(const ParoTable *t, guint row, int column, double *ou
     char *end = NULL;
     *out = g_ascii_strtod(text, &end);
     if (end == text || *end != '\0') {
-        /* the column within the line: the lengths of the fields before it, plus separators
-         * (exact for unquoted fields, which is what numbers are) */
-        int col = 1;
-        for (int c = 0; c < column; c++)
-            col += (int)strlen(paro_table_field(t, row, c)) + 1;
         paro_config_error_set(error, PARO_CONFIG_ERROR_TYPE, t->path,
-                              g_array_index(t->lines, int, row), col, "expected a number, got '%s'",
-                              text);
+                              g_array_index(t->lines, int, row), paro_table_offset(t, row, column),
+                              "expected a number, got '%s'", text);
         return FALSE;
     }
     return TRUE;
+}
+
+int paro_table_offset(const ParoTable *t, guint row, int column)
+{
+    /* the lengths of the fields before it, plus separators (exact for unquoted fields,
+     * which is what numbers and flags are) */
+    int col = 1;
+    for (int c = 0; c < column; c++)
+        col += (int)strlen(paro_table_field(t, row, c)) + 1;
+    return col;
 }

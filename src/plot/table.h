@@ -40,4 +40,8 @@ static inline const char *paro_table_field(const ParoTable *t, guint row, int co
 /** paro_table_number: the field as a number; FALSE and a located error when it is not one. */
 gboolean paro_table_number(const ParoTable *t, guint row, int column, double *out, GError **error);
 
+/** paro_table_offset: the 1-based character column where field @column of row @row
+ * starts on its line (exact for unquoted fields), for located errors. */
+int paro_table_offset(const ParoTable *t, guint row, int column);
+
 G_END_DECLS
