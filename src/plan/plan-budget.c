@@ -17,7 +17,6 @@
 
 #define STEP_S_PER_LAYER_STEP 2e-6
 #define SHAPE_LOAD_S 0.3e-3 /* a shape loaded and bounded (measured: 0.22 ms, Llama-3-70B) */
-#define MICRO_BATCHES 5
 
 gboolean paro_plan_check_work(const ParoScenario *base, const ParoPlanRequest *rq, GError **error)
 {
@@ -40,11 +39,13 @@ gboolean paro_plan_check_work(const ParoScenario *base, const ParoPlanRequest *r
                     rq->batch_tokens, n, seq, a_max, max, paro_limit_accumulation.why);
         return FALSE;
     }
-    double shapes = (double)paro_plan_count_layouts(base, rq) * MICRO_BATCHES;
-    double groups = 0;
-    for (gint64 m = 1; m <= n; m *= 2)
-        if ((m <= gpn && gpn % m == 0) || (m > gpn && m % gpn == 0 && n % m == 0))
-            groups++;
+    double shapes = (double)paro_plan_count_shapes(base, rq);
+    /* data parallelism alone over the whole cluster, as the search gives it group sizes */
+    ParoPlanShape dp_only = {
+        .layout = {.tp = 1, .cp = 1, .ep = 1, .pp = 1, .virtual_stages = 1, .recompute_every = 1},
+        .dp = n};
+    g_autoptr(GArray) group_sizes = paro_plan_group_sizes(&dp_only, gpn);
+    double groups = (double)group_sizes->len;
     double configs = 2 * groups;
     double seconds = shapes * SHAPE_LOAD_S +
                      configs * ((double)n_strategies * 7 * L * STEP_S_PER_LAYER_STEP + w.coll_s);

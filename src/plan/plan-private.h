@@ -36,9 +36,10 @@ gboolean paro_plan_layout_is_dp(const ParoPlanLayout *layout);
 /* The group sizes the search gives @shape (GArray of gint64, largest last). */
 GArray *paro_plan_group_sizes(const ParoPlanShape *shape, gint64 gpus_per_node);
 
-/* The layouts of the request's space, each recomputation level apart (the work estimate's
- * count: the search bounds each at up to five micro-batches). */
-guint paro_plan_count_layouts(const ParoScenario *base, const ParoPlanRequest *rq);
+/* The shapes of the request's space at the most: every layout, recomputation level and
+ * micro-batch (the work estimate's count; the search stops a layout's micro-batches at the
+ * first none fits). */
+guint paro_plan_count_shapes(const ParoScenario *base, const ParoPlanRequest *rq);
 
 /* The step's compute lower bound at @accumulation (a device's layers and optimizer), and
  * the least fill and drain of its pipeline beside it: their sum bounds the step. */

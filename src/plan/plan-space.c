@@ -333,10 +333,10 @@ static GArray *layouts(const ParoScenario *base, const ParoPlanRequest *rq)
     return families;
 }
 
-guint paro_plan_count_layouts(const ParoScenario *base, const ParoPlanRequest *rq)
+guint paro_plan_count_shapes(const ParoScenario *base, const ParoPlanRequest *rq)
 {
     g_autoptr(GArray) families = layouts(base, rq);
-    return families->len * G_N_ELEMENTS(recompute_levels);
+    return families->len * G_N_ELEMENTS(recompute_levels) * G_N_ELEMENTS(micro_batches);
 }
 
 GArray *paro_plan_shapes(const char *path, const ParoScenario *base, ParoPlanRequest *rq,
