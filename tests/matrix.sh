@@ -87,6 +87,7 @@ topology.network.nodes_per_leaf topology.network.oversubscription topology.nccl.
 topology.gpu.sms topology.gpu.matmul_efficiency topology.gpu.attention_efficiency
 topology.gpu.elementwise_efficiency topology.gpu.cudnn_attention_efficiency
 topology.gpu.fp8_matmul_efficiency topology.gpu.flash1_attention_efficiency
+topology.gpu.long_attention_efficiency
 topology.gpu.flat_pass_efficiency topology.gpu.gemm_power_knee topology.gpu.gemm_power_slope
 topology.nccl.chunks parallelism.group parallelism.tp parallelism.pp parallelism.dp
 parallelism.cp

@@ -767,6 +767,68 @@ START_TEST(compute_fused_attention_rates)
 }
 END_TEST
 
+/* FlashAttention-2's forward plus backward on one H200 (validation/data/h200/
+ * 2026-11-28_longseq.txt, PyTorch 2.11's FLASH_ATTENTION backend, bf16, head dim 128, batch
+ * 1): whole causal kernels beyond 8k tokens, and one rank's ring attention (Transformer
+ * Engine 1.4's steps) of 32k-1M tokens over cp 2-32; milliseconds. */
+static const struct {
+    gint64 seq, cp, heads;
+    double ms;
+} measured_long_flash[] = {
+    {32768, 2, 16, 25.191},   {32768, 2, 16, 25.281},    {65536, 2, 8, 48.203},
+    {65536, 2, 8, 49.121},    {131072, 4, 8, 96.990},    {131072, 4, 8, 97.958},
+    {262144, 8, 8, 193.879},  {262144, 8, 8, 196.690},   {524288, 16, 4, 194.328},
+    {524288, 16, 4, 197.525}, {1048576, 32, 4, 388.594}, {1048576, 32, 4, 395.217},
+    {16384, 1, 16, 12.514},   {16384, 1, 32, 24.683},    {32768, 1, 8, 24.382},
+    {32768, 1, 16, 48.685},   {65536, 1, 4, 47.865},     {65536, 1, 8, 95.746},
+    {131072, 1, 4, 192.651},
+};
+
+/* The median relative error of the attention core against measured_long_flash, the
+ * long-sequence tile model at @long_rate (0: none). */
+static double long_flash_median_error(double long_rate)
+{
+    double errors[G_N_ELEMENTS(measured_long_flash)];
+    for (guint i = 0; i < G_N_ELEMENTS(measured_long_flash); i++) {
+        ParoModel m = paro_test_gpt_layers(128 * measured_long_flash[i].heads);
+        ParoComputeSetup c = paro_test_h100_like(4.8e12, 1, measured_long_flash[i].seq);
+        c.cp = measured_long_flash[i].cp;
+        c.long_attention_efficiency = long_rate;
+        g_autoptr(GArray) layers = paro_compute_layers(&m, &c);
+        errors[i] = fabs(g_array_index(layers, ParoLayerCost, 1).attention_s /
+                             (measured_long_flash[i].ms * 1e-3) -
+                         1.0);
+    }
+    qsort(errors, G_N_ELEMENTS(errors), sizeof errors[0], compare_doubles);
+    return errors[G_N_ELEMENTS(errors) / 2];
+}
+
+START_TEST(compute_flash_attention_long_sequences)
+{
+    /* System: FlashAttention-2 on an H100-like GPU (the H200's compute die), the layer fit
+     * (0.27 of peak, 2.75 key blocks a tile) and the long-sequence one (0.34, 11.89 blocks).
+     * Expectation: against the 19 kernels measured on an H200 beyond 8k tokens (whole, and
+     * ring attention's steps up to 1M tokens), which the layer fit predicts 23% too slow in
+     * median, the larger of the two rates within 5% (fit_attention.py --ceiling: 2.5%);
+     * at and below 8k tokens, where the layer fit was fitted, the same time as without it. */
+    double without = long_flash_median_error(0), with = long_flash_median_error(0.34);
+    ck_assert_msg(without > 0.20, "the layer fit alone: median error %.3f", without);
+    ck_assert_msg(with < 0.05, "with the long-sequence model: median error %.3f", with);
+    for (gint64 seq = 512; seq <= 8192; seq *= 2) {
+        ParoModel m = paro_test_gpt_layers(4096);
+        ParoComputeSetup c = paro_test_h100_like(4.8e12, 1, seq);
+        g_autoptr(GArray) base = paro_compute_layers(&m, &c);
+        c.long_attention_efficiency = 0.34;
+        g_autoptr(GArray) ceiled = paro_compute_layers(&m, &c);
+        double a = g_array_index(base, ParoLayerCost, 1).attention_s;
+        double b = g_array_index(ceiled, ParoLayerCost, 1).attention_s;
+        /* Tolerance: 1e-4 relative at 8k tokens, where the two meet (11.89 is rounded). */
+        ck_assert_msg(fabs(b / a - 1.0) < 1e-4,
+                      "%" G_GINT64_FORMAT " tokens: %.6g s against %.6g s", seq, b, a);
+    }
+}
+END_TEST
+
 START_TEST(compute_mixture_of_experts_products)
 {
     /* System: Mixtral 8x7B's middle layer, b 1, s 4096, at a flat GEMM rate R (so a
@@ -1243,6 +1305,7 @@ static Suite *model_suite(void)
     tcase_add_test(tc, gemm_model_fp8_against_measured_h100);
     tcase_add_test(tc, compute_fp8_linears_by_hand);
     tcase_add_test(tc, compute_fused_attention_rates);
+    tcase_add_test(tc, compute_flash_attention_long_sequences);
     tcase_add_test(tc, model_count_only);
     tcase_add_test(tc, model_huge_heads_do_not_overflow);
     tcase_add_test(tc, model_fused_swiglu_keeps_its_input_only);

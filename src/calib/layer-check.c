@@ -146,6 +146,7 @@ ParoComputeSetup paro_compute_setup_of_gpu(const ParoTopology *t)
         .attention_efficiency = g->attention_efficiency,
         .cudnn_attention_efficiency = g->cudnn_attention_efficiency,
         .flash1_attention_efficiency = g->flash1_attention_efficiency,
+        .long_attention_efficiency = g->long_attention_efficiency,
         .fp8_matmul_efficiency = g->fp8_matmul_efficiency,
         .elementwise_Bps = paro_compute_elementwise_Bps(t->gpu.hbm_Bps, g->elementwise_share),
         .flat_pass_Bps = paro_compute_flat_pass_Bps(t->gpu.hbm_Bps, g->flat_pass_share),

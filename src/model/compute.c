@@ -338,7 +338,15 @@ static void attention_core(const ParoModel *m, const ParoComputeSetup *c, double
         double visits = (blocks + 1.0) / 2.0;
         if (c->sms > 0)
             rate *= tiles / (ceil(tiles / (double)c->sms) * (double)c->sms);
-        rate *= visits / (visits + PARO_ATTENTION_TILE_OVERHEAD);
+        double per_tile = visits / (visits + PARO_ATTENTION_TILE_OVERHEAD);
+        /* FlashAttention-2 on Hopper runs faster on long sequences than the tile model
+         * fitted on layers of up to 8k tokens gives: the larger of that and a second tile
+         * model measured on kernels of 16k-1M tokens (decision 92) */
+        if (c->attention == PARO_ATTENTION_FLASH && c->long_attention_efficiency > 0)
+            rate *= MAX(per_tile, c->long_attention_efficiency / c->attention_efficiency * visits /
+                                      (visits + PARO_ATTENTION_LONG_TILE_OVERHEAD));
+        else
+            rate *= per_tile;
     }
     *forward = flops / rate;
     *backward = (fused ? 2.5 : 2.0) * *forward;

@@ -26,6 +26,7 @@ typedef struct {
     double cudnn_attention_efficiency;  /* cuDNN's fused attention; 0: attention_efficiency's */
     double flash1_attention_efficiency; /* FlashAttention-1's generation; 0: half of
                                          * attention_efficiency */
+    double long_attention_efficiency;   /* FlashAttention-2's long-sequence tile model; 0: none */
     gboolean fp8;                       /* the linear layers' products in fp8 (docs/compute.md) */
     double fp8_matmul_efficiency;       /* best fp8 GEMM rate / fp8 peak (2 x peak_flops); 0: the
                                          * 16-bit efficiency x PARO_FP8_SHARE_OF_16BIT */
@@ -160,6 +161,10 @@ static inline double paro_compute_setup_flat_pass_Bps(const ParoComputeSetup *c)
  * FlashAttention-2 layers of validation/data/h100/2026-11-25_layer.txt
  * (validation/harness/fit_attention.py); docs/compute.md. */
 #define PARO_ATTENTION_TILE_OVERHEAD 2.75
+/* The long-sequence tile model's fixed cost a tile, in key blocks (decision 92): the one at
+ * which it meets the first model at 8k tokens (32.5 blocks visited), 32.5 x (0.34 / (0.27 x
+ * 32.5 / 35.25) - 1), so that the layers the first was fitted on keep their prediction. */
+#define PARO_ATTENTION_LONG_TILE_OVERHEAD 11.89
 /* An fp8 product's best rate against the fp8 peak (twice the 16-bit peak), as a share of the
  * 16-bit products' best against theirs: 0.703 / 0.801 on our H100 (0.710 / 0.787 on the
  * H200), the rates of validation/data/h100/2026-11-26_gemm-fp8-llama7b.txt fitted with this

@@ -61,16 +61,29 @@ ParoGpuTraits paro_gpu_traits_from_name(const char *name)
      * (decision 47). */
 #define HOPPER_FLASH1 0.175
 #define HOPPER_POWER 0.50, 0.24 /* also the A100's: decision 47 */
+    /* FlashAttention-2's kernel on Hopper beyond the 8k tokens the layer fit saw: measured
+     * alone at 16k-128k tokens and as one rank of ring attention up to 1M tokens on our
+     * H200 (validation/data/h200/2026-11-28_longseq.txt), 0.34 with the tile cost at which
+     * it meets the layer fit at 8k tokens (decision 92) */
+#define HOPPER_FLASH_LONG 0.34
     static const struct {
         const char *part;
         ParoGpuTraits traits;
     } known[] = {
-        {"GH200", {132, 821.0 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1, 0, HOPPER_POWER}},
+        {"GH200",
+         {132, 821.0 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1, 0, HOPPER_POWER,
+          HOPPER_FLASH_LONG}},
         {"H100 PCIe", {114, 0, 0.27}},
         {"H100-PCIE", {114, 0, 0.27}},
-        {"H100", {132, 792.1 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1, 0, HOPPER_POWER}},
-        {"H200", {132, 792.1 / 989.0, 0.27, 0.38, 0.55, 0.70, HOPPER_FLASH1, 0.661, HOPPER_POWER}},
-        {"H800", {132, 792.1 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1, 0, HOPPER_POWER}},
+        {"H100",
+         {132, 792.1 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1, 0, HOPPER_POWER,
+          HOPPER_FLASH_LONG}},
+        {"H200",
+         {132, 792.1 / 989.0, 0.27, 0.38, 0.55, 0.70, HOPPER_FLASH1, 0.661, HOPPER_POWER,
+          HOPPER_FLASH_LONG}},
+        {"H800",
+         {132, 792.1 / 989.0, 0.27, 0, 0.55, 0.70, HOPPER_FLASH1, 0, HOPPER_POWER,
+          HOPPER_FLASH_LONG}},
         {"A100", {108, 267.9 / 312.0, 0.60, 0, 0, 0, 0, 0, HOPPER_POWER}},
         {"A800", {108, 267.9 / 312.0, 0.60, 0, 0, 0, 0, 0, HOPPER_POWER}},
         {"V100", {80, 0, 0}},

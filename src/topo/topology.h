@@ -42,6 +42,9 @@ typedef struct {
     /* The power cap: a layer whose GEMMs take more than power_knee of its time at the
      * GEMMs' rate runs them 1 + power_slope x (duty - power_knee) times as long; 0: none */
     double power_knee, power_slope;
+    /* FlashAttention-2 on long sequences: the rate / peak of a second tile model whose
+     * larger rate is taken (decision 92); 0: the first alone */
+    double long_attention_efficiency;
 } ParoGpuTraits;
 
 /** paro_gpu_traits_from_name: the published figures of a known GPU (A100, H100...). */

@@ -62,6 +62,10 @@ static const ParoField gpu_fields[] = {
      G_STRUCT_OFFSET(ParoTopology, gpu.traits.flash1_attention_efficiency), 0, NULL, NULL,
      "FlashAttention-1's generation rate / peak (training.attention: flash1; default: from the "
      "name, H100 0.175; else half of attention_efficiency)"},
+    {"long_attention_efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
+     G_STRUCT_OFFSET(ParoTopology, gpu.traits.long_attention_efficiency), 0, NULL, NULL,
+     "FlashAttention-2's rate / peak on long sequences, a second tile model whose larger rate "
+     "is taken (training.attention: flash; default: from the name, Hopper 0.34; else none)"},
 };
 
 static const ParoField fabric_fields[] = {
@@ -258,6 +262,8 @@ ParoTopology *paro_topology_from_node(const ParoNode *root, GError **error)
         traits->fp8_matmul_efficiency = named.fp8_matmul_efficiency;
     if (traits->flash1_attention_efficiency == 0)
         traits->flash1_attention_efficiency = named.flash1_attention_efficiency;
+    if (traits->long_attention_efficiency == 0)
+        traits->long_attention_efficiency = named.long_attention_efficiency;
     paro_topology_fill_host(t);
     t->source_path = g_strdup(root->source);
     return g_steal_pointer(&t);
