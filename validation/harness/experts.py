@@ -22,14 +22,13 @@ A check compares both forwards with float64 on a small shape.
 
 Output: a table in nccl-tests layout ('#' header and footer lines) and, with -J, JSON.
 """
-import statistics
 import sys
 import time
 
 import torch
 import torch.nn.functional as F
 
-from harness_io import argument_parser, check_line, cuda_device, finish, run_header
+from harness_io import argument_parser, check_line, cuda_device, finish, run_header, time_ms
 
 VERSION = "0.1.0"
 # (model, hidden, expert ffn, local experts, tokens per expert ...)
@@ -37,18 +36,6 @@ SHAPES = (("qwen3-30b-a3b.ep8", 2048, 768, 16, (256, 512, 1024, 2048, 4096)),
           ("qwen3-30b-a3b.ep16", 2048, 768, 8, (512, 1024, 2048, 4096)),
           ("qwen3-235b-a22b.ep32", 4096, 1536, 4, (512, 1024, 2048, 4096, 8192)))
 
-
-def time_ms(fn, warmup, reps):
-    times = []
-    for r in range(warmup + reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        if r >= warmup:
-            times.append(start.elapsed_time(end))
-    return statistics.median(times), min(times)
 
 
 def swiglu(up):

@@ -5,6 +5,7 @@ footer, the -J JSON document, and the exit status their accuracy check gives."""
 import argparse
 import datetime
 import json
+import statistics
 import sys
 
 import torch
@@ -19,6 +20,21 @@ def argument_parser(doc, warmup=5, reps=30):
     ap.add_argument("--reps", type=int, default=reps)
     ap.add_argument("-J", "--json", help="also write the results as JSON to this file")
     return ap
+
+
+def time_ms(fn, warmup, reps):
+    """The median and the least of @reps timings of @fn (ms, between CUDA events) after
+    @warmup untimed calls."""
+    times = []
+    for r in range(warmup + reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        if r >= warmup:
+            times.append(start.elapsed_time(end))
+    return statistics.median(times), min(times)
 
 
 def cuda_device(script):

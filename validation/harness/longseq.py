@@ -28,14 +28,13 @@ whole causal attention.
 Output: a table in nccl-tests layout ('#' header and footer lines) and, with -J, JSON.
 """
 import math
-import statistics
 import sys
 import time
 
 import torch
 import torch.nn.functional as F
 
-from harness_io import argument_parser, check_line, cuda_device, finish, run_header
+from harness_io import argument_parser, check_line, cuda_device, finish, run_header, time_ms
 
 VERSION = "0.1.0"
 HEAD_DIM = 128
@@ -54,19 +53,6 @@ def sdpa(backend, q, k, v, causal):
     with torch.nn.attention.sdpa_kernel(BACKENDS[backend]):
         return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
-
-def time_ms(fn, warmup, reps):
-    """Median and least of @reps timings of @fn after @warmup, with CUDA events (ms)."""
-    times = []
-    for r in range(warmup + reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        if r >= warmup:
-            times.append(start.elapsed_time(end))
-    return statistics.median(times), min(times)
 
 
 def ring_steps(cp, rank, c):
