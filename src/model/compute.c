@@ -341,12 +341,18 @@ static void attention_core(const ParoModel *m, const ParoComputeSetup *c, double
         double per_tile = visits / (visits + PARO_ATTENTION_TILE_OVERHEAD);
         /* FlashAttention-2 on Hopper runs faster on long sequences than the tile model
          * fitted on layers of up to 8k tokens gives: the larger of that and a second tile
-         * model measured on kernels of 16k-1M tokens (decision 92) */
-        if (c->attention == PARO_ATTENTION_FLASH && c->long_attention_efficiency > 0)
+         * model measured on kernels of 16k-1M tokens, joining the first at 8k tokens
+         * (decision 92); a long rate at or below the first's there takes no effect */
+        const double join = PARO_ATTENTION_LONG_JOIN_VISITS;
+        double at_join = join / (join + PARO_ATTENTION_TILE_OVERHEAD); /* the first's share */
+        double ratio = c->long_attention_efficiency / (c->attention_efficiency * at_join);
+        if (c->attention == PARO_ATTENTION_FLASH && ratio > 1.0) {
+            double long_overhead = join * (ratio - 1.0);
             rate *= MAX(per_tile, c->long_attention_efficiency / c->attention_efficiency * visits /
-                                      (visits + PARO_ATTENTION_LONG_TILE_OVERHEAD));
-        else
+                                      (visits + long_overhead));
+        } else {
             rate *= per_tile;
+        }
     }
     *forward = flops / rate;
     *backward = (fused ? 2.5 : 2.0) * *forward;

@@ -161,10 +161,12 @@ static inline double paro_compute_setup_flat_pass_Bps(const ParoComputeSetup *c)
  * FlashAttention-2 layers of validation/data/h100/2026-11-25_layer.txt
  * (validation/harness/fit_attention.py); docs/compute.md. */
 #define PARO_ATTENTION_TILE_OVERHEAD 2.75
-/* The long-sequence tile model's fixed cost a tile, in key blocks (decision 92): the one at
- * which it meets the first model at 8k tokens (32.5 blocks visited), 32.5 x (0.34 / (0.27 x
- * 32.5 / 35.25) - 1), so that the layers the first was fitted on keep their prediction. */
-#define PARO_ATTENTION_LONG_TILE_OVERHEAD 11.89
+/* Where FlashAttention-2's long-sequence tile model meets the layer fit (decision 92): the
+ * key blocks a causal tile visits at 8k tokens, the longest the layer fit was fitted on,
+ * (8192 / 128 + 1) / 2. The long model's fixed cost a tile is the one at which its rate
+ * equals the layer fit's there (11.89 blocks for 0.34 beside 0.27), so that every layer the
+ * first was fitted on keeps its prediction. */
+#define PARO_ATTENTION_LONG_JOIN_VISITS 32.5
 /* An fp8 product's best rate against the fp8 peak (twice the 16-bit peak), as a share of the
  * 16-bit products' best against theirs: 0.703 / 0.801 on our H100 (0.710 / 0.787 on the
  * H200), the rates of validation/data/h100/2026-11-26_gemm-fp8-llama7b.txt fitted with this

@@ -11,12 +11,14 @@ relative error over the log's FlashAttention rows without dropout; ties go to th
 worst error. Prints the fit and each row's error.
 
 usage: fit_attention.py LAYER.json [--attn flash|cudnn] [--overhead BLOCKS] [--check HELDOUT.json]
-                        [--longseq LONGSEQ.json] [--peak 989e12] [--sms 132]
+                        [--longseq LONGSEQ.json [--ceiling [--rate RATE]]] [--peak 989e12]
+                        [--sms 132]
   --attn       the rows of this kernel (default flash)
   --longseq    also fit longseq.py's rows of this backend (forward plus backward, the kernels
                alone, not inside a layer): whole causal kernels of 4k to 128k tokens and
                one rank's ring attention of 32k to 1M tokens over cp 2-32
-  --ceiling    with --longseq: keep the layer log's fit (--rate, --overhead) and fit, on the
+  --ceiling    with --longseq: keep the layer log's fit (--rate, --overhead; default
+               parosim's 0.27 and 2.75) and fit, on the
                long-sequence kernels alone, the second tile model parosim takes the larger
                rate of (gpu.long_attention_efficiency, PARO_ATTENTION_LONG_TILE_OVERHEAD:
                FlashAttention-2 on Hopper, decision 92), on the kernels longer than the
@@ -54,7 +56,8 @@ def fit_ceiling(args, layer_rows, long_rows):
     """The long-sequence tile model (rate, overhead) whose larger-of prediction with the
     layer fit's has the least median relative error on @long_rows (ties: the smaller worst),
     and both sets' errors under it."""
-    base = (args.rate, args.overhead)
+    base = (0.27 if args.rate is None else args.rate,
+            2.75 if args.overhead is None else args.overhead)
     longest = max(r["seq"] for r in layer_rows)
     held_kernels = [r for r in long_rows if r["seq"] <= longest]
     long_rows = [r for r in long_rows if r["seq"] > longest]
@@ -127,6 +130,8 @@ def main():
                          if r["kind"] in ("causal", "ring") and r["backend"] == args.attn
                          and r["pass"] == "fwd+bwd"]
     if args.ceiling:
+        if not long_rows:
+            ap.error("--ceiling needs --longseq with rows of this kernel")
         return fit_ceiling(args, rows, long_rows)
     rows += long_rows
     overheads = [args.overhead] if args.overhead is not None else [x / 4 for x in range(0, 41)]
