@@ -65,7 +65,8 @@ static const ParoField gpu_fields[] = {
     {"long_attention_efficiency", PARO_FIELD_DOUBLE, PARO_FIELD_POSITIVE | PARO_FIELD_UNIT_RANGE,
      G_STRUCT_OFFSET(ParoTopology, gpu.traits.long_attention_efficiency), 0, NULL, NULL,
      "FlashAttention-2's rate / peak on long sequences, a second tile model whose larger rate "
-     "is taken (training.attention: flash; default: from the name, Hopper 0.34; else none)"},
+     "is taken (training.attention: flash; default: from the name, Hopper 0.34; else none; at or "
+     "below attention_efficiency x 32.5 / 35.25: no effect)"},
 };
 
 static const ParoField fabric_fields[] = {
