@@ -112,7 +112,7 @@ import json, sys
 print(next(s["name"] for s in json.load(sys.stdin)["strategies"] if s["fits"]))')
 if bash scripts/gallery.sh "$parosim" "$work/gallery" 2>"$work/gallery.log" &&
     [ "$(ls "$work/gallery"/*.png | wc -l)" = 10 ] && is_png "$work/gallery/gantt.png" &&
-    grep -q "of the best strategy, $best[ (]" "$work/gallery.log" &&
+    grep -qE "of the best strategy, $best( |\(|\$)" "$work/gallery.log" &&
     [ "$(grep -c "^task	$best	" "$work/gallery/trace-best.tsv")" -gt 0 ]; then
     ok "the gallery renders, its best strategy is run's first that fits ($best)"
 else

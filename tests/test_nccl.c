@@ -259,6 +259,55 @@ START_TEST(nccl_alltoall_as_grouped_send_receive)
 }
 END_TEST
 
+START_TEST(nccl_two_level_never_slower_where_the_nic_decides)
+{
+    /* System: nodes of 8 A100 on NVSwitch (300 GB/s a GPU) with one 100 Gb/s NIC (the
+     * default PaRO cluster, topologies/a100x8-100g.yaml), 16 to 128 GPUs, a 1 GiB
+     * AllGather, ReduceScatter and AllReduce, group m = 8, HO-Ring's 8 chunks.
+     * Expectation, by hand (decision 93): every node's bytes cross its one NIC, the flat
+     * ring's (n - 1)/n S and the two-level algorithms' (g - 1)/g S for g = n / 8 nodes
+     * (AllReduce twice each), while NVLink (24x the NIC) carries the rest; so HO-Ring,
+     * which pipelines the node's phase behind the NIC's, is never slower than the flat
+     * ring, and its inter-node phase of every local rank's ring at once takes the NIC's
+     * 12.5 GB/s whole, (g - 1)/g S / 12.5 GB/s: 42.9, 64.4, 75.2 and 80.5 ms for an
+     * AllGather. (Before, each local rank's ring searched an eighth of the NIC and NCCL's
+     * speed list cut 1.5625 GB/s to 1.2: 30% slower, and HO-Ring lost to the ring from 64
+     * GPUs on.) */
+    g_autoptr(ParoTopology) t = machine("A100-SXM4-80GB", 16, 300, 1, 100);
+    static const ParoCollKind ops[] = {PARO_COLL_ALLGATHER, PARO_COLL_REDUCESCATTER,
+                                       PARO_COLL_ALLREDUCE};
+    for (gint64 n = 16; n <= 128; n *= 2) {
+        for (guint i = 0; i < G_N_ELEMENTS(ops); i++) {
+            ParoCollSpec spec = {.op = ops[i],
+                                 .algorithm = PARO_ALGO_RING,
+                                 .n = n,
+                                 .m = 8,
+                                 .size_bytes = 1073741824.0,
+                                 .chunks = 8};
+            double ring, ho;
+            ck_assert(paro_nccl_collective_s(t, &spec, ~0u, &ring, NULL, NULL, NULL));
+            spec.algorithm = PARO_ALGO_HO_RING;
+            ck_assert(paro_nccl_collective_s(t, &spec, ~0u, &ho, NULL, NULL, NULL));
+            ck_assert_msg(ho <= ring, "%s over %" G_GINT64_FORMAT ": HO-Ring %.4g s, ring %.4g s",
+                          paro_coll_kind_names[ops[i]], n, ho, ring);
+        }
+        double g = (double)n / 8.0, want = (g - 1.0) / g * 1073741824.0 / 12.5e9;
+        ParoCollSpec inter = {.op = PARO_COLL_ALLGATHER,
+                              .algorithm = PARO_ALGO_RING,
+                              .n = n,
+                              .m = 8,
+                              .size_bytes = 1073741824.0 / 8.0,
+                              .chunks = 8,
+                              .scope = PARO_SCOPE_INTER};
+        double got;
+        ck_assert(paro_nccl_collective_s(t, &inter, ~0u, &got, NULL, NULL, NULL));
+        /* Tolerance: 2%, the ring's latency over g - 1 steps (tens of us) on 43-81 ms. */
+        ck_assert_msg(fabs(got / want - 1.0) < 0.02,
+                      "inter phase over %" G_GINT64_FORMAT ": %.4g s against %.4g s", n, got, want);
+    }
+}
+END_TEST
+
 static Suite *nccl_suite(void)
 {
     Suite *s = suite_create("nccl");
@@ -267,6 +316,7 @@ static Suite *nccl_suite(void)
     tcase_add_test(tc, nccl_tuning_model_worked_by_hand);
     tcase_add_test(tc, nccl_small_calls_launch_on_fewer_channels);
     tcase_add_test(tc, nccl_alltoall_as_grouped_send_receive);
+    tcase_add_test(tc, nccl_two_level_never_slower_where_the_nic_decides);
     suite_add_tcase(s, tc);
     return s;
 }

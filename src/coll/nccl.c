@@ -200,8 +200,7 @@ void paro_nccl_system_init(ParoNcclSystem *s, const ParoTopology *t, gint64 rank
     /* the NICs a node's GPUs of this communicator reach: their share of the node's */
     double share = s->per_node / (double)t->gpus_per_node;
     s->nics = MAX(1, (gint64)floor((double)nics * share + 1e-9));
-    if ((double)nics * share < 1)
-        s->nic_GBps *= (double)nics * share;
+    s->net_share_GBps = (double)nics * share < 1 ? s->nic_GBps * (double)nics * share : 0;
     s->amd_cpu = t->cpu_amd;
     s->net_latency_us = t->nccl.net_latency_s * 1e6;
     s->nvls = t->fabric.kind == PARO_FABRIC_NVSWITCH && s->arch >= 90 && t->nccl.nvls;
@@ -288,7 +287,9 @@ static ParoNcclCost p2p_cost(const ParoNcclSystem *s, ParoNcclProto p)
         .m = s->ranks,
         .gpus_per_node = (gint64)ppn,
         .intra_Bps = s->nvlink_GBps * 1e9,
-        .inter_Bps = MIN(s->pcie_GBps, s->nic_GBps * (double)s->nics / ppn) * 1e9,
+        .inter_Bps = MIN(MIN(s->pcie_GBps, s->nic_GBps * (double)s->nics / ppn),
+                         s->net_share_GBps > 0 ? s->net_share_GBps : INFINITY) *
+                     1e9,
         .algorithm = PARO_ALGO_RING,
         .chunks = 1,
     };
@@ -346,6 +347,9 @@ static ParoNcclCost base_cost(const ParoNcclSystem *s, ParoCollKind op, ParoNccl
             bw = MIN(bw, per_ch_nvls_tree[gen][nodes_index]);
     }
     double bus = g->channels * bw;
+    /* the search saw a whole NIC; the communicators that share it at once get their part */
+    if (s->nodes > 1 && s->net_share_GBps > 0)
+        bus = MIN(bus, s->net_share_GBps);
     if (a == PARO_NCCL_RING && p == PARO_NCCL_LL)
         bus = MIN(ll_max_bw[ll_row][nodes_index], bus * .5);
     if (a == PARO_NCCL_RING && p == PARO_NCCL_LL128)

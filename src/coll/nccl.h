@@ -54,12 +54,16 @@ typedef struct {
 typedef struct {
     int arch; /* compute capability x 10: 70, 80, 90, 100 */
     gint64 ranks, nodes;
-    double per_node;       /* ranks / nodes */
-    gboolean nvlink;       /* GPUs of a node talk over NVLink (else PCIe) */
-    double nvlink_GBps;    /* per GPU, as NCCL counts its links */
-    double pcie_GBps;      /* GPU <-> NIC path */
-    double nic_GBps;       /* one NIC */
-    gint64 nics;           /* per node */
+    double per_node;    /* ranks / nodes */
+    gboolean nvlink;    /* GPUs of a node talk over NVLink (else PCIe) */
+    double nvlink_GBps; /* per GPU, as NCCL counts its links */
+    double pcie_GBps;   /* GPU <-> NIC path */
+    double nic_GBps;    /* one NIC, as the communicator's search sees it */
+    gint64 nics;        /* per node */
+    /* where the node's GPUs outnumber its NICs, each GPU's part of a NIC: concurrent
+     * communicators of a GPU or two a node (every local rank's ring at once) share it,
+     * which NCCL's search, seeing a whole NIC, does not; 0: a NIC or more each */
+    double net_share_GBps;
     gboolean amd_cpu;      /* network overhead and LL cap rows */
     double net_latency_us; /* what the network plugin reports (0 for InfiniBand) */
     gboolean nvls;         /* NVLink SHARP: NVSwitch on Hopper or later, not disabled */
