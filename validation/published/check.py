@@ -577,7 +577,8 @@ def memory_rows(root):
     pending/ (a row whose throughput parosim does not predict can still give its memory)."""
     here = os.path.join(root, "validation", "published")
     runs = {}
-    for name in ("results.tsv", os.path.join("pending", "torchtitan.tsv")):
+    for name in ("results.tsv", os.path.join("pending", "torchtitan.tsv"),
+                 os.path.join("pending", "memory-runs.tsv")):
         with open(os.path.join(here, name)) as f:
             runs.update({r["id"]: r for r in csv.DictReader(f, delimiter="\t")})
     with open(os.path.join(here, "memory.tsv")) as f:
@@ -588,6 +589,11 @@ def run_memory(parosim, root, tmp, m, r):
     """Peak memory per GPU (GiB) parosim predicts for run @r with memory row @m's overrides:
     the machine class whose topology it takes (`machine_gb`) and `--set`s (`sets`)."""
     r = dict(r, gpu_mem_gb=m["machine_gb"], id="memory-" + m["id"])
+    # a pipeline split the memory row states (its source's default split, read from the
+    # framework's code) where the run's row has none
+    split = re.search(r"\bstage_layers=[0-9,]+", m["notes"])
+    if split and "stage_layers=" not in r["notes"]:
+        r["notes"] += "; " + split.group(0)
     text, sets, strategy, assumed, why = scenario(r, root)
     if text is None:
         return {"id": "memory:" + m["id"], "skip": why}
