@@ -188,7 +188,8 @@ def framework(r):
     # norm_type; decision 60)
     eager_norm = "  fused_norm: false\n" if "norm_type=rmsnorm" in r["notes"] else ""
     if "FSDP" in fw:
-        fp32 = "fsdp_mixed_precision=DEFAULT" in r["notes"] or "torchtitan" in fw
+        fp32 = ("fsdp_mixed_precision=DEFAULT" in r["notes"] or "torchtitan" in fw
+                or "reduce_dtype=float32" in r["notes"])  # FSDP2's MixedPrecisionPolicy, stated
         fused = "llm-foundry" in fw
         # torchtitan's model code turns q and k as Meta's reference does, an fp32 complex
         # product (model.py apply_rotary_emb at 1ea476e9); the fsdp profile's default is
@@ -796,6 +797,17 @@ def main():
         else:
             print(f"{x['id']:62} {x['measured']:6.1f} GiB {x['predicted']:6.1f} GiB "
                   f"{x['error']:+8.1%}")
+    # the |error| by the allocator's figure each row measured (allocated or reserved), the
+    # published rows apart from our own harness's (runs in pending/memory-runs.tsv, id harness-)
+    metric = {"memory:" + m["id"]: m["metric"] for m, _ in memory_rows(root)}
+    for own in (False, True):
+        for kind in sorted({v for v in metric.values()}):
+            errs = sorted(abs(x["error"]) for x in memory if "error" in x
+                          and metric.get(x["id"]) == kind
+                          and x["id"].startswith("memory:harness-") == own)
+            if errs:
+                print(f"# {'our own H200 harness' if own else 'published'}, {kind}: {len(errs)} rows, "
+                      f"median |error| {statistics.median(errs):.1%}, worst {errs[-1]:.1%}")
     print()
     print(f"{'published comparisons (comparisons.tsv)':36} {'measured winner':>26} {'lead':>6} "
           f"{'parosim':>7}  {'parosim picks':>26} {'cost':>6}")
