@@ -19,10 +19,12 @@ recomputation, layouts, precisions); after the tables, each comparison's measure
 tokens a second a GPU, its lead, parosim's lead and pick and what following parosim costs,
 recorded and checked as `comparison:ID` (parosim's pick).
 
-memory.tsv holds published peak memory per GPU of some runs (results.tsv's or pending's);
-each is predicted with its own overrides and printed after the throughput summary, and
-recorded and checked as `memory:ID`; the rows parosim puts out of memory (each ran, so
-none should be) as `fits:out-of-memory`.
+memory.tsv holds measured peak memory per GPU of some runs (results.tsv's, or pending's:
+torchtitan.tsv and memory-runs.tsv), each the allocator figure its `metric` names; each is
+predicted with its own overrides (and a pipeline split its notes give as stage_layers=) and
+printed after the throughput summary with the median and worst |error| by metric, the
+published rows apart from our own harness's, and recorded and checked as `memory:ID`; the
+rows parosim puts out of memory (each ran, so none should be) as `fits:out-of-memory`.
 
 Last, the groups of data-parallel runs that give every GPU the same work and were measured
 more than 8% apart (equal_work): where the smaller run is the slower, a bound on any model's
