@@ -25,6 +25,8 @@ predicted with its own overrides (and a pipeline split its notes give as stage_l
 printed after the throughput summary with the median and worst |error| by metric, the
 published rows apart from our own harness's, and recorded and checked as `memory:ID`; the
 rows parosim puts out of memory (each ran, so none should be) as `fits:out-of-memory`.
+fits.tsv holds published verdicts (a run that ran, `fits`, beside one that ran out of its
+GPU's memory, `oom`): parosim's verdict on each is recorded and checked as `fits:ID`.
 
 Last, the groups of data-parallel runs that give every GPU the same work and were measured
 more than 8% apart (equal_work): where the smaller run is the slower, a bound on any model's
@@ -588,6 +590,29 @@ def memory_rows(root):
         return [(m, runs[m["run"]]) for m in csv.DictReader(f, delimiter="\t")]
 
 
+def fits_rows(root):
+    """(fits.tsv row, the run it names) pairs: a published verdict (`fits`: the run ran;
+    `oom`: it ran out of its GPU's memory) on a run of results.tsv or pending/, often beside
+    one that ran (the same job with a larger micro-batch)."""
+    runs = {r["id"]: r for _, r in memory_rows(root)}
+    here = os.path.join(root, "validation", "published")
+    for name in (os.path.join("pending", "memory-runs.tsv"),):
+        with open(os.path.join(here, name)) as f:
+            runs.update({r["id"]: r for r in csv.DictReader(f, delimiter="\t")})
+    with open(os.path.join(here, "fits.tsv")) as f:
+        return [(v, runs[v["run"]]) for v in csv.DictReader(f, delimiter="\t")]
+
+
+def run_fits(parosim, root, tmp, v, r):
+    """parosim's verdict on run @r under fits.tsv row @v's overrides, against the published one:
+    recorded as `fits:ID`, its prediction `fits` or `oom`."""
+    x = run_memory(parosim, root, tmp, dict(v, id="fits-" + v["id"]), r)
+    if "skip" in x:
+        return {"id": "fits:" + v["id"], "skip": x["skip"]}
+    return {"id": "fits:" + v["id"], "predicted": "fits" if x["fits"] else "oom",
+            "verdict": v["verdict"], "peak": x["predicted"], "capacity": x["capacity"]}
+
+
 def run_memory(parosim, root, tmp, m, r):
     """Peak memory per GPU (GiB) parosim predicts for run @r with memory row @m's overrides:
     the machine class whose topology it takes (`machine_gb`) and `--set`s (`sets`)."""
@@ -605,8 +630,9 @@ def run_memory(parosim, root, tmp, m, r):
     if out is None:
         return {"id": "memory:" + m["id"], "skip": why}
     st = out["strategies"][0]
-    return {"id": "memory:" + m["id"], "measured": float(m["measured_gib"]),
-            "predicted": st["memory"]["peak"] / 2**30}
+    return {"id": "memory:" + m["id"], "measured": float(m.get("measured_gib", "nan")),
+            "predicted": st["memory"]["peak"] / 2**30, "fits": st["fits"],
+            "capacity": out["gpu_memory"] / 2**30}
 
 
 def short_name(rid, ids):
@@ -721,6 +747,7 @@ def main():
         leave_one_out(parosim, root, tmp, rows, pool)
         results = list(pool.map(lambda r: run_one(parosim, root, tmp, r), rows))
         memory = list(pool.map(lambda mr: run_memory(parosim, root, tmp, *mr), memory_rows(root)))
+        verdicts = list(pool.map(lambda vr: run_fits(parosim, root, tmp, *vr), fits_rows(root)))
     done = [x for x in results if "skip" not in x]
     for x in done + [x for x in memory if "skip" not in x]:
         x["error"] = x["predicted"] / x["measured"] - 1
@@ -732,6 +759,9 @@ def main():
     oom = [x["id"] for x in done if not x["fits"] and x["id"] not in new43]
     oom43 = [x["id"] for x in done if not x["fits"] and x["id"] in new43]
     memory.append({"id": "fits:out-of-memory", "predicted": ",".join(oom) or "none"})
+    # memory rows are of runs that ran: parosim should let each fit
+    memory_oom = [x["id"] for x in memory if "fits" in x and not x["fits"]]
+    memory += verdicts
     if mode == "--check":
         with open(target) as f:
             recorded = {r["id"]: r for r in csv.DictReader(f, delimiter="\t")}
@@ -796,9 +826,16 @@ def main():
             print(f"# runs that ran but exceed their GPU's memory in parosim: {x['predicted']}")
             if oom43:
                 print(f"# and of issue #43's rows, not recorded yet: {','.join(oom43)}")
+        elif x["id"].startswith("fits:"):
+            right = "right" if x["predicted"] == x["verdict"] else "WRONG"
+            print(f"{x['id']:62} {x['verdict']:>10} {x['predicted']:>10}  {right} "
+                  f"(parosim's peak {x['peak']:.1f} of {x['capacity']:.1f} GiB)")
         else:
             print(f"{x['id']:62} {x['measured']:6.1f} GiB {x['predicted']:6.1f} GiB "
                   f"{x['error']:+8.1%}")
+    told = [x for x in verdicts if "skip" not in x]
+    print(f"# published fits/out-of-memory verdicts (fits.tsv): {sum(x['predicted'] == x['verdict'] for x in told)} "
+          f"of {len(told)} right; memory rows parosim puts out of memory: {','.join(memory_oom) or 'none'}")
     # the |error| by the allocator's figure each row measured (allocated or reserved), the
     # published rows apart from our own harness's (runs in pending/memory-runs.tsv, id harness-)
     metric = {"memory:" + m["id"]: m["metric"] for m, _ in memory_rows(root)}
