@@ -19,10 +19,14 @@ recomputation, layouts, precisions); after the tables, each comparison's measure
 tokens a second a GPU, its lead, parosim's lead and pick and what following parosim costs,
 recorded and checked as `comparison:ID` (parosim's pick).
 
-memory.tsv holds published peak memory per GPU of some runs (results.tsv's or pending's);
-each is predicted with its own overrides and printed after the throughput summary, and
-recorded and checked as `memory:ID`; the rows parosim puts out of memory (each ran, so
-none should be) as `fits:out-of-memory`.
+memory.tsv holds measured peak memory per GPU of some runs (results.tsv's, or pending's:
+torchtitan.tsv and memory-runs.tsv), each the allocator figure its `metric` names; each is
+predicted with its own overrides (and a pipeline split its notes give as stage_layers=) and
+printed after the throughput summary with the median and worst |error| by metric, the
+published rows apart from our own harness's, and recorded and checked as `memory:ID`; the
+rows parosim puts out of memory (each ran, so none should be) as `fits:out-of-memory`.
+fits.tsv holds published verdicts (a run that ran, `fits`, beside one that ran out of its
+GPU's memory, `oom`): parosim's verdict on each is recorded and checked as `fits:ID`.
 
 Last, the groups of data-parallel runs that give every GPU the same work and were measured
 more than 8% apart (equal_work): where the smaller run is the slower, a bound on any model's
@@ -188,7 +192,8 @@ def framework(r):
     # norm_type; decision 60)
     eager_norm = "  fused_norm: false\n" if "norm_type=rmsnorm" in r["notes"] else ""
     if "FSDP" in fw:
-        fp32 = "fsdp_mixed_precision=DEFAULT" in r["notes"] or "torchtitan" in fw
+        fp32 = ("fsdp_mixed_precision=DEFAULT" in r["notes"] or "torchtitan" in fw
+                or "reduce_dtype=float32" in r["notes"])  # FSDP2's MixedPrecisionPolicy, stated
         fused = "llm-foundry" in fw
         # torchtitan's model code turns q and k as Meta's reference does, an fp32 complex
         # product (model.py apply_rotary_emb at 1ea476e9); the fsdp profile's default is
@@ -577,17 +582,46 @@ def memory_rows(root):
     pending/ (a row whose throughput parosim does not predict can still give its memory)."""
     here = os.path.join(root, "validation", "published")
     runs = {}
-    for name in ("results.tsv", os.path.join("pending", "torchtitan.tsv")):
+    for name in ("results.tsv", os.path.join("pending", "torchtitan.tsv"),
+                 os.path.join("pending", "memory-runs.tsv")):
         with open(os.path.join(here, name)) as f:
             runs.update({r["id"]: r for r in csv.DictReader(f, delimiter="\t")})
     with open(os.path.join(here, "memory.tsv")) as f:
         return [(m, runs[m["run"]]) for m in csv.DictReader(f, delimiter="\t")]
 
 
+def fits_rows(root):
+    """(fits.tsv row, the run it names) pairs: a published verdict (`fits`: the run ran;
+    `oom`: it ran out of its GPU's memory) on a run of results.tsv or pending/, often beside
+    one that ran (the same job with a larger micro-batch)."""
+    runs = {r["id"]: r for _, r in memory_rows(root)}
+    here = os.path.join(root, "validation", "published")
+    for name in (os.path.join("pending", "memory-runs.tsv"),):
+        with open(os.path.join(here, name)) as f:
+            runs.update({r["id"]: r for r in csv.DictReader(f, delimiter="\t")})
+    with open(os.path.join(here, "fits.tsv")) as f:
+        return [(v, runs[v["run"]]) for v in csv.DictReader(f, delimiter="\t")]
+
+
+def run_fits(parosim, root, tmp, v, r):
+    """parosim's verdict on run @r under fits.tsv row @v's overrides, against the published one:
+    recorded as `fits:ID`, its prediction `fits` or `oom`."""
+    x = run_memory(parosim, root, tmp, dict(v, id="fits-" + v["id"]), r)
+    if "skip" in x:
+        return {"id": "fits:" + v["id"], "skip": x["skip"]}
+    return {"id": "fits:" + v["id"], "predicted": "fits" if x["fits"] else "oom",
+            "verdict": v["verdict"], "peak": x["predicted"], "capacity": x["capacity"]}
+
+
 def run_memory(parosim, root, tmp, m, r):
     """Peak memory per GPU (GiB) parosim predicts for run @r with memory row @m's overrides:
     the machine class whose topology it takes (`machine_gb`) and `--set`s (`sets`)."""
     r = dict(r, gpu_mem_gb=m["machine_gb"], id="memory-" + m["id"])
+    # a pipeline split the memory row states (its source's default split, read from the
+    # framework's code) where the run's row has none
+    split = re.search(r"\bstage_layers=[0-9,]+", m["notes"])
+    if split and "stage_layers=" not in r["notes"]:
+        r["notes"] += "; " + split.group(0)
     text, sets, strategy, assumed, why = scenario(r, root)
     if text is None:
         return {"id": "memory:" + m["id"], "skip": why}
@@ -596,8 +630,9 @@ def run_memory(parosim, root, tmp, m, r):
     if out is None:
         return {"id": "memory:" + m["id"], "skip": why}
     st = out["strategies"][0]
-    return {"id": "memory:" + m["id"], "measured": float(m["measured_gib"]),
-            "predicted": st["memory"]["peak"] / 2**30}
+    return {"id": "memory:" + m["id"], "measured": float(m.get("measured_gib", "nan")),
+            "predicted": st["memory"]["peak"] / 2**30, "fits": st["fits"],
+            "capacity": out["gpu_memory"] / 2**30}
 
 
 def short_name(rid, ids):
@@ -712,6 +747,7 @@ def main():
         leave_one_out(parosim, root, tmp, rows, pool)
         results = list(pool.map(lambda r: run_one(parosim, root, tmp, r), rows))
         memory = list(pool.map(lambda mr: run_memory(parosim, root, tmp, *mr), memory_rows(root)))
+        verdicts = list(pool.map(lambda vr: run_fits(parosim, root, tmp, *vr), fits_rows(root)))
     done = [x for x in results if "skip" not in x]
     for x in done + [x for x in memory if "skip" not in x]:
         x["error"] = x["predicted"] / x["measured"] - 1
@@ -723,6 +759,9 @@ def main():
     oom = [x["id"] for x in done if not x["fits"] and x["id"] not in new43]
     oom43 = [x["id"] for x in done if not x["fits"] and x["id"] in new43]
     memory.append({"id": "fits:out-of-memory", "predicted": ",".join(oom) or "none"})
+    # memory rows are of runs that ran: parosim should let each fit
+    memory_oom = [x["id"] for x in memory if "fits" in x and not x["fits"]]
+    memory += verdicts
     if mode == "--check":
         with open(target) as f:
             recorded = {r["id"]: r for r in csv.DictReader(f, delimiter="\t")}
@@ -787,9 +826,27 @@ def main():
             print(f"# runs that ran but exceed their GPU's memory in parosim: {x['predicted']}")
             if oom43:
                 print(f"# and of issue #43's rows, not recorded yet: {','.join(oom43)}")
+        elif x["id"].startswith("fits:"):
+            right = "right" if x["predicted"] == x["verdict"] else "WRONG"
+            print(f"{x['id']:62} {x['verdict']:>10} {x['predicted']:>10}  {right} "
+                  f"(parosim's peak {x['peak']:.1f} of {x['capacity']:.1f} GiB)")
         else:
             print(f"{x['id']:62} {x['measured']:6.1f} GiB {x['predicted']:6.1f} GiB "
                   f"{x['error']:+8.1%}")
+    told = [x for x in verdicts if "skip" not in x]
+    print(f"# published fits/out-of-memory verdicts (fits.tsv): {sum(x['predicted'] == x['verdict'] for x in told)} "
+          f"of {len(told)} right; memory rows parosim puts out of memory: {','.join(memory_oom) or 'none'}")
+    # the |error| by the allocator's figure each row measured (allocated or reserved), the
+    # published rows apart from our own harness's (runs in pending/memory-runs.tsv, id harness-)
+    metric = {"memory:" + m["id"]: m["metric"] for m, _ in memory_rows(root)}
+    for own in (False, True):
+        for kind in sorted({v for v in metric.values()}):
+            errs = sorted(abs(x["error"]) for x in memory if "error" in x
+                          and metric.get(x["id"]) == kind
+                          and x["id"].startswith("memory:harness-") == own)
+            if errs:
+                print(f"# {'our own H200 harness' if own else 'published'}, {kind}: {len(errs)} rows, "
+                      f"median |error| {statistics.median(errs):.1%}, worst {errs[-1]:.1%}")
     print()
     print(f"{'published comparisons (comparisons.tsv)':36} {'measured winner':>26} {'lead':>6} "
           f"{'parosim':>7}  {'parosim picks':>26} {'cost':>6}")
