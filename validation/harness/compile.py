@@ -23,8 +23,9 @@ import torch.nn.functional as F
 from harness_io import argument_parser, check_line, cuda_device, finish, run_header, time_ms
 
 VERSION = "0.1.0"
-# name: hidden, heads, kv heads, ffn (Llama 3 8B's and 70B's blocks on one TP rank, Llama
-# 3.2 1B's), sequence, layers in the stack
+# name: hidden, heads, kv heads, ffn (Llama 3 8B's block, a 1024-wide block with 70B's
+# per-rank heads and FFN width under TP 8 -- not a TP rank, whose residual stays 8192 wide --
+# and Llama 3.2 1B's), sequence, layers in the stack; SDPA picks its backend
 SHAPES = (("llama3-8b", 4096, 32, 8, 14336, 8192, 4),
           ("llama3-8b-s2k", 4096, 32, 8, 14336, 2048, 8),
           ("llama3-70b-tp8", 1024, 8, 1, 3584, 8192, 8),
