@@ -43,6 +43,13 @@ static ParoStepResult step_of(const char *strategy, const char *const *sets)
     return r;
 }
 
+/* @a and @b are the same step to the picosecond and the byte: step, peak, compute, comm. */
+static void assert_same_step(ParoStepResult a, ParoStepResult b)
+{
+    ck_assert_int_eq(a.step, b.step);
+    ck_assert(a.peak_bytes == b.peak_bytes && a.compute == b.compute && a.comm == b.comm);
+}
+
 /* The step of @strategy with one tensor @kind compressed: ratio 2, 100 GB/s each way, the
  * codec in series (chunk 0), the other kinds as they are. */
 static ParoStepResult step_compressing(const char *strategy, const char *kind)
@@ -424,8 +431,7 @@ START_TEST(uneven_stages_run_their_own_layers)
     const char *equal[] = {"parallelism.stage_layers=11,11,11,11", NULL};
     const char *uneven[] = {"parallelism.stage_layers=14, 10, 10, 10", NULL};
     ParoStepResult a = step_of("NNG", NULL), b = step_of("NNG", equal), c = step_of("NNG", uneven);
-    ck_assert_int_eq(a.step, b.step);
-    ck_assert(a.peak_bytes == b.peak_bytes && a.compute == b.compute && a.comm == b.comm);
+    assert_same_step(a, b);
     ck_assert_int_eq(c.busiest, 0);
     ck_assert_int_gt(c.step, a.step);
     g_autoptr(ParoScenario) s = neox(uneven);
@@ -476,10 +482,8 @@ START_TEST(uneven_modules_of_the_interleaved_schedule)
                             NULL};
     ParoStepResult a = step_of("zero-1", inter), b = step_of("zero-1", modules),
                    c = step_of("zero-1", stages);
-    ck_assert_int_eq(a.step, b.step);
-    ck_assert_int_eq(a.step, c.step);
-    ck_assert(a.peak_bytes == b.peak_bytes && a.compute == b.compute && a.comm == b.comm);
-    ck_assert(a.peak_bytes == c.peak_bytes && a.compute == c.compute && a.comm == c.comm);
+    assert_same_step(a, b);
+    assert_same_step(a, c);
     const char *modular[] = {"parallelism.pp=2",
                              "parallelism.dp=48",
                              "training.pipeline.schedule=modular",
@@ -494,8 +498,7 @@ START_TEST(uneven_modules_of_the_interleaved_schedule)
                                      "parallelism.stage_layers=11,11,11,11",
                                      NULL};
     ParoStepResult e = step_of("zero-1", modular), f = step_of("zero-1", modular_written);
-    ck_assert_int_eq(e.step, f.step);
-    ck_assert(e.peak_bytes == f.peak_bytes && e.compute == f.compute && e.comm == f.comm);
+    assert_same_step(e, f);
     const char *moved[] = {"parallelism.pp=2",
                            "parallelism.dp=48",
                            "training.pipeline.schedule=interleaved",
