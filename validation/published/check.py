@@ -577,29 +577,31 @@ def run_one(parosim, root, tmp, r, extra_sets=()):
             "predicted": pred, "fits": fits, "assumed": assumed}
 
 
-def memory_rows(root):
-    """(memory.tsv row, the run it measured) pairs: the run's row from results.tsv or from
-    pending/ (a row whose throughput parosim does not predict can still give its memory)."""
+def published_runs(root):
+    """Every transcribed run by id: results.tsv's, then pending/'s (torchtitan.tsv,
+    memory-runs.tsv), a later file's row replacing an earlier one of the same id."""
     here = os.path.join(root, "validation", "published")
     runs = {}
     for name in ("results.tsv", os.path.join("pending", "torchtitan.tsv"),
                  os.path.join("pending", "memory-runs.tsv")):
         with open(os.path.join(here, name)) as f:
             runs.update({r["id"]: r for r in csv.DictReader(f, delimiter="\t")})
-    with open(os.path.join(here, "memory.tsv")) as f:
+    return runs
+
+
+def memory_rows(root, runs):
+    """(memory.tsv row, the run it measured) pairs: the run's row from @runs
+    (published_runs: a row whose throughput parosim does not predict can still give its
+    memory)."""
+    with open(os.path.join(root, "validation", "published", "memory.tsv")) as f:
         return [(m, runs[m["run"]]) for m in csv.DictReader(f, delimiter="\t")]
 
 
-def fits_rows(root):
+def fits_rows(root, runs):
     """(fits.tsv row, the run it names) pairs: a published verdict (`fits`: the run ran;
-    `oom`: it ran out of its GPU's memory) on a run of results.tsv or pending/, often beside
-    one that ran (the same job with a larger micro-batch)."""
-    runs = {r["id"]: r for _, r in memory_rows(root)}
-    here = os.path.join(root, "validation", "published")
-    for name in (os.path.join("pending", "memory-runs.tsv"),):
-        with open(os.path.join(here, name)) as f:
-            runs.update({r["id"]: r for r in csv.DictReader(f, delimiter="\t")})
-    with open(os.path.join(here, "fits.tsv")) as f:
+    `oom`: it ran out of its GPU's memory) on a run of @runs, often beside one that ran (the
+    same job with a larger micro-batch)."""
+    with open(os.path.join(root, "validation", "published", "fits.tsv")) as f:
         return [(v, runs[v["run"]]) for v in csv.DictReader(f, delimiter="\t")]
 
 
@@ -746,8 +748,11 @@ def main():
         probe_keys(parosim, root, pool)
         leave_one_out(parosim, root, tmp, rows, pool)
         results = list(pool.map(lambda r: run_one(parosim, root, tmp, r), rows))
-        memory = list(pool.map(lambda mr: run_memory(parosim, root, tmp, *mr), memory_rows(root)))
-        verdicts = list(pool.map(lambda vr: run_fits(parosim, root, tmp, *vr), fits_rows(root)))
+        runs = published_runs(root)
+        measured = memory_rows(root, runs)
+        memory = list(pool.map(lambda mr: run_memory(parosim, root, tmp, *mr), measured))
+        verdicts = list(pool.map(lambda vr: run_fits(parosim, root, tmp, *vr),
+                                 fits_rows(root, runs)))
     done = [x for x in results if "skip" not in x]
     for x in done + [x for x in memory if "skip" not in x]:
         x["error"] = x["predicted"] / x["measured"] - 1
@@ -838,7 +843,7 @@ def main():
           f"of {len(told)} right; memory rows parosim puts out of memory: {','.join(memory_oom) or 'none'}")
     # the |error| by the allocator's figure each row measured (allocated or reserved), the
     # published rows apart from our own harness's (runs in pending/memory-runs.tsv, id harness-)
-    metric = {"memory:" + m["id"]: m["metric"] for m, _ in memory_rows(root)}
+    metric = {"memory:" + m["id"]: m["metric"] for m, _ in measured}
     for own in (False, True):
         for kind in sorted({v for v in metric.values()}):
             errs = sorted(abs(x["error"]) for x in memory if "error" in x
