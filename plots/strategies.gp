@@ -29,9 +29,13 @@ fits(x) = strcol("fits") eq "true"
 # "NGG (zero-2)": the strategy and its first alias
 first_alias(a) = strstrt(a, ';') ? a[1:strstrt(a, ';')-1] : a
 # hover=1 (an SVG in the HTML report): each bar's exact figures under an invisible point
-hover_text(x) = sprintf("%s: step %.3f s (compute %.3f, exposed comm %.3f), %.1f samples/s, peak %.1f GiB%s", \
+hover_text(x) = sprintf("%s: step %.3f s (compute %.3f, exposed comm %.3f), %.1f samples/s, peak %.1f GiB (allocated %.1f, reserved %.1f)%s", \
     strcol("name"), column("time_step"), column("time_compute"), column("time_exposed_comm"), \
-    column("samples_per_s"), column("mem_peak")/2**30, fits(0) ? "" : ", out of memory")
+    column("samples_per_s"), column("mem_peak")/2**30, column("mem_allocated")/2**30, \
+    column("mem_reserved")/2**30, fits(0) ? "" : ", out of memory")
+# what the GPU holds with the caching allocator's reserve: reserved + NCCL's buffers and the
+# overhead, outside the allocator (decision 94); the peak's outside part is the same
+held(x) = (column("mem_reserved") + column("mem_comm_buffers") + column("mem_overhead"))/2**30
 label(x) = strlen(strcol("aliases")) ? strcol("name").' ('.first_alias(strcol("aliases")).')' : strcol("name")
 plot input using 0:(fits(0) ? column("samples_per_s") : 0):xtic(label(0)) \
          with boxes fs solid 0.85 noborder lc rgb '#4477AA' title 'throughput', \
@@ -40,6 +44,8 @@ plot input using 0:(fits(0) ? column("samples_per_s") : 0):xtic(label(0)) \
      '' using 0:(fits(0) ? NaN : column("samples_per_s")) with points pt 2 ps 2 lw 2 lc rgb '#000000' notitle, \
      '' using 0:(above(column("mem_peak")/2**30) ? NaN : column("mem_peak")/2**30) axes x1y2 \
          with points pt 7 ps 1.2 lc rgb '#CC3311' title 'peak memory', \
+     '' using 0:(held(0) > mem_top / 1.15 + 1e-9 ? NaN : held(0)) axes x1y2 \
+         with points pt 6 ps 1.2 lc rgb '#CC3311' title "with the allocator's reserve", \
      '' using 0:(above(column("mem_peak")/2**30) ? mem_top / 1.15 : NaN) axes x1y2 \
          with points pt 9 ps 1.4 lc rgb '#CC3311' notitle, \
      '' using 0:(above(column("mem_peak")/2**30) ? mem_top / 1.15 : NaN):(sprintf("%.0f", column("mem_peak")/2**30)) \

@@ -35,6 +35,15 @@ START_TEST(degrees_multiply_to_the_gpus)
 }
 END_TEST
 
+/* The most activation bytes the step's memory timeline holds. */
+static double activations_peak(const ParoStepResult *r)
+{
+    double most = 0;
+    for (guint i = 0; i < r->memory->len; i++)
+        most = MAX(most, g_array_index(r->memory, ParoMemSample, i).bytes[PARO_MEM_ACTIVATIONS]);
+    return most;
+}
+
 START_TEST(long_context_activations_are_a_sixteenth)
 {
     /* Issue #43: Llama-3-70B at 131,072 tokens, tp 8 x cp 16 on 16 DGX H100, full
@@ -46,9 +55,11 @@ START_TEST(long_context_activations_are_a_sixteenth)
     const char *cp1[] = {"topology.nodes=16", "parallelism.cp=1", NULL};
     g_autoptr(ParoScenario) a = paro_test_scenario(LONG_CONTEXT, cp16);
     g_autoptr(ParoScenario) b = paro_test_scenario(LONG_CONTEXT, cp1);
-    ParoStepResult ra = paro_test_step(a, "zero-3", FALSE), rb = paro_test_step(b, "zero-3", FALSE);
+    ParoStepResult ra = paro_test_step(a, "zero-3", TRUE), rb = paro_test_step(b, "zero-3", TRUE);
     ck_assert(ra.fits);
-    double ratio = ra.at_peak.bytes[PARO_MEM_ACTIVATIONS] / rb.at_peak.bytes[PARO_MEM_ACTIVATIONS];
+    /* the activations' own peak: the step's may lie at the optimizer step, where the
+     * profile's gradients and the foreach optimizer's temporaries are held (decision 94) */
+    double ratio = activations_peak(&ra) / activations_peak(&rb);
     ck_assert_msg(close_to(ratio, 1.0 / 16.0, 0.15), "ratio %g", ratio);
     double kept16, whole16, kept1, whole1;
     paro_scenario_layer_activations(a, 8, &kept16, &whole16);

@@ -7,6 +7,7 @@
 
 #include "check-main.h"
 #include "core/error.h"
+#include "mem/memory.h"
 #include "sched/taskgraph.h"
 
 static ParoTaskInfo info(const ParoTaskGraph *g, ParoTaskId t)
@@ -118,6 +119,48 @@ START_TEST(sched_collectives_take_sms_from_compute)
 }
 END_TEST
 
+START_TEST(memory_ledger_allocator_pools)
+{
+    /* System: a ledger of one step by hand. t0: parameters 100 (compute pool), NCCL's
+     * buffers 7 (outside the allocator); t1: a layer's gathered parameters 30 (gather pool);
+     * t2: activations 200 (compute); t3: the gathered 30 freed; t4: the activations fall
+     * to 120, then a gradient bucket 40 comes (reduce pool); t5: the bucket freed, activations 0;
+     * t6: the optimizer's temporaries 150 (compute).
+     * Expectation, by hand: the total peaks at t2 (100 + 7 + 30 + 200 = 337) and allocated
+     * is that less the 7 outside (330); the compute pool peaks at t2 (300; t6 holds 250),
+     * the gather pool at 30, the reduce pool at 40: the caching allocator, which serves a
+     * stream's tensors from that stream's freed blocks only, holds 300 + 30 + 40 = 370 from
+     * the driver, 40 above the allocated peak (CUDACachingAllocator.cpp's per-stream
+     * BlockPool lookup; decision 94). */
+    g_autoptr(ParoMemLedger) l = paro_mem_ledger_new(FALSE);
+    paro_mem_ledger_change(l, 0, PARO_MEM_PARAMS, 100);
+    paro_mem_ledger_change(l, 0, PARO_MEM_COMM_BUFFERS, 7);
+    paro_mem_ledger_change(l, 1, PARO_MEM_GATHERED, 30);
+    paro_mem_ledger_change(l, 2, PARO_MEM_ACTIVATIONS, 200);
+    paro_mem_ledger_change(l, 3, PARO_MEM_GATHERED, -30);
+    paro_mem_ledger_change(l, 4, PARO_MEM_ACTIVATIONS, -80);
+    paro_mem_ledger_change(l, 4, PARO_MEM_BUCKETS, 40);
+    paro_mem_ledger_change(l, 5, PARO_MEM_BUCKETS, -40);
+    paro_mem_ledger_change(l, 5, PARO_MEM_ACTIVATIONS, -120);
+    paro_mem_ledger_change(l, 6, PARO_MEM_OPTIMIZER_TEMPS, 150);
+    ck_assert_double_eq(paro_mem_ledger_peak(l, NULL), 337);
+    ck_assert_double_eq(paro_mem_ledger_allocated_peak(l), 330);
+    ck_assert_double_eq(paro_mem_ledger_pool_peak(l, PARO_MEM_POOL_COMPUTE), 300);
+    ck_assert_double_eq(paro_mem_ledger_pool_peak(l, PARO_MEM_POOL_GATHER), 30);
+    ck_assert_double_eq(paro_mem_ledger_pool_peak(l, PARO_MEM_POOL_REDUCE), 40);
+    ck_assert_double_eq(paro_mem_ledger_pool_peak(l, PARO_MEM_POOL_OUTSIDE), 7);
+    ck_assert_double_eq(paro_mem_ledger_reserved_peak(l), 370);
+    /* gradients moved to the reduce pool (FSDP's reduce-scatter output) count there */
+    g_autoptr(ParoMemLedger) m = paro_mem_ledger_new(FALSE);
+    paro_mem_ledger_set_pool(m, PARO_MEM_GRADS, PARO_MEM_POOL_REDUCE);
+    paro_mem_ledger_change(m, 0, PARO_MEM_ACTIVATIONS, 50);
+    paro_mem_ledger_change(m, 1, PARO_MEM_ACTIVATIONS, -50);
+    paro_mem_ledger_change(m, 1, PARO_MEM_GRADS, 20);
+    ck_assert_double_eq(paro_mem_ledger_allocated_peak(m), 50);
+    ck_assert_double_eq(paro_mem_ledger_reserved_peak(m), 70);
+}
+END_TEST
+
 START_TEST(sched_memory_in_order_and_deadlock)
 {
     /* Memory: a task adds 100 at its start and frees it at its end; another adds 50 while
@@ -151,6 +194,7 @@ static Suite *sched_suite(void)
     Suite *s = suite_create("sched");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, sched_streams_and_dependencies);
+    tcase_add_test(tc, memory_ledger_allocator_pools);
     tcase_add_test(tc, sched_sharing_slows_by_max_min);
     tcase_add_test(tc, sched_sharing_over_two_resources);
     tcase_add_test(tc, sched_collectives_take_sms_from_compute);

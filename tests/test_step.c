@@ -434,6 +434,41 @@ START_TEST(step_unfused_optimizer_by_hand)
 }
 END_TEST
 
+START_TEST(step_fsdp_memory_matches_the_harness)
+{
+    /* System: our harness's FSDP2 run on one H200 (tests/data/good/scenario-fsdp2-one-h200.yaml:
+     * Llama 3.2 3B's shape, 8,192 tokens, foreach AdamW, bf16 gathers, fp32 reductions).
+     * Expectation, measured (validation/data/h200/2026-11-28_peaks.txt, torch 2.11, MiB):
+     * full recomputation, max_memory_allocated 68,809, at the optimizer step: the fp32
+     * parameters and two moments (41,288 after a step) + the fp32 gradients (13,759: backward's
+     * end minus that) + foreach AdamW's square roots (13,760: the step's peak minus the
+     * backward's end), five times the 13,761 MiB of fp32 parameters; within 1%. Without
+     * recomputation the peak is the backward's, 78,234, within 3%, and the reserve (101,196)
+     * lies nearer parosim's reserved than its allocated peak: FSDP's gradients come from the
+     * reduce-scatter stream's pool, which the activations' freed blocks do not serve
+     * (decision 94). */
+    const double mib = 1048576.0;
+    const char *full[] = {"topology.nodes=1", "topology.node.gpus=1", NULL};
+    const char *none[] = {"topology.nodes=1", "topology.node.gpus=1", "training.recompute=none",
+                          NULL};
+    g_autoptr(ParoScenario) a =
+        paro_test_scenario("tests/data/good/scenario-fsdp2-one-h200.yaml", full);
+    g_autoptr(ParoScenario) b =
+        paro_test_scenario("tests/data/good/scenario-fsdp2-one-h200.yaml", none);
+    ParoStepResult ra = paro_test_step(a, "zero-3", FALSE), rb = paro_test_step(b, "zero-3", FALSE);
+    ck_assert_msg(fabs(ra.allocated_bytes / (68809 * mib) - 1) < 0.01, "full: %.0f MiB",
+                  ra.allocated_bytes / mib);
+    ck_assert(fabs(ra.at_peak.bytes[PARO_MEM_GRADS] / (13759 * mib) - 1) < 0.01);
+    ck_assert(fabs(ra.at_peak.bytes[PARO_MEM_OPTIMIZER_TEMPS] / (13760 * mib) - 1) < 0.01);
+    ck_assert_double_eq(ra.at_peak.bytes[PARO_MEM_PARAMS], 0); /* the master is the parameter */
+    ck_assert_msg(fabs(rb.allocated_bytes / (78234 * mib) - 1) < 0.03, "none: %.0f MiB",
+                  rb.allocated_bytes / mib);
+    ck_assert(fabs(rb.reserved_bytes - 101196 * mib) < fabs(rb.allocated_bytes - 101196 * mib));
+    paro_step_result_clear(&ra);
+    paro_step_result_clear(&rb);
+}
+END_TEST
+
 START_TEST(step_loss_memory_by_framework)
 {
     /* System: the small GPT of step_memory_model_states_and_activations (all layers'
@@ -454,7 +489,11 @@ START_TEST(step_loss_memory_by_framework)
                  {"framework.name=deepspeed", "framework.fused_loss=default", 6},
                  {"framework.name=fsdp", "framework.fused_loss=true", 4}};
     for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
-        const char *const extra[] = {cases[c].framework, cases[c].fused, NULL};
+        /* a fused optimizer: the fsdp profile's foreach AdamW would take the peak to the
+         * optimizer step, where the fp32 states, gradients and its temporaries outweigh this
+         * small model's activations (decision 94) */
+        const char *const extra[] = {cases[c].framework, cases[c].fused,
+                                     "framework.fused_optimizer=true", NULL};
         double want = 310378496.0 + cases[c].per_logit * 32768000.0;
         SmallGptDdp m = small_gpt_ddp(extra);
         ck_assert_double_eq_tol(m.activations, want, 1);
@@ -600,6 +639,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, step_unfused_optimizer_by_hand);
     tcase_add_test(tc, step_recompute_every_second_layer_memory);
     tcase_add_test(tc, step_loss_memory_by_framework);
+    tcase_add_test(tc, step_fsdp_memory_matches_the_harness);
     tcase_add_test(tc, step_recompute_every_needs_full);
     tcase_add_test(tc, step_recompute_op_refuses_experts);
     tcase_add_test(tc, step_memory_headroom_tight);

@@ -26,7 +26,9 @@ typedef struct {
     double step_s, peak_bytes;
     gboolean fits, tight;
     gint64 periodic_from;
-    gboolean host_fits; /* offloaded state in host memory: independent of the accumulation */
+    gboolean host_fits;   /* offloaded state in host memory: independent of the accumulation */
+    double reserve_bytes; /* the allocator's reserve and the outside bytes beyond the peak
+                           * (decision 94): read at the simulated accumulation */
 } Simulated;
 
 struct _ParoPlanUnit {
@@ -107,8 +109,10 @@ static const Simulated *simulate_all(ParoPlanUnit *u, gint64 accumulation, GErro
         ParoStepResult r;
         if (!paro_run_strategy(run, paro_strategy_get(i), &options, &r, error))
             return NULL;
-        out[i] = (Simulated){r.strategy, paro_time_to_s(r.step), r.peak_bytes, r.fits,
-                             r.tight,    r.periodic_from,        r.host_fits};
+        out[i] = (Simulated){r.strategy,   paro_time_to_s(r.step),
+                             r.peak_bytes, r.fits,
+                             r.tight,      r.periodic_from,
+                             r.host_fits,  r.reserved_bytes + r.outside_bytes - r.peak_bytes};
         paro_step_result_clear(&r);
     }
     gint64 *key = g_new(gint64, 1);
@@ -270,7 +274,9 @@ gboolean paro_plan_unit_rows(ParoPlanUnit *u, gint64 accumulation, GArray *rows,
             step = final_step[i];
             peak = final_peak[i];
             fits = peak <= u->memory_bytes && at[i].host_fits;
-            tight = paro_scenario_is_tight(paro_run_get_scenario(u->last), peak);
+            tight =
+                fits && paro_scenario_is_tight(paro_run_get_scenario(u->last),
+                                               MIN(peak + at[i].reserve_bytes, u->memory_bytes));
         }
         ParoPlanRow row = {
             .strategy = at[i].strategy,

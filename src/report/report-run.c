@@ -108,6 +108,12 @@ static void table(const ParoScenarioDerived *g, const ParoStepResult *rows, guin
             g_ascii_formatd(mem, sizeof mem, "%.4g", rows[0].peak_bytes / PARO_GIB),
             /* ranked first only when no row fits with margin (decision 84) */
             rows[0].tight ? "  tight: none fits with the memory headroom" : "");
+        /* the caching allocator's view of the best row (decision 94) */
+        g_string_append_printf(out,
+                               "# memory: allocated %.2f GiB, reserved %.2f GiB, NCCL buffers "
+                               "and overhead %.2f GiB\n",
+                               rows[0].allocated_bytes / PARO_GIB,
+                               rows[0].reserved_bytes / PARO_GIB, rows[0].outside_bytes / PARO_GIB);
     } else {
         g_string_append_printf(out, "# best: none fits in GPU memory%s\n",
                                offload ? " and host memory" : "");
@@ -193,6 +199,11 @@ static void json(const ParoScenarioDerived *g, const ParoStepResult *rows, guint
         }
         g_string_append(out, "},\n     \"memory\": {");
         num_field(out, "peak", round(r->peak_bytes), FALSE);
+        /* the caching allocator's figures (decision 94): max_memory_allocated and
+         * max_memory_reserved's steady state; peak = allocated + outside */
+        num_field(out, "allocated", round(r->allocated_bytes), FALSE);
+        num_field(out, "reserved", round(r->reserved_bytes), FALSE);
+        num_field(out, "outside", round(r->outside_bytes), FALSE);
         for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
             num_field(out, paro_mem_category_names[c], round(r->at_peak.bytes[c]),
                       c + 1 == PARO_MEM_N_CATEGORIES && !offload);
@@ -214,7 +225,7 @@ static void csv(const ParoScenarioDerived *g, const ParoStepResult *rows, guint 
         g_string_append_printf(out, ",mem_%s", paro_mem_category_names[c]);
     /* Appended last (and always, so every row of a sweep has the same columns). */
     g_string_append(out, ",gpus,mem_capacity,time_compress,bytes_saved,time_saved,tight,"
-                         "schema_version\n");
+                         "mem_allocated,mem_reserved,schema_version\n");
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
         g_autofree char *aliases = g_strjoinv(";", (char **)r->strategy->aliases);
@@ -247,7 +258,11 @@ static void csv(const ParoScenarioDerived *g, const ParoStepResult *rows, guint 
         paro_report_number(out, r->bytes_saved);
         g_string_append_c(out, ',');
         paro_report_number(out, r->time_saved_s);
-        g_string_append_printf(out, ",%s,%d\n", r->tight ? "true" : "false", PARO_SCHEMA_VERSION);
+        g_string_append_printf(out, ",%s,", r->tight ? "true" : "false");
+        paro_report_number(out, round(r->allocated_bytes));
+        g_string_append_c(out, ',');
+        paro_report_number(out, round(r->reserved_bytes));
+        g_string_append_printf(out, ",%d\n", PARO_SCHEMA_VERSION);
     }
 }
 

@@ -101,6 +101,9 @@ double paro_scenario_gathered_bytes(const ParoScenarioDerived *d, double params)
 
 /* cuBLAS's default workspace on Hopper (32 MiB; 4 MiB before). */
 #define PARO_CUBLAS_WORKSPACE_BYTES (32.0 * 1048576.0)
+/* PyTorch's foreach AdamW step: one fp32 temporary per parameter it steps (the second
+ * moments' square roots; decision 94). */
+#define PARO_FOREACH_OPTIMIZER_TEMP_BYTES 4.0
 /* The share of peak assumed for a GPU whose GEMM rate parosim does not know (topology
  * gpu.matmul_efficiency unset and the name not in paro_gpu_traits_from_name). */
 #define PARO_UNKNOWN_GPU_EFFICIENCY 0.5

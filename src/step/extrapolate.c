@@ -46,7 +46,17 @@ gboolean paro_extrapolate_five(const double y[5], double periods, double toleran
 /* The integer times (exact under linear extrapolation) and the real figures of a result;
  * everything else follows from them (paro_step_result_finish). */
 enum { TIME_STEP, TIME_COMPUTE, TIME_COMM, TIME_INTRA, TIME_INTER, TIME_AT_PEAK, N_TIMES };
-enum { REAL_PEAK, REAL_COMPRESS, REAL_SAVED, REAL_GUIDELINE, REAL_AT_PEAK, N_REALS };
+enum {
+    REAL_PEAK,
+    REAL_ALLOCATED,
+    REAL_RESERVED,
+    REAL_OUTSIDE,
+    REAL_COMPRESS,
+    REAL_SAVED,
+    REAL_GUIDELINE,
+    REAL_AT_PEAK,
+    N_REALS
+};
 #define N_FIGURES (N_TIMES + REAL_AT_PEAK + PARO_MEM_N_CATEGORIES)
 
 static ParoTime *time_of(ParoStepResult *r, int k)
@@ -58,8 +68,9 @@ static ParoTime *time_of(ParoStepResult *r, int k)
 
 static double *real_of(ParoStepResult *r, int k)
 {
-    double *const fields[REAL_AT_PEAK] = {&r->peak_bytes, &r->compress_s, &r->bytes_saved,
-                                          &r->guideline_s};
+    double *const fields[REAL_AT_PEAK] = {
+        &r->peak_bytes, &r->allocated_bytes, &r->reserved_bytes, &r->outside_bytes,
+        &r->compress_s, &r->bytes_saved,     &r->guideline_s};
     return k < REAL_AT_PEAK ? fields[k] : &r->at_peak.bytes[k - REAL_AT_PEAK];
 }
 

@@ -240,6 +240,55 @@ static void add_expert_states(ParoStepBuild *b)
     }
 }
 
+/* PyTorch frees the gradients after the optimizer step (Optimizer.zero_grad's set_to_none,
+ * the default since PyTorch 2.0: torch/optim/optimizer.py) and makes each layer's in its
+ * backward (autograd's .grad; FSDP's sharded gradients as the output of the unit's
+ * reduce-scatter: FSDP2's foreach_reduce in torch/distributed/fsdp/_fully_shard/
+ * _fsdp_collectives.py, FSDP1's post-backward hook): under the fsdp profile the forward and
+ * the backward's first layers, where the activations peak, run without them (decision 94).
+ * The other profiles keep a gradient buffer the whole step (Megatron's and DeepSpeed's
+ * contiguous buffers). */
+static gboolean grads_on_demand(const ParoStepBuild *b)
+{
+    return b->d->scenario->framework.kind == PARO_FRAMEWORK_FSDP;
+}
+
+/* PyTorch FSDP's mixed precision keeps the sharded parameters in fp32, the optimizer's
+ * master copy itself, and casts each reduced gradient shard to them (FSDP2's
+ * MixedPrecisionPolicy: param_dtype is the gathered copy's type; foreach_reduce's
+ * `.to(orig_dtype)`; FSDP1's `_mixed_precision_enabled_for_buffers` keeps the flat
+ * parameter's full precision): with 16-bit training there is no 16-bit shard beside the
+ * master where the parameters are sharded as the optimizer state is (p = os: full and hybrid
+ * sharding; DDP under autocast), and the gradients are fp32 where they are sharded as the
+ * master is (g = os; FSDP2's reshard_after_forward=False too). ZeRO-1's layout (g = N, os
+ * sharded) has no such PyTorch counterpart and keeps ZeRO's bytes, as the other profiles do
+ * (decision 94). */
+static void fsdp_state_layout(ParoStepBuild *b)
+{
+    double bp = b->z.param_bytes;
+    if (b->d->scenario->framework.kind != PARO_FRAMEWORK_FSDP || bp >= 4)
+        return;
+    for (gint64 d = 0; d < b->P; d++) {
+        ParoOffloadState *o = &b->stages[d].offload;
+        if (o->optimizer || o->parameters)
+            continue;
+        if (b->strategy->p == b->strategy->os)
+            o->gpu.params = MAX(0.0, o->gpu.params - bp * o->owned);
+        if (b->strategy->g == b->strategy->os)
+            o->gpu.grads *= 4.0 / bp;
+    }
+}
+
+/* Layer @l's gradients on stage @d's GPU (on-demand gradients): its share of the stage's
+ * parameters, dense and routed experts alike. */
+static double layer_grads(const ParoStepBuild *b, guint d, gint64 l)
+{
+    const ParoStepStage *st = &b->stages[d];
+    double all = b->z.trainable * st->share + b->ze.trainable * st->expert_share;
+    double mine = b->z.trainable * dense_share(b, l) + b->ze.trainable * expert_share(b, l);
+    return all > 0 ? st->offload.gpu.grads * mine / all : 0;
+}
+
 gboolean paro_step_build_init(ParoStepBuild *b)
 {
     const ParoScenario *sc = b->d->scenario;
@@ -288,6 +337,10 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     paro_step_offload_init(b);
     if (b->calls_e != NULL)
         add_expert_states(b);
+    fsdp_state_layout(b);
+    b->grads_on_demand = grads_on_demand(b);
+    b->optimizer_temp_bytes =
+        paro_framework_fused_optimizer(&sc->framework) ? 0 : PARO_FOREACH_OPTIMIZER_TEMP_BYTES;
     b->gathers_f = g_new(ParoTaskId, L);
     b->gathers_b = g_new(ParoTaskId, L);
     b->scratch = g_array_sized_new(FALSE, FALSE, sizeof(ParoTaskId), (guint)L);
@@ -533,6 +586,9 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
             double peak = MAX(b->act_whole, act_kept + loss->backward_peak);
             paro_task_graph_on_start(graph, c, PARO_MEM_ACTIVATIONS, peak - act_kept - loss->kept);
             paro_task_graph_on_end(graph, c, PARO_MEM_ACTIVATIONS, -peak);
+            /* the layer's gradients, made by its first backward (later ones accumulate) */
+            if (b->grads_on_demand && micro == 0)
+                paro_task_graph_on_end(graph, c, PARO_MEM_GRADS, layer_grads(b, d, l));
         }
         if (gather && last_pass)
             paro_task_graph_on_end(graph, c, PARO_MEM_GATHERED, -gathered);
@@ -661,6 +717,16 @@ static void add_sync(ParoStepBuild *b, guint d)
     paro_task_graph_depend(graph, opt, previous);
     for (guint r = 0; r < st->last_reductions->len; r++)
         paro_task_graph_depend(graph, opt, g_array_index(st->last_reductions, ParoTaskId, r));
+    /* PyTorch's foreach AdamW takes the square roots of all the second moments at once
+     * (torch/optim/adam.py _multi_tensor_adam: exp_avg_sq_sqrt = _foreach_sqrt(...)), a
+     * temporary of the states' fp32 for every parameter it steps; a fused kernel needs none */
+    if (!st->offload.optimizer && b->optimizer_temp_bytes > 0) {
+        double temps = st->offload.owned * b->optimizer_temp_bytes;
+        paro_task_graph_on_start(graph, opt, PARO_MEM_OPTIMIZER_TEMPS, temps);
+        paro_task_graph_on_end(graph, opt, PARO_MEM_OPTIMIZER_TEMPS, -temps);
+    }
+    if (b->grads_on_demand) /* zero_grad(set_to_none=True) */
+        paro_task_graph_on_end(graph, opt, PARO_MEM_GRADS, -st->offload.gpu.grads);
     previous = paro_step_offload_after_step(b, d, opt);
     st->previous = add_syncs(b, d, PARO_PHASE_SYNC_PARAM, previous, FALSE);
 }

@@ -174,6 +174,9 @@ typedef struct {
     double grad_pass_s;         /* the framework's gradient passes, s a trainable param */
     double copy_out_s;          /* the framework's copy of a gather's output, s a gathered byte */
     double accumulate_s;        /* adding each later micro-batch's gradients, s a trainable param */
+    gboolean grads_on_demand;   /* gradients live from their reduction in the backward to the
+                                 * optimizer step, not the whole step (decision 94) */
+    double optimizer_temp_bytes; /* the optimizer step's temporaries per owned parameter */
     ParoStepStage *stages;
     ParoTaskId *gathers_f, *gathers_b; /* per layer, the layered pass's gathers */
     GArray *scratch;                   /* ParoTaskId: a pass's compute tasks */

@@ -38,7 +38,12 @@ static void add_resident(const ParoStepBuild *b, guint d)
     ParoStateMemory states = b->stages[d].offload.gpu;
     ParoMemLedger *ledger = paro_task_graph_ledger(b->graph, d);
     paro_mem_ledger_change(ledger, 0, PARO_MEM_PARAMS, states.params);
-    paro_mem_ledger_change(ledger, 0, PARO_MEM_GRADS, states.grads);
+    /* from each layer's backward on (step-build.c); FSDP's sharded ones are the output of
+     * its reduce-scatter, made on that stream (on one GPU too: a copy) */
+    if (b->grads_on_demand && b->strategy->g != PARO_PART_N)
+        paro_mem_ledger_set_pool(ledger, PARO_MEM_GRADS, PARO_MEM_POOL_REDUCE);
+    if (!b->grads_on_demand)
+        paro_mem_ledger_change(ledger, 0, PARO_MEM_GRADS, states.grads);
     paro_mem_ledger_change(ledger, 0, PARO_MEM_OPTIMIZER, states.optimizer);
     paro_mem_ledger_change(ledger, 0, PARO_MEM_COMM_BUFFERS,
                            paro_scenario_comm_buffers(sc, b->strategy));
@@ -69,7 +74,12 @@ void paro_step_result_finish(const ParoScenarioDerived *d, gint64 micro_steps, P
     r->mfu = model_flops / step_s / sc->topology->gpu.peak_flops;
     r->host_fits = r->host_bytes <= sc->topology->host.memory_bytes;
     r->fits = r->peak_bytes <= sc->topology->gpu.memory_bytes && r->host_fits;
-    r->tight = r->fits && paro_scenario_is_tight(sc, r->peak_bytes);
+    /* the allocator gives back its cached blocks and retries before it fails
+     * (CUDACachingAllocator.cpp: release_cached_blocks, num_alloc_retries), so what must fit
+     * is the tensors, and it never holds more than the GPU; a run whose reserve reaches into
+     * the headroom is tight (decision 94) */
+    r->tight = r->fits && paro_scenario_is_tight(sc, MIN(r->reserved_bytes + r->outside_bytes,
+                                                         sc->topology->gpu.memory_bytes));
 }
 
 static void collect(const ParoStepBuild *b, gboolean keep_trace, ParoStepResult *out)
@@ -101,6 +111,9 @@ static void collect(const ParoStepBuild *b, gboolean keep_trace, ParoStepResult 
     out->bytes_saved = b->stages[d].bytes_saved;
     const ParoMemLedger *fullest = paro_task_graph_ledger(b->graph, out->fullest);
     out->peak_bytes = paro_mem_ledger_peak(fullest, &out->at_peak);
+    out->allocated_bytes = paro_mem_ledger_allocated_peak(fullest);
+    out->reserved_bytes = paro_mem_ledger_reserved_peak(fullest);
+    out->outside_bytes = paro_mem_ledger_pool_peak(fullest, PARO_MEM_POOL_OUTSIDE);
     for (guint s = 0; s < (guint)b->P; s++)
         out->host_bytes =
             MAX(out->host_bytes,

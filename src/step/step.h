@@ -61,9 +61,12 @@ typedef struct {
     double bytes_saved;    /* bytes it does not send in the step thanks to compression */
     double time_saved_s;   /* step without compression - step; < 0: it costs more than it saves */
     double samples_per_s, tokens_per_s;
-    double tflops_per_gpu; /* model FLOPs (no recomputation) per second */
-    double mfu;            /* tflops_per_gpu / peak */
-    double peak_bytes;
+    double tflops_per_gpu;  /* model FLOPs (no recomputation) per second */
+    double mfu;             /* tflops_per_gpu / peak */
+    double peak_bytes;      /* the most the GPU held at once: allocated + outside */
+    double allocated_bytes; /* the caching allocator's tensors at their peak (decision 94) */
+    double reserved_bytes;  /* what the allocator holds from the driver: its pools' peaks */
+    double outside_bytes;   /* NCCL's buffers and the overhead, outside the allocator */
     ParoMemSample at_peak;
     double host_bytes;  /* host memory per node with offloading (the fullest stage's GPUs') */
     gboolean host_fits; /* host_bytes within the node's host memory */

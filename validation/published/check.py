@@ -632,8 +632,11 @@ def run_memory(parosim, root, tmp, m, r):
     if out is None:
         return {"id": "memory:" + m["id"], "skip": why}
     st = out["strategies"][0]
+    # the allocator's figure the row measured (decision 94): max_reserved against parosim's
+    # reserve, max_allocated against its allocated peak; both leave NCCL and the context out
+    figure = {"max_reserved": "reserved", "max_allocated": "allocated"}[m.get("metric", "max_allocated")]
     return {"id": "memory:" + m["id"], "measured": float(m.get("measured_gib", "nan")),
-            "predicted": st["memory"]["peak"] / 2**30, "fits": st["fits"],
+            "predicted": st["memory"][figure] / 2**30, "fits": st["fits"],
             "capacity": out["gpu_memory"] / 2**30}
 
 
