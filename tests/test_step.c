@@ -448,11 +448,9 @@ START_TEST(step_fsdp_memory_matches_the_harness)
      * reduce-scatter stream's pool, which the activations' freed blocks do not serve
      * (decision 94). */
     const double mib = 1048576.0;
-    const char *full[] = {"topology.nodes=1", "topology.node.gpus=1", NULL};
-    const char *none[] = {"topology.nodes=1", "topology.node.gpus=1", "training.recompute=none",
-                          NULL};
+    const char *none[] = {"training.recompute=none", NULL};
     g_autoptr(ParoScenario) a =
-        paro_test_scenario("tests/data/good/scenario-fsdp2-one-h200.yaml", full);
+        paro_test_scenario("tests/data/good/scenario-fsdp2-one-h200.yaml", NULL);
     g_autoptr(ParoScenario) b =
         paro_test_scenario("tests/data/good/scenario-fsdp2-one-h200.yaml", none);
     ParoStepResult ra = paro_test_step(a, "zero-3", FALSE), rb = paro_test_step(b, "zero-3", FALSE);

@@ -22,7 +22,12 @@
  * chunk (k mod P*v) / P (backwards: v-1 minus that) on micro-batch
  * (k / (P*v)) * P + k mod P, so micro-batches go through the chunks in groups of P.
  * Warm-up 2(P-1-r) + (v-1)P forwards (all v*M when M = P), then 1F1B pairs, then the
- * cool-down backwards. M must be a multiple of P, as Megatron-LM required. */
+ * cool-down backwards. M must be a multiple of P, as Megatron-LM required. PyTorch's
+ * ScheduleInterleaved1F1B (torch/distributed/pipelining/schedules.py, get_rank_warmup_ops:
+ * (v-1) x microbatches_per_round + 2(P-1-r), capped at v*M; torchtitan's, under the fsdp
+ * profile: torch_warmup) has no all-forwards case: with M = P the last device runs its first
+ * chunk's M forwards and then pairs, holding one micro-batch of its last chunk, where
+ * Megatron-LM's holds all M. */
 #include "pipe/pipe-private.h"
 
 static void push(GArray *program, const ParoPipeSpec *spec, ParoPipeKind kind, gint64 chunk,
@@ -74,7 +79,8 @@ static void virtual_step(const ParoPipeSpec *spec, gint64 k, gboolean forward, g
 static void interleaved(GArray *program, const ParoPipeSpec *spec, gint64 r)
 {
     gint64 P = spec->devices, v = spec->chunks, total = v * spec->micro;
-    gint64 warm = spec->micro == P ? total : MIN(2 * (P - 1 - r) + (v - 1) * P, total);
+    gint64 warm =
+        spec->micro == P && !spec->torch_warmup ? total : MIN(2 * (P - 1 - r) + (v - 1) * P, total);
     gint64 c, m;
     for (gint64 k = 0; k < warm; k++) {
         virtual_step(spec, k, TRUE, &c, &m);

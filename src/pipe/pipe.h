@@ -54,6 +54,8 @@ typedef struct {
     double p2p_bytes;         /* one micro-batch's activation (or its gradient) at a boundary */
     double p2p_bandwidth_Bps; /* 0: the bytes add no time */
     gboolean timeline;        /* keep every task's start and end */
+    gboolean torch_warmup;    /* interleaved as PyTorch's ScheduleInterleaved1F1B warms up: no
+                               * all-forwards warm-up when M = P (Megatron-LM's rule) */
 } ParoPipeSpec;
 
 typedef struct {

@@ -109,9 +109,12 @@ static void table(const ParoScenarioDerived *g, const ParoStepResult *rows, guin
             /* ranked first only when no row fits with margin (decision 84) */
             rows[0].tight ? "  tight: none fits with the memory headroom" : "");
         /* the caching allocator's view of the best row (decision 94) */
+        g_string_append(out, "# memory: ");
+        if (rows[0].stages > 1) /* the stage that must fit: its peak is the highest */
+            g_string_append_printf(out, "stage %u of %u, ", rows[0].fullest, rows[0].stages);
         g_string_append_printf(out,
-                               "# memory: allocated %.2f GiB, reserved %.2f GiB, NCCL buffers "
-                               "and overhead %.2f GiB\n",
+                               "allocated %.2f GiB, reserved %.2f GiB, NCCL buffers and "
+                               "overhead %.2f GiB\n",
                                rows[0].allocated_bytes / PARO_GIB,
                                rows[0].reserved_bytes / PARO_GIB, rows[0].outside_bytes / PARO_GIB);
     } else {
@@ -204,6 +207,7 @@ static void json(const ParoScenarioDerived *g, const ParoStepResult *rows, guint
         num_field(out, "allocated", round(r->allocated_bytes), FALSE);
         num_field(out, "reserved", round(r->reserved_bytes), FALSE);
         num_field(out, "outside", round(r->outside_bytes), FALSE);
+        num_field(out, "stage", r->fullest, FALSE); /* the pipeline stage whose peak this is */
         for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++)
             num_field(out, paro_mem_category_names[c], round(r->at_peak.bytes[c]),
                       c + 1 == PARO_MEM_N_CATEGORIES && !offload);

@@ -199,6 +199,12 @@ double paro_scenario_fp8_weight_bytes(const ParoScenario *s, const ParoStrategy 
      * fp8 weight and its transpose, nothing more */
     if (!s->training.fp8 || s->training.fp8_params || paro_strategy_gathers(strategy))
         return 0;
+    /* torchao's Float8Linear (the fsdp profile's fp8: torchtitan) casts each weight as it is
+     * used and saves the bf16 weight for the backward (float8_linear.py
+     * matmul_with_hp_or_float8_args: save_for_backward(input_hp, weight_hp_t)): no fp8 copy
+     * outlives its layer; Transformer Engine keeps them across micro-batches (decision 94) */
+    if (s->framework.kind == PARO_FRAMEWORK_FSDP)
+        return 0;
     const ParoModel *m = s->model; /* fp8 needs the shape (scenario.c) */
     double linear = (double)m->layers * paro_model_layer_params(m) / paro_model_shape_params(m);
     return param_state_bytes / paro_precision_bytes(s->training.precision) * FP8_COPY_BYTES *

@@ -279,6 +279,20 @@ static void fsdp_state_layout(ParoStepBuild *b)
     }
 }
 
+/* torch.distributed.pipelining runs an FSDP stage's backwards without gradient sync and
+ * reduces once after the last micro-batch's (stage.py backward_maybe_with_nosync:
+ * set_requires_gradient_sync(False), then post_backward on the last); meanwhile FSDP2 keeps
+ * each parameter's unsharded gradient, accumulated in the reduce type
+ * (FSDPParam.to_accumulated_grad_if_needed: unsharded_accumulated_grad). So under the fsdp
+ * profile with pipeline parallelism the full gradients of the stage wait from their first
+ * backward to the last micro-batch's reduce-scatter (decision 94). */
+static gboolean deferred_sync(const ParoStepBuild *b)
+{
+    /* layered accumulation reduces in a module's last pass already */
+    return b->d->scenario->framework.kind == PARO_FRAMEWORK_FSDP && b->P > 1 && !b->layered &&
+           (b->reduce != NULL || b->reduce_e != NULL);
+}
+
 /* Layer @l's gradients on stage @d's GPU (on-demand gradients): its share of the stage's
  * parameters, dense and routed experts alike. */
 static double layer_grads(const ParoStepBuild *b, guint d, gint64 l)
@@ -339,6 +353,7 @@ gboolean paro_step_build_init(ParoStepBuild *b)
         add_expert_states(b);
     fsdp_state_layout(b);
     b->grads_on_demand = grads_on_demand(b);
+    b->deferred_sync = deferred_sync(b);
     b->optimizer_temp_bytes =
         paro_framework_fused_optimizer(&sc->framework) ? 0 : PARO_FOREACH_OPTIMIZER_TEMP_BYTES;
     b->gathers_f = g_new(ParoTaskId, L);
@@ -586,8 +601,9 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
             double peak = MAX(b->act_whole, act_kept + loss->backward_peak);
             paro_task_graph_on_start(graph, c, PARO_MEM_ACTIVATIONS, peak - act_kept - loss->kept);
             paro_task_graph_on_end(graph, c, PARO_MEM_ACTIVATIONS, -peak);
-            /* the layer's gradients, made by its first backward (later ones accumulate) */
-            if (b->grads_on_demand && micro == 0)
+            /* the layer's gradient shards, made by its first backward (later ones accumulate
+             * into them), or deferred, by the reduction after the last */
+            if (b->grads_on_demand && micro == (b->deferred_sync ? b->M - 1 : 0))
                 paro_task_graph_on_end(graph, c, PARO_MEM_GRADS, layer_grads(b, d, l));
         }
         if (gather && last_pass)
@@ -618,7 +634,12 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
         if (!forward && (b->reduce || b->reduce_e) && last_pass) {
             double grads = b->reduce ? b->reduce->size_bytes * dense_share(b, l) : 0;
             double grads_e = b->reduce_e ? b->reduce_e->size_bytes * expert_share(b, l) : 0;
-            paro_task_graph_on_end(graph, c, PARO_MEM_BUCKETS, grads + grads_e);
+            /* deferred: the unsharded gradients held from the first micro-batch's backward,
+             * reduced after the last's (the loop's last statement: nothing else to skip) */
+            if (!b->deferred_sync || micro == 0)
+                paro_task_graph_on_end(graph, c, PARO_MEM_BUCKETS, grads + grads_e);
+            if (b->deferred_sync && micro != b->M - 1)
+                continue;
             bucket += grads;
             bucket_e += grads_e;
             if (bucket + bucket_e >= sc->training.bucket_bytes || i == pm - 1) {
@@ -746,6 +767,8 @@ gboolean paro_step_build(ParoStepBuild *b)
         .micro = b->M,
         .forward = zero,
         .backward = zero,
+        /* torchtitan pipelines with torch.distributed.pipelining (pipe-order.c) */
+        .torch_warmup = sc->framework.kind == PARO_FRAMEWORK_FSDP,
     };
     ParoPipeEmitter emit = {add_pass, add_send, b};
     if (!paro_pipe_build(&spec, &emit, b->graph, NULL, b->error))

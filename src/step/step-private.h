@@ -177,6 +177,8 @@ typedef struct {
     gboolean grads_on_demand;   /* gradients live from their reduction in the backward to the
                                  * optimizer step, not the whole step (decision 94) */
     double optimizer_temp_bytes; /* the optimizer step's temporaries per owned parameter */
+    gboolean deferred_sync;      /* gradients reduced once, after the last micro-batch's
+                                  * backward, held unsharded until then (decision 94) */
     ParoStepStage *stages;
     ParoTaskId *gathers_f, *gathers_b; /* per layer, the layered pass's gathers */
     GArray *scratch;                   /* ParoTaskId: a pass's compute tasks */
