@@ -153,8 +153,9 @@ START_TEST(step_memory_model_states_and_activations)
     ck_assert_double_eq_tol(m.activations, 703594496.0, 1);
     ck_assert_double_eq_tol(m.closed_activations, 703594496.0, 1);
     /* Fixed: 2 GiB overhead, 32 MiB cuBLAS workspace, NCCL buffers of the global
-     * communicator (2 x 1 channel x 4 MiB). */
-    double fixed = 2.0 * 1073741824.0 + 32.0 * 1048576.0 + 2.0 * 4.0 * 1048576.0;
+     * communicator: 2 connections x 1 channel x (LL 524,288 + LL128 4,915,200 + Simple
+     * 4,194,304 bytes), NCCL's default buffer sizes (src/init.cc). */
+    double fixed = 2.0 * 1073741824.0 + 32.0 * 1048576.0 + 2.0 * (524288.0 + 4915200.0 + 4194304.0);
     ck_assert_double_eq_tol(m.peak, m.states + fixed + 703594496.0, 1);
 }
 END_TEST

@@ -20,7 +20,7 @@ typedef enum {
     PARO_MEM_BUCKETS,         /* full gradients waiting for their reduce-scatter */
     PARO_MEM_COMM_BUFFERS,    /* NCCL's per-channel connection buffers */
     PARO_MEM_WORKSPACE,       /* cuBLAS workspace; with fp8, the weights' fp8 copies */
-    PARO_MEM_OVERHEAD,        /* CUDA context, allocator: the scenario's memory_overhead */
+    PARO_MEM_OVERHEAD,        /* CUDA context: the scenario's memory_overhead */
     PARO_MEM_OPTIMIZER_TEMPS, /* the optimizer step's temporaries (PyTorch's foreach AdamW) */
     PARO_MEM_N_CATEGORIES,
 } ParoMemCategory;

@@ -22,6 +22,14 @@ ParoCommModel paro_scenario_comm_model(const ParoScenario *s)
     };
 }
 
+/* One NCCL connection's buffers, a protocol each, at NCCL's defaults (src/init.cc
+ * computeBuffSizes): LL, NCCL_LL_LINES_PER_THREAD 8 x NCCL_LL_MAX_NTHREADS 512 x NCCL_STEPS 8
+ * x 16-byte lines = 512 KiB; LL128, NCCL_LL128_ELEMS_PER_THREAD 120 x
+ * NCCL_LL128_MAX_NTHREADS 640 x 8 steps x 8 bytes = 4,915,200; Simple, NCCL_BUFFSIZE 4 MiB.
+ * A channel of a ring holds a connection to its previous and one to its next peer, and a
+ * communicator (one per scope the strategy uses) its channels' (decision 94). */
+#define NCCL_CONNECTION_BYTES (524288.0 + 4915200.0 + 4194304.0)
+
 double paro_scenario_comm_buffers(const ParoScenario *s, const ParoStrategy *st)
 {
     ParoStateSizes z = paro_scenario_state_sizes(s);
@@ -32,7 +40,7 @@ double paro_scenario_comm_buffers(const ParoScenario *s, const ParoStrategy *st)
         used[g_array_index(calls, ParoCollCall, i).scope] = TRUE;
     const ParoTopology *t = s->topology;
     double channels = (double)(t->nccl.channels ? t->nccl.channels : MAX(1, t->nics.count));
-    return (double)(used[0] + used[1] + used[2]) * 2.0 * channels * 4.0 * 1048576.0;
+    return (double)(used[0] + used[1] + used[2]) * 2.0 * channels * NCCL_CONNECTION_BYTES;
 }
 
 ParoComputeSetup paro_scenario_compute_setup(const ParoScenario *s)

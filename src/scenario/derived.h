@@ -55,9 +55,10 @@ ParoStateSizes paro_scenario_state_sizes(const ParoScenario *s);
 
 /**
  * paro_scenario_comm_buffers:
- * NCCL's buffers for @strategy: 2 connections (send, receive) x channels x 4 MiB
- * (NCCL_BUFFSIZE's default) for each communicator the strategy uses (intra-group,
- * inter-group, global).
+ * NCCL's buffers for @strategy: 2 connections (send, receive) x channels x the three
+ * protocols' buffers at NCCL's defaults (LL 512 KiB, LL128 4,915,200 B, Simple
+ * NCCL_BUFFSIZE 4 MiB) for each communicator the strategy uses (intra-group, inter-group,
+ * global).
  */
 double paro_scenario_comm_buffers(const ParoScenario *s, const ParoStrategy *strategy);
 

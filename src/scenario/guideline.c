@@ -116,7 +116,7 @@ static void evaluate_one(const ParoGuideline *g, const ParoStrategy *st, ParoStr
     r->mem_comm_buffers = paro_scenario_comm_buffers(s, st);
     r->mem_workspace =
         PARO_CUBLAS_WORKSPACE_BYTES + paro_scenario_fp8_weight_bytes(s, st, mem.params);
-    r->mem_overhead = s->training.memory_overhead;
+    r->mem_overhead = paro_scenario_memory_overhead(s);
     r->mem_total = r->mem_model_states + r->mem_activations + r->mem_buffers + r->mem_comm_buffers +
                    r->mem_workspace + r->mem_overhead;
     r->host_fits = r->mem_host <= s->topology->host.memory_bytes;

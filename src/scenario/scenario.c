@@ -35,6 +35,11 @@ double paro_scenario_memory_headroom_bytes(const ParoScenario *s)
     return h->bytes ? h->value : h->value * s->topology->gpu.memory_bytes;
 }
 
+double paro_scenario_memory_overhead(const ParoScenario *s)
+{
+    return s->training.memory_overhead >= 0 ? s->training.memory_overhead : PARO_CUDA_CONTEXT_BYTES;
+}
+
 gboolean paro_scenario_is_tight(const ParoScenario *s, double peak_bytes)
 {
     double memory = s->topology->gpu.memory_bytes;
@@ -690,7 +695,7 @@ static ParoScenario *from_node_in(ParoNode *root_in, const char *path, const cha
         .recompute_every = 1,
         .efficiency = 0,
         .attention = PARO_ATTENTION_FLASH,
-        .memory_overhead = 0,
+        .memory_overhead = -1, /* unset: the CUDA context (paro_scenario_memory_overhead) */
         .memory_headroom = {PARO_HEADROOM_DEFAULT_SHARE, FALSE},
         .overlap = TRUE,
         .sm_contention = TRUE,

@@ -65,7 +65,8 @@ typedef struct {
     gboolean fp8;            /* linear layers' products in fp8 (Transformer Engine) */
     gboolean fp8_params;     /* and their weights held in fp8 only (fp8_model_init) */
     gboolean fp8_attention;  /* cuDNN's attention in fp8, keeping q, k, v, O in fp8 (FP8_DPA) */
-    double memory_overhead;  /* bytes per GPU outside the model (CUDA context, allocator) */
+    double memory_overhead;  /* bytes per GPU outside the model and NCCL's buffers (CUDA
+                              * context, start-up); < 0: unset, the context's measured size */
     ParoHeadroom memory_headroom; /* the allocator's margin below the GPU's memory */
     gboolean overlap;             /* compute and communication on separate streams */
     gboolean sm_contention; /* DP collectives' NCCL kernels take SMs from concurrent compute */
@@ -190,6 +191,17 @@ gint64 paro_scenario_dp_per_node(const ParoScenario *s);
  */
 gint64 paro_scenario_module_span(const ParoScenario *s, gint64 n_layers, gint64 module,
                                  gint64 *first);
+
+/* What a GPU holds outside PyTorch's allocator before the first tensor: the CUDA context,
+ * its modules, cuBLAS's and NCCL's own: 1,327 MiB measured with no tensor live on our H200
+ * (torch 2.11, CUDA 13.0, cuDNN 9.19, NCCL 2.28 initialised on one rank:
+ * validation/data/h200/2026-11-28_peaks.txt, `context`; decision 94). Other GPUs are not
+ * measured and take it; NCCL's per-channel buffers are counted apart (comm_buffers). */
+#define PARO_CUDA_CONTEXT_BYTES (1327.0 * 1048576.0)
+
+/** paro_scenario_memory_overhead: training.memory_overhead in bytes, or, left unset, the
+ * CUDA context (PARO_CUDA_CONTEXT_BYTES). */
+double paro_scenario_memory_overhead(const ParoScenario *s);
 
 /** paro_scenario_memory_headroom_bytes: training.memory_headroom in bytes: its share of the
  * GPU's memory, or the bytes written (decision 84). */

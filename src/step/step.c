@@ -50,7 +50,7 @@ static void add_resident(const ParoStepBuild *b, guint d)
     paro_mem_ledger_change(ledger, 0, PARO_MEM_WORKSPACE,
                            PARO_CUBLAS_WORKSPACE_BYTES +
                                paro_scenario_fp8_weight_bytes(sc, b->strategy, states.params));
-    paro_mem_ledger_change(ledger, 0, PARO_MEM_OVERHEAD, sc->training.memory_overhead);
+    paro_mem_ledger_change(ledger, 0, PARO_MEM_OVERHEAD, paro_scenario_memory_overhead(sc));
 }
 
 void paro_step_result_finish(const ParoScenarioDerived *d, gint64 micro_steps, ParoStepResult *r)

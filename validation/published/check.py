@@ -477,7 +477,6 @@ parallelism:
   optimizer_bytes: {optimizer_bytes}
   recompute: {recompute}
 {f"  recompute_every: {every.group(1)}{chr(10)}" if every else ""}  {'efficiency: 0.5' if legacy else 'attention: ' + attention}
-  memory_overhead: 2 GiB
 {fp8}{trainable}{pipeline}{'' if legacy else framework(r)}"""
     if hf_path is not None:  # the model from its HuggingFace config (issue #43's rows)
         head, rest = text.split("model:\n", 1)
