@@ -1,6 +1,7 @@
 # Memory timeline of one strategy's step, stacked by category (parameters, gradients,
 # optimizer states, activations, gathered parameters, gradient buckets, NCCL buffers,
-# cuBLAS workspace, overhead), with the GPU's memory when given.
+# cuBLAS workspace, overhead, the optimizer step's temporaries), with the GPU's memory when
+# given.
 # input: the TSV of `parosim run --trace FILE.tsv`; strategy: which one; optional
 # capacity: the GPU's memory in bytes (drawn as a dashed line).
 #   gnuplot -e "input='trace.tsv'; strategy='NII'; output='memory.png'" plots/memory-timeline.gp
@@ -11,8 +12,8 @@ if (!exists("input") || !exists("strategy")) {
 set datafile nocolumnheaders
 set datafile separator '\t'
 set datafile commentschars '#'
-categories = 'parameters gradients optimizer activations gathered buckets comm-buffers workspace overhead'
-colours = '#4477AA #EE6677 #228833 #CCBB44 #66CCEE #AA3377 #332288 #BBBBBB #999933'
+categories = 'parameters gradients optimizer activations gathered buckets comm-buffers workspace overhead optimizer-temps'
+colours = '#4477AA #EE6677 #228833 #CCBB44 #66CCEE #AA3377 #332288 #BBBBBB #999933 #882255'
 memory(x) = strcol(1) eq 'memory' && strcol(2) eq strategy
 # the sum of the first k categories (columns 4 ...), in GiB
 stacked(k) = sum [c=4:3+k] column(c) / 2**30

@@ -5,10 +5,11 @@
  * recomputation, offload) and a micro-batch. Each is loaded once, at the largest group
  * size the search gives it, and the closed form (scenario/guideline.c) gives two bounds:
  * - memory: a strategy's model states, workspace and fixed overhead (and, without a
- *   pipeline, every layer's kept activations of one micro-batch) are held by the
- *   simulated step too, so a strategy whose bound exceeds the GPU's memory is not
- *   simulated, and a shape no strategy can fit is dropped. A larger micro-batch only adds
- *   activations, so a layout's micro-batches stop at the first none fits;
+ *   pipeline, every layer's kept activations of one micro-batch; under the fsdp profile,
+ *   beside them the optimizer's states only) are held by the simulated step too, so a strategy
+ * whose bound exceeds the GPU's memory is not simulated, and a shape no strategy can fit is
+ * dropped. A larger micro-batch only adds activations, so a layout's micro-batches stop at the
+ * first none fits;
  * - compute: a device runs its stage's layers for every micro-batch and its optimizer
  *   step, and a pipeline's last device waits at least for the first micro-batch's forward
  *   through the P - 1 devices before it and is waited on for its backward through them
@@ -163,10 +164,18 @@ typedef struct {
  * states of every layer, uncut by tensor parallelism (scenario/derived.c), and one
  * micro-batch's activations of a whole sequence: a GPU holds at least their average over
  * the tp x pp (and cp) ranks that share them. */
-static double memory_bound(const ParoStrategyResult *r, const ParoPlanLayout *l)
+static double memory_bound(const ParoStrategyResult *r, const ParoPlanLayout *l, gboolean fsdp)
 {
-    return r->mem_model_states / (double)(l->tp * l->pp) + r->mem_workspace + r->mem_overhead +
-           (l->pp == 1 && !l->layered ? r->mem_activations / (double)(l->tp * l->cp) : 0);
+    double ranks = (double)(l->tp * l->pp), fixed = r->mem_workspace + r->mem_overhead;
+    double activations =
+        l->pp == 1 && !l->layered ? r->mem_activations / (double)(l->tp * l->cp) : 0;
+    /* The fsdp profile's gradients live from the backward to the optimizer step and its
+     * sharded parameters are the master (decision 94): the states are all held at the
+     * optimizer step, where the activations are gone, and beside the activations only the
+     * optimizer's are sure to be. */
+    if (fsdp)
+        return MAX(r->mem_model_states / ranks, r->mem_optimizer / ranks + activations) + fixed;
+    return r->mem_model_states / ranks + fixed + activations;
 }
 
 /* Loads @sh and fills its bounds; FALSE with no error: the scenario refuses the shape (a
@@ -200,7 +209,9 @@ static gboolean bound_shape(const Space *sp, ParoPlanShape *sh, double *signatur
         const ParoStrategyResult *r = paro_guideline_find(g, st);
         signature[2 * i] = r->mem_total;
         signature[2 * i + 1] = r->t_compute;
-        if (memory_bound(r, &sh->layout) > s->topology->gpu.memory_bytes || !r->host_fits)
+        if (memory_bound(r, &sh->layout, s->framework.kind == PARO_FRAMEWORK_FSDP) >
+                s->topology->gpu.memory_bytes ||
+            !r->host_fits)
             continue;
         sh->strategies |= G_GUINT64_CONSTANT(1) << i;
         /* with a pipeline, the device that bounds the step need not hold the most

@@ -369,7 +369,8 @@ void paro_report_trace(const ParoStepResult *rows, guint n, gboolean chrome, GSt
     g_string_append(out, "# parosim trace: tasks (seconds) and memory (bytes) per strategy\n"
                          "# task\tstrategy\tstream\tname\tmicro\tlayer\tstart\tend\tstage\n"
                          "# memory\tstrategy\ttime\tparams\tgrads\toptimizer\tactivations"
-                         "\tgathered\tbuckets\tcomm_buffers\tworkspace\toverhead\ttotal\n");
+                         "\tgathered\tbuckets\tcomm_buffers\tworkspace\toverhead"
+                         "\toptimizer_temps\ttotal\n");
     for (guint i = 0; i < n; i++) {
         const ParoStepResult *r = &rows[i];
         if (r->trace == NULL)
