@@ -611,7 +611,7 @@ def run_fits(parosim, root, tmp, v, r):
     if "skip" in x:
         return {"id": "fits:" + v["id"], "skip": x["skip"]}
     return {"id": "fits:" + v["id"], "predicted": "fits" if x["fits"] else "oom",
-            "verdict": v["verdict"], "peak": x["predicted"], "capacity": x["capacity"]}
+            "verdict": v["verdict"], "peak": x["device"], "capacity": x["capacity"]}
 
 
 def run_memory(parosim, root, tmp, m, r):
@@ -636,6 +636,7 @@ def run_memory(parosim, root, tmp, m, r):
     figure = {"max_reserved": "reserved", "max_allocated": "allocated"}[m.get("metric", "max_allocated")]
     return {"id": "memory:" + m["id"], "measured": float(m.get("measured_gib", "nan")),
             "predicted": st["memory"][figure] / 2**30, "fits": st["fits"],
+            "device": st["memory"]["peak"] / 2**30,
             "capacity": out["gpu_memory"] / 2**30}
 
 
