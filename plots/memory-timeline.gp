@@ -3,7 +3,8 @@
 # cuBLAS workspace, overhead, the optimizer step's temporaries), with the GPU's memory when
 # given.
 # input: the TSV of `parosim run --trace FILE.tsv`; strategy: which one; optional
-# capacity: the GPU's memory in bytes (drawn as a dashed line).
+# capacity: the GPU's memory in bytes (drawn as a dashed line); optional reserved: what the
+# GPU holds with the caching allocator's reserve, in bytes (dotted; decision 94).
 #   gnuplot -e "input='trace.tsv'; strategy='NII'; output='memory.png'" plots/memory-timeline.gp
 load ARG0[1:strlen(ARG0)-strlen('memory-timeline.gp')].'common.gp'
 if (!exists("input") || !exists("strategy")) {
@@ -26,4 +27,6 @@ set style fill solid 1.0 border
 plot for [k=words(categories):1:-1] input using (memory(0) ? column(3) : NaN):(stacked(k)) \
          with fillsteps lc rgb word(colours, k) title word(categories, k), \
      (exists("capacity") ? capacity / 2**30 : NaN) with lines dt 2 lw 2 lc rgb '#CC3311' \
-         title 'GPU memory'
+         title 'GPU memory', \
+     (exists("reserved") ? reserved / 2**30 : NaN) with lines dt 3 lw 2 lc rgb '#222222' \
+         title "with the allocator's reserve"

@@ -73,7 +73,12 @@ best=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 [ -n "$best" ] || { echo "gallery: no strategy fits in $out/run-7b.csv" >&2; exit 1; }
 step "memory timeline and step Gantt of the best strategy, $best"
 "$parosim" run "$default" --strategies "${best%% *}" --trace "$out/trace-best.tsv" >/dev/null
-"$parosim" plot memory-timeline "$out/trace-best.tsv" --capacity '80 GiB' \
+# what the GPU holds with the caching allocator's reserve: the best row's reserved + NCCL's
+# buffers + overhead (run's CSV columns; decision 94)
+reserve=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $col["fits"] == "true" { print $col["mem_reserved"] + $col["mem_comm_buffers"] + $col["mem_overhead"]; exit }' \
+    "$out/run-7b.csv")
+"$parosim" plot memory-timeline "$out/trace-best.tsv" --capacity '80 GiB' --reserved "$reserve B" \
     -o "$out/memory-timeline.png" --title "LLaMA-7B, $best, the best: memory per GPU over one step"
 "$parosim" plot gantt "$out/trace-best.tsv" -o "$out/gantt.png" \
     --title "LLaMA-7B, $best, the best: one step on the compute and communication streams"

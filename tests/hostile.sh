@@ -207,6 +207,8 @@ expect "W10 --lga --dp-only" 2 "--lga (modular pipelines) and --dp-only (tp = pp
 "$parosim" run $S --strategies zero-3 --trace "$work/t.tsv" >/dev/null
 expect "W10 plot --capacity '-1 GiB'" 2 "--capacity must be a positive size" \
     plot memory-timeline "$work/t.tsv" -o "$work/x.png" --capacity '-1 GiB'
+expect "W10b plot --reserved on a gantt" 2 "--reserved applies to memory-timeline only" \
+    plot gantt "$work/t.tsv" -o "$work/x.png" --reserved '70 GiB'
 expect "W10 plot --metric banana" 2 "--metric must be busbw or time" \
     plot collective-scaling "$work/t.tsv" -o "$work/x.png" --metric banana
 expect "W10 pipeline --trace x.json" 2 "--trace writes TSV (one line a task); name it .tsv" \

@@ -53,7 +53,7 @@ render strategies "$work/run.csv" --title 'test'
 render best-map "$work/sweep.csv"
 render collective-scaling "$work/coll.csv" --metric time
 render throughput-scaling "$work/sweep.csv" --strategies NII,zero-3 --size 640x400
-render memory-timeline "$work/trace.tsv" --strategy zero-3 --capacity '80 GiB'
+render memory-timeline "$work/trace.tsv" --strategy zero-3 --capacity '80 GiB' --reserved '60 GiB'
 render gantt "$work/trace.tsv"
 # plans of the oracle on 1, 2 and 4 nodes concatenated, each with its header (the live
 # pipeline, plan then plot, runs in the gallery below)

@@ -67,8 +67,8 @@ static char *unknown_kind_message(const char *name)
 int paro_cmd_plot(int argc, char **argv)
 {
     g_autofree char *output = NULL, *title = NULL, *strategy = NULL, *strategies = NULL,
-                    *x_axis = NULL, *y_axis = NULL, *metric = NULL, *capacity = NULL, *size = NULL,
-                    *data = NULL, *scripts = NULL;
+                    *x_axis = NULL, *y_axis = NULL, *metric = NULL, *capacity = NULL,
+                    *reserved = NULL, *size = NULL, *data = NULL, *scripts = NULL;
     GOptionEntry entries[] = {
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The plot: FILE.png or FILE.svg",
          "FILE"},
@@ -86,6 +86,10 @@ int paro_cmd_plot(int argc, char **argv)
          "NAME"},
         {"capacity", 0, 0, G_OPTION_ARG_STRING, &capacity,
          "memory-timeline: draw the GPU memory line (e.g. '80 GiB')", "BYTES"},
+        {"reserved", 0, 0, G_OPTION_ARG_STRING, &reserved,
+         "memory-timeline: draw what the GPU holds with the allocator's reserve (run's JSON "
+         "reserved + outside)",
+         "BYTES"},
         {"size", 0, 0, G_OPTION_ARG_STRING, &size, "Pixels (default 1000x600)", "WxH"},
         {"data", 0, 0, G_OPTION_ARG_FILENAME, &data,
          "best-map, plan-scaling: also keep the derived table the script reads", "FILE"},
@@ -128,6 +132,13 @@ int paro_cmd_plot(int argc, char **argv)
         usage = "--capacity must be a positive size, e.g. '80 GiB'";
     else if (capacity && kind != PARO_PLOT_MEMORY_TIMELINE)
         usage = "--capacity applies to memory-timeline only";
+    else if (reserved &&
+             !paro_units_parse(reserved, PARO_QUANTITY_BYTES, &rq.reserved_bytes, &error))
+        usage = error->message;
+    else if (reserved && !(rq.reserved_bytes > 0))
+        usage = "--reserved must be a positive size, e.g. '72 GiB'";
+    else if (reserved && kind != PARO_PLOT_MEMORY_TIMELINE)
+        usage = "--reserved applies to memory-timeline only";
     else if (metric && (metrics_of(kind) == NULL || !g_strv_contains(metrics_of(kind), metric)))
         usage = metrics_of(kind) ? (kind == PARO_PLOT_COLLECTIVE_SCALING
                                         ? "--metric must be busbw or time"

@@ -14,6 +14,18 @@
 #include "scenario/workload.h"
 #include "strategy/strategy.h"
 
+/* What the GPU holds with the caching allocator's reserve under @s's traced step: reserved
+ * plus what lies outside the allocator (decision 94). */
+static double traced_reserve(const GArray *traces, const ParoStrategy *s)
+{
+    for (guint i = 0; i < traces->len; i++) {
+        const ParoStepResult *r = &g_array_index(traces, ParoStepResult, i);
+        if (r->strategy == s)
+            return r->reserved_bytes + r->outside_bytes;
+    }
+    return 0;
+}
+
 static const char report_help[] =
     "Simulates every strategy of the scenario (as `parosim run`) and writes one HTML page\n"
     "that opens without a network: the verdict, the ranked table (hover a row for its exact\n"
@@ -151,6 +163,7 @@ int paro_cmd_report(int argc, char **argv)
                                         .input = trace_path,
                                         .strategy = s->name,
                                         .capacity_bytes = scenario->topology->gpu.memory_bytes,
+                                        .reserved_bytes = traced_reserve(traces, s),
                                         .scripts_dir = scripts};
             ParoPlotRequest gantt = {.kind = PARO_PLOT_GANTT,
                                      .input = trace_path,

@@ -198,6 +198,8 @@ gboolean paro_plot_prepare(const ParoPlotRequest *rq, const char *data_path, GPt
         add_string(vars, "strategy", strategy);
         if (rq->capacity_bytes > 0)
             g_ptr_array_add(vars, g_strdup_printf("capacity=%.0f", rq->capacity_bytes));
+        if (rq->reserved_bytes > 0)
+            g_ptr_array_add(vars, g_strdup_printf("reserved=%.0f", rq->reserved_bytes));
         return TRUE;
     }
     case PARO_PLOT_VALIDATE: {

@@ -46,6 +46,8 @@ typedef struct {
     const char *x_axis, *y_axis; /* best-map: varied paths, nullable = the sweep's two */
     const char *metric;          /* nullable: the script's default */
     double capacity_bytes;       /* memory-timeline: GPU memory line; 0 = none */
+    double reserved_bytes;       /* memory-timeline: what the GPU holds with the caching
+                                  * allocator's reserve (decision 94); 0 = none */
     int width, height;           /* pixels; 0 = the script's default */
     const char *data_output;     /* nullable: also keep the derived data file here */
     const char *scripts_dir;     /* nullable: see paro_plot_scripts_dir() */

@@ -266,7 +266,9 @@ static gboolean grads_on_demand(const ParoStepBuild *b)
 static void fsdp_state_layout(ParoStepBuild *b)
 {
     double bp = b->z.param_bytes;
-    if (b->d->scenario->framework.kind != PARO_FRAMEWORK_FSDP || bp >= 4)
+    /* mixed precision: 16-bit training with an fp32 master among the optimizer's bytes (K =
+     * 12: master and two moments; bf16-pure training keeps none) */
+    if (b->d->scenario->framework.kind != PARO_FRAMEWORK_FSDP || bp >= 4 || b->z.optim_bytes < 12)
         return;
     for (gint64 d = 0; d < b->P; d++) {
         ParoOffloadState *o = &b->stages[d].offload;
