@@ -22,6 +22,17 @@ and records, for each configuration:
 Recomputation `none` or `full` (torch.utils.checkpoint around each block, non-reentrant),
 the optimizer `foreach` (PyTorch's default) or `fused`.
 
+From 0.2.0 (issue #45, decision 94), also:
+- `pool_compute`, `pool_side`: the caching allocator's segments after the second step by the
+  stream that owns them (`torch.cuda.memory_snapshot()`, each segment's `stream` and
+  `total_size`): the compute stream's, and FSDP's all-gather and reduce-scatter streams'
+  together; parosim's reserve is the pools' peaks summed;
+- `reserved3`: max_memory_reserved over a third step (is the second step's the steady state);
+- runs of two micro-batches, FSDP2 reducing after each (`sync`) or only after the last
+  (`nosync`: `set_requires_gradient_sync(False)` before the first, as
+  torch.distributed.pipelining's `backward_maybe_with_nosync` runs a stage), whose unsharded
+  fp32 gradients parosim holds until the reduction.
+
 Output: a table in nccl-tests layout ('#' header and footer lines) and, with -J, JSON.
 """
 import gc
@@ -37,19 +48,21 @@ from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoi
 
 from harness_io import argument_parser, check_line, cuda_device, finish, run_header
 
-VERSION = "0.1.0"
+VERSION = "0.2.0"
 MIB = 2 ** 20
 # name: hidden, layers, heads, kv heads, ffn, vocab (Llama 3.2 1B and 3B's shapes, and the
 # 1B's with Llama 2's vocabulary, to part the logits from the rest)
 SHAPES = {"llama3.2-1b": (2048, 16, 32, 8, 8192, 128256),
           "llama3.2-1b-v32k": (2048, 16, 32, 8, 8192, 32000),
           "llama3.2-3b": (3072, 28, 24, 8, 8192, 128256)}
-# (shape, sequence, micro-batch, recomputation, optimizer)
+# (shape, sequence, micro-batch, recomputation, optimizer[, micro-batches a step, sync])
 RUNS = (("llama3.2-1b", 8192, 1, "none", "foreach"), ("llama3.2-1b", 8192, 1, "full", "foreach"),
         ("llama3.2-1b", 8192, 1, "none", "fused"), ("llama3.2-1b", 2048, 4, "none", "foreach"),
         ("llama3.2-1b", 2048, 4, "full", "foreach"), ("llama3.2-1b-v32k", 8192, 1, "none", "foreach"),
         ("llama3.2-3b", 8192, 1, "none", "foreach"), ("llama3.2-3b", 8192, 1, "full", "foreach"),
-        ("llama3.2-3b", 4096, 2, "none", "fused"))
+        ("llama3.2-3b", 4096, 2, "none", "fused"),
+        ("llama3.2-1b", 4096, 1, "full", "foreach", 2, "sync"),
+        ("llama3.2-1b", 4096, 1, "full", "foreach", 2, "nosync"))
 
 
 def rotary(seq, dim, device):
@@ -138,7 +151,19 @@ def check(dev):
                float((g - g_ref).norm() / g_ref.norm()))
 
 
-def one_run(name, seq, batch, recompute, optim, dev):
+def pools(stream):
+    """Bytes the caching allocator holds from the driver, by the stream that owns each
+    segment: @stream's (the compute stream) and all the others'."""
+    mine = others = 0
+    for seg in torch.cuda.memory_snapshot():
+        if seg.get("stream") == stream:
+            mine += seg["total_size"]
+        else:
+            others += seg["total_size"]
+    return mine, others
+
+
+def one_run(name, seq, batch, recompute, optim, accum=1, sync="sync", dev=None):
     from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
     hidden, layers, heads, kv, ffn, vocab = SHAPES[name]
     torch.cuda.reset_peak_memory_stats()
@@ -159,9 +184,13 @@ def one_run(name, seq, batch, recompute, optim, dev):
 
     def step(marks):
         torch.cuda.reset_peak_memory_stats()
-        loss = loss_of(model(tokens, cos, sin), targets)
-        marks["fwd_peak"] = torch.cuda.max_memory_allocated() - base
-        loss.backward()
+        for micro in range(accum):
+            if sync == "nosync":  # reduce after the last micro-batch only
+                model.set_requires_gradient_sync(micro == accum - 1)
+            loss = loss_of(model(tokens, cos, sin), targets)
+            if micro == 0:
+                marks["fwd_peak"] = torch.cuda.max_memory_allocated() - base
+            loss.backward()
         marks["bwd_end"] = torch.cuda.memory_allocated() - base
         opt.step()
         opt.zero_grad(set_to_none=True)
@@ -181,6 +210,9 @@ def one_run(name, seq, batch, recompute, optim, dev):
     retries = torch.cuda.memory_stats().get("num_alloc_retries", 0)
     marks = {}
     loss = step(marks)
+    pool_compute, pool_side = pools(torch.cuda.current_stream().cuda_stream)
+    third = {}
+    step(third)
     row = {"shape": name, "hidden": hidden, "layers": layers, "heads": heads, "kv_heads": kv,
            "ffn": ffn, "vocab": vocab, "seq": seq, "batch": batch, "recompute": recompute,
            "optimizer": optim, "n_params": n_params, "params": params,
@@ -192,7 +224,8 @@ def one_run(name, seq, batch, recompute, optim, dev):
            "inactive_split_peak": marks["inactive_split_peak"],
            "segments_peak": marks["segments_peak"],
            "alloc_retries": torch.cuda.memory_stats().get("num_alloc_retries", 0) - retries,
-           "loss": loss}
+           "accumulation": accum, "sync": sync, "pool_compute": pool_compute,
+           "pool_side": pool_side, "reserved3": third["step_reserved"], "loss": loss}
     del model, opt, tokens, targets, cos, sin
     gc.collect()
     torch.cuda.empty_cache()
@@ -227,7 +260,8 @@ def main():
               "gathered, fp32 reductions; step = forward, backward, AdamW\n")
     out.write(f"#{'shape':>17} {'seq':>5} {'b':>2} {'recomp':>6} {'optim':>7} {'params(M)':>9} "
               f"{'params':>8} {'after1':>8} {'fwdpeak':>8} {'bwdend':>8} {'steppeak':>8} "
-              f"{'reserved':>8} {'requestd':>8} {'inactive':>8} {'segs':>5} {'retries':>7}\n")
+              f"{'reserved':>8} {'requestd':>8} {'inactive':>8} {'segs':>5} {'retries':>7} "
+              f"{'A':>2} {'sync':>6} {'poolcomp':>8} {'poolside':>8} {'reserv3':>8}\n")
     results = []
     began = time.monotonic()
     for run in RUNS:
@@ -235,7 +269,7 @@ def main():
             out.write(f"# skipped (budget {args.budget:.0f} s): {run}\n")
             continue
         try:
-            r = one_run(*run, dev)
+            r = one_run(*run, dev=dev)
         except torch.OutOfMemoryError as e:
             out.write(f"# out of memory: {run}: {str(e).splitlines()[0][:160]}\n")
             gc.collect()
@@ -248,7 +282,9 @@ def main():
                   f"{r['bwd_end'] / MIB:8.0f} {r['step_peak'] / MIB:8.0f} "
                   f"{r['step_reserved'] / MIB:8.0f} {r['requested_peak'] / MIB:8.0f} "
                   f"{r['inactive_split_peak'] / MIB:8.0f} {r['segments_peak']:5d} "
-                  f"{r['alloc_retries']:7d}\n")
+                  f"{r['alloc_retries']:7d} {r['accumulation']:2d} {r['sync']:>6} "
+                  f"{r['pool_compute'] / MIB:8.0f} {r['pool_side'] / MIB:8.0f} "
+                  f"{r['reserved3'] / MIB:8.0f}\n")
         out.flush()
     code = finish(out, results, header, err, 2e-2, args.json)
     dist.destroy_process_group()
