@@ -10,6 +10,22 @@
 #include "core/units.h"
 #include "plot/plot.h"
 
+/* A memory-timeline line's --@option @text as bytes into @out: NULL, or (transfer full)
+ * what is wrong with it. */
+static char *timeline_size(const char *option, const char *text, int kind, double *out)
+{
+    g_autoptr(GError) error = NULL;
+    if (text == NULL)
+        return NULL;
+    if (!paro_units_parse(text, PARO_QUANTITY_BYTES, out, &error))
+        return g_strdup(error->message);
+    if (!(*out > 0))
+        return g_strdup_printf("--%s must be a positive size, e.g. '80 GiB'", option);
+    if (kind != PARO_PLOT_MEMORY_TIMELINE)
+        return g_strdup_printf("--%s applies to memory-timeline only", option);
+    return NULL;
+}
+
 static const char plot_help_head[] =
     "Renders a plot with gnuplot (PNG through pngcairo, or SVG, by the output's extension)\n"
     "from an output of parosim. The scripts live in plots/ and read those files directly\n"
@@ -118,27 +134,16 @@ int paro_cmd_plot(int argc, char **argv)
                           .data_output = data,
                           .scripts_dir = scripts};
     const char *usage = NULL;
-    g_autofree char *unknown_kind = NULL;
+    g_autofree char *unknown_kind = NULL, *wrong_size = NULL;
     if (argc != 3 || output == NULL)
         usage = "expected KIND INPUT -o FILE";
     else if (kind < 0)
         usage = unknown_kind = unknown_kind_message(argv[1]);
     else if (!parse_size(size, &rq.width, &rq.height))
         usage = "--size must be WIDTHxHEIGHT in pixels, e.g. 1200x700";
-    else if (capacity &&
-             !paro_units_parse(capacity, PARO_QUANTITY_BYTES, &rq.capacity_bytes, &error))
-        usage = error->message;
-    else if (capacity && !(rq.capacity_bytes > 0))
-        usage = "--capacity must be a positive size, e.g. '80 GiB'";
-    else if (capacity && kind != PARO_PLOT_MEMORY_TIMELINE)
-        usage = "--capacity applies to memory-timeline only";
-    else if (reserved &&
-             !paro_units_parse(reserved, PARO_QUANTITY_BYTES, &rq.reserved_bytes, &error))
-        usage = error->message;
-    else if (reserved && !(rq.reserved_bytes > 0))
-        usage = "--reserved must be a positive size, e.g. '72 GiB'";
-    else if (reserved && kind != PARO_PLOT_MEMORY_TIMELINE)
-        usage = "--reserved applies to memory-timeline only";
+    else if ((wrong_size = timeline_size("capacity", capacity, kind, &rq.capacity_bytes)) ||
+             (wrong_size = timeline_size("reserved", reserved, kind, &rq.reserved_bytes)))
+        usage = wrong_size;
     else if (metric && (metrics_of(kind) == NULL || !g_strv_contains(metrics_of(kind), metric)))
         usage = metrics_of(kind) ? (kind == PARO_PLOT_COLLECTIVE_SCALING
                                         ? "--metric must be busbw or time"
