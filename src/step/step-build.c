@@ -295,6 +295,46 @@ static gboolean deferred_sync(const ParoStepBuild *b)
            (b->reduce != NULL || b->reduce_e != NULL);
 }
 
+/* FSDP (1 and 2) does not reshard its root unit after the forward: the root's parameters
+ * (the embeddings, the final norm and the output head, outside the blocks torchtitan and
+ * Composer wrap) stay gathered from a micro-batch's forward to the end of its backward,
+ * and the backward does not gather them again (FSDP2's _fsdp_state._lazy_init drops the
+ * root's post-forward resharding; FSDP1's _post_forward_reshard frees only a non-root
+ * handle). Under the fsdp profile for a strategy that gathers, one stage, depth-first, no
+ * expert parallelism and no offloaded parameters (decision 94). */
+static void fsdp_root_unit(ParoStepBuild *b)
+{
+    const ParoScenario *sc = b->d->scenario;
+    const ParoModel *m = sc->model;
+    gint64 L = (gint64)b->d->layers->len;
+    b->root_share[0] = b->root_share[1] = 0;
+    if (sc->framework.kind != PARO_FRAMEWORK_FSDP || !paro_strategy_gathers(b->strategy) ||
+        b->P > 1 || b->layered || b->dense_share != NULL || !m->has_shape || L < 2 ||
+        b->stages[0].offload.parameters)
+        return;
+    double h = (double)m->hidden, v = (double)m->vocab, total = paro_model_shape_params(m);
+    /* as model/compute.c assigns them to the first and last layers' weight shares */
+    b->root_share[0] = (v * h + (double)m->position_embeddings * h) / total;
+    b->root_share[1] = ((m->norm == PARO_NORM_LAYERNORM ? 2.0 : 1.0) * h +
+                        (m->tied_embeddings ? 0 : v * h) + paro_model_mtp_params(m)) /
+                       total;
+}
+
+/* The gathered bytes of @share of the parameters in the root unit: 16-bit copies only (the
+ * embeddings and the head are no fp8 linears: torchao's converter and Transformer Engine
+ * leave them in bf16). */
+static double root_bytes(const ParoStepBuild *b, double share)
+{
+    return b->z.param_bytes * b->z.params * share;
+}
+
+/* Layer @l's share of the parameters the root unit keeps gathered (fsdp_root_unit). */
+static double root_share(const ParoStepBuild *b, gint64 l)
+{
+    gint64 L = (gint64)b->d->layers->len;
+    return l == 0 ? b->root_share[0] : l == L - 1 ? b->root_share[1] : 0;
+}
+
 /* Layer @l's gradients on stage @d's GPU (on-demand gradients): its share of the stage's
  * parameters, dense and routed experts alike. */
 static double layer_grads(const ParoStepBuild *b, guint d, gint64 l)
@@ -356,6 +396,7 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     fsdp_state_layout(b);
     b->grads_on_demand = grads_on_demand(b);
     b->deferred_sync = deferred_sync(b);
+    fsdp_root_unit(b);
     b->optimizer_temp_bytes =
         paro_framework_fused_optimizer(&sc->framework) ? 0 : PARO_FOREACH_OPTIMIZER_TEMP_BYTES;
     b->gathers_f = g_new(ParoTaskId, L);
@@ -540,9 +581,12 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
             gint64 j = issued, lj = pass_layer(forward, lo, pm, j);
             /* an offloaded shard comes over PCIe first (step-offload.c) */
             ParoTaskId f = paro_step_offload_fetch(b, d, m, lj, dense_share(b, lj));
+            /* the backward does not gather the root unit's part again (fsdp_root_unit) */
+            double again = forward ? 0 : root_share(b, lj);
             ParoTaskId t = add_coll(b, "allgather", d, gather,
-                                    gather->size_bytes * dense_share(b, lj), m, (gint)lj);
-            paro_task_graph_on_start(graph, t, PARO_MEM_GATHERED, layer_gathered_bytes(b, lj));
+                                    gather->size_bytes * (dense_share(b, lj) - again), m, (gint)lj);
+            paro_task_graph_on_start(graph, t, PARO_MEM_GATHERED,
+                                     layer_gathered_bytes(b, lj) - root_bytes(b, again));
             paro_task_graph_depend(graph, t, f);
             ParoTaskId head = f != PARO_TASK_NONE ? f : t;
             if (j - p - 1 >= 0)
@@ -608,8 +652,13 @@ static void add_pass(gpointer data, ParoTaskGraph *graph, gint64 device, ParoPip
             if (b->grads_on_demand && micro == (b->deferred_sync ? b->M - 1 : 0))
                 paro_task_graph_on_end(graph, c, PARO_MEM_GRADS, layer_grads(b, d, l));
         }
-        if (gather && last_pass)
-            paro_task_graph_on_end(graph, c, PARO_MEM_GATHERED, -gathered);
+        if (gather && last_pass) {
+            /* the root unit's part stays to the end of the backward (fsdp_root_unit) */
+            double root = root_bytes(b, root_share(b, l));
+            if (!forward && l == 0)
+                root = -root_bytes(b, b->root_share[1]);
+            paro_task_graph_on_end(graph, c, PARO_MEM_GATHERED, -(gathered - root));
+        }
         g_array_append_val(b->scratch, c);
         last = c;
         if (tp > 1) {

@@ -179,6 +179,9 @@ typedef struct {
     double optimizer_temp_bytes; /* the optimizer step's temporaries per owned parameter */
     gboolean deferred_sync;      /* gradients reduced once, after the last micro-batch's
                                   * backward, held unsharded until then (decision 94) */
+    double root_share[2];        /* FSDP's root unit kept gathered from a micro-batch's forward to
+                                  * its backward's end: its share of the parameters on the first
+                                  * layer (embeddings) and the last (final norm, head); 0: none */
     ParoStepStage *stages;
     ParoTaskId *gathers_f, *gathers_b; /* per layer, the layered pass's gathers */
     GArray *scratch;                   /* ParoTaskId: a pass's compute tasks */
