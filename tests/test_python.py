@@ -43,7 +43,8 @@ def run_is_the_cli_json():
 
 @test
 def rows_agree_with_run():
-    """run_rows (the C structs) carry the JSON's ranks, names, fits, tight and step times."""
+    """run_rows (the C structs) carry the JSON's ranks, names, fits, tight, step times and the
+    allocator's figures."""
     s = parosim.Scenario(scenario)
     rows, full = s.run_rows(pick), s.run(pick)
     assert [r["strategy"] for r in rows] == [r["name"] for r in full]
@@ -51,6 +52,9 @@ def rows_agree_with_run():
     assert [(r["fits"], r["tight"]) for r in rows] == [(r["fits"], r["tight"]) for r in full]
     for r, f in zip(rows, full):
         assert abs(r["step_s"] - f["time"]["step"]) <= 1e-9 * f["time"]["step"], (r, f)
+        # the allocator's figures (decision 94), whole bytes in the JSON
+        assert abs(r["allocated_bytes"] - f["memory"]["allocated"]) <= 1, (r, f)
+        assert abs(r["reserved_bytes"] - f["memory"]["reserved"]) <= 1, (r, f)
 
 
 @test

@@ -43,7 +43,8 @@ class _Row(ctypes.Structure):
                 ("rank", ctypes.c_int), ("fits", ctypes.c_int)] + [
         (name, ctypes.c_double) for name in (
             "step_s", "compute_s", "comm_s", "exposed_comm_s", "guideline_s", "samples_per_s",
-            "tokens_per_s", "tflops_per_gpu", "mfu", "peak_bytes")] + [("tight", ctypes.c_int)]
+            "tokens_per_s", "tflops_per_gpu", "mfu", "peak_bytes")] + [("tight", ctypes.c_int)] + [
+        (name, ctypes.c_double) for name in ("allocated_bytes", "reserved_bytes")]
 
 
 _HOW = ("set PAROSIM_LIBRARY to the path of libparosim.so, or use a build tree's copy of "

@@ -163,6 +163,8 @@ int parosim_run_rows(ParosimScenario *scenario, const char *strategies, ParosimS
         o->mfu = r->mfu;
         o->peak_bytes = r->peak_bytes;
         o->tight = r->tight;
+        o->allocated_bytes = r->allocated_bytes;
+        o->reserved_bytes = r->reserved_bytes;
     }
     *rows = out;
     *n = results->len;

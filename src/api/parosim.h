@@ -36,22 +36,24 @@ typedef struct ParosimScenario ParosimScenario;
 
 /* One strategy's simulated training step (the figures of `parosim run`). */
 typedef struct {
-    size_t row_size;       /* sizeof(ParosimStepRow) of the library that filled it */
-    char strategy[32];     /* its name: a triple (NIG) or a named one (zero-3) */
-    int rank;              /* 1 = fastest among those that fit with margin */
-    int fits;              /* its peak memory fits the GPU */
-    double step_s;         /* simulated step time */
-    double compute_s;      /* the busiest stage's kernels */
-    double comm_s;         /* its collectives and sends, summed */
-    double exposed_comm_s; /* step - compute */
-    double guideline_s;    /* the closed form beside it */
-    double samples_per_s;  /* the whole job's */
-    double tokens_per_s;   /* the whole job's */
-    double tflops_per_gpu; /* model FLOPs per second per GPU */
-    double mfu;            /* tflops_per_gpu / peak */
-    double peak_bytes;     /* per GPU */
-    int tight;             /* it fits, but within the memory headroom (training.memory_headroom):
-                            * rows that fit with margin rank first */
+    size_t row_size;        /* sizeof(ParosimStepRow) of the library that filled it */
+    char strategy[32];      /* its name: a triple (NIG) or a named one (zero-3) */
+    int rank;               /* 1 = fastest among those that fit with margin */
+    int fits;               /* its peak memory fits the GPU */
+    double step_s;          /* simulated step time */
+    double compute_s;       /* the busiest stage's kernels */
+    double comm_s;          /* its collectives and sends, summed */
+    double exposed_comm_s;  /* step - compute */
+    double guideline_s;     /* the closed form beside it */
+    double samples_per_s;   /* the whole job's */
+    double tokens_per_s;    /* the whole job's */
+    double tflops_per_gpu;  /* model FLOPs per second per GPU */
+    double mfu;             /* tflops_per_gpu / peak */
+    double peak_bytes;      /* per GPU */
+    int tight;              /* it fits, but within the memory headroom (training.memory_headroom):
+                             * rows that fit with margin rank first */
+    double allocated_bytes; /* PyTorch's allocator's tensors at their peak (decision 94) */
+    double reserved_bytes;  /* what its caching allocator holds from the driver */
 } ParosimStepRow;
 
 /** parosim_version: "0.2.0" (static): the version of the library (meson.build). */
