@@ -21,7 +21,7 @@ struct _ParoMemLedger {
     ParoMemSample peak;
     double peak_total;
     ParoMemPool pool[PARO_MEM_N_CATEGORIES];
-    double pool_now[PARO_MEM_N_POOLS], pool_peak[PARO_MEM_N_POOLS];
+    double pool_peak[PARO_MEM_N_POOLS];
     double allocated_peak;
     GArray *timeline; /* ParoMemSample, or NULL */
 };
@@ -60,15 +60,14 @@ void paro_mem_ledger_change(ParoMemLedger *l, ParoTime time, ParoMemCategory cat
     g_assert(l->now.bytes[category] > -1.0);
     if (l->now.bytes[category] < 0)
         l->now.bytes[category] = 0;
-    double total = 0;
-    memset(l->pool_now, 0, sizeof l->pool_now);
+    double total = 0, pool_now[PARO_MEM_N_POOLS] = {0};
     for (int c = 0; c < PARO_MEM_N_CATEGORIES; c++) {
         total += l->now.bytes[c];
-        l->pool_now[l->pool[c]] += l->now.bytes[c];
+        pool_now[l->pool[c]] += l->now.bytes[c];
     }
     for (int p = 0; p < PARO_MEM_N_POOLS; p++)
-        l->pool_peak[p] = MAX(l->pool_peak[p], l->pool_now[p]);
-    l->allocated_peak = MAX(l->allocated_peak, total - l->pool_now[PARO_MEM_POOL_OUTSIDE]);
+        l->pool_peak[p] = MAX(l->pool_peak[p], pool_now[p]);
+    l->allocated_peak = MAX(l->allocated_peak, total - pool_now[PARO_MEM_POOL_OUTSIDE]);
     if (total > l->peak_total) {
         l->peak_total = total;
         l->peak = l->now;

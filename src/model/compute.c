@@ -498,10 +498,9 @@ GArray *paro_compute_layers(const ParoModel *m, const ParoComputeSetup *c)
             double h = (double)m->hidden, v = (double)m->vocab;
             double params = paro_model_layer_params_at(m, l);
             if (l == 0)
-                params += v * h + (double)m->position_embeddings * h;
+                params += paro_model_embedding_params(m);
             if (l == L - 1)
-                params += (m->norm == PARO_NORM_LAYERNORM ? 2.0 : 1.0) * h +
-                          (m->tied_embeddings ? 0 : v * h) + paro_model_mtp_params(m);
+                params += paro_model_head_params(m);
             lc->weight_share = params / total;
             forward = kind->forward, backward = kind->backward;
             op_f = kind->op_f, op_b = kind->op_b;

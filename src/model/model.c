@@ -333,6 +333,21 @@ double paro_model_shape_params(const ParoModel *m)
     return embeddings + all_layer_params(m) + norm_params(m) + head;
 }
 
+double paro_model_embedding_params(const ParoModel *m)
+{
+    if (!m->has_shape)
+        return 0;
+    return ((double)m->vocab + (double)m->position_embeddings) * (double)m->hidden;
+}
+
+double paro_model_head_params(const ParoModel *m)
+{
+    if (!m->has_shape)
+        return 0;
+    return norm_params(m) + (m->tied_embeddings ? 0 : (double)m->vocab * (double)m->hidden) +
+           paro_model_mtp_params(m);
+}
+
 double paro_model_base_params(const ParoModel *m)
 {
     return m->params_given > 0 ? m->params_given : paro_model_shape_params(m);

@@ -178,6 +178,13 @@ double paro_model_layer_params_at(const ParoModel *model, gint64 l);
  * gathered buffer holds). */
 double paro_model_largest_layer_params(const ParoModel *model);
 
+/** paro_model_embedding_params: the input embeddings (and learned positions) the first layer
+ * carries; paro_model_head_params: the final norm, the output head unless tied and the
+ * multi-token prediction modules, which the last layer carries (model/compute.c's weight
+ * shares, FSDP's root unit). 0 without a shape. */
+double paro_model_embedding_params(const ParoModel *model);
+double paro_model_head_params(const ParoModel *model);
+
 /** paro_model_mtp_params: the multi-token prediction modules' own parameters (DeepSeek-V3:
  * 11.5B), without the embeddings and head they share. */
 double paro_model_mtp_params(const ParoModel *model);

@@ -209,7 +209,7 @@ static gboolean bound_shape(const Space *sp, ParoPlanShape *sh, double *signatur
         const ParoStrategyResult *r = paro_guideline_find(g, st);
         signature[2 * i] = r->mem_total;
         signature[2 * i + 1] = r->t_compute;
-        if (memory_bound(r, &sh->layout, s->framework.kind == PARO_FRAMEWORK_FSDP) >
+        if (memory_bound(r, &sh->layout, paro_framework_pytorch_runtime(&s->framework)) >
                 s->topology->gpu.memory_bytes ||
             !r->host_fits)
             continue;

@@ -211,7 +211,7 @@ double paro_scenario_fp8_weight_bytes(const ParoScenario *s, const ParoStrategy 
      * used and saves the bf16 weight for the backward (float8_linear.py
      * matmul_with_hp_or_float8_args: save_for_backward(input_hp, weight_hp_t)): no fp8 copy
      * outlives its layer; Transformer Engine keeps them across micro-batches (decision 94) */
-    if (s->framework.kind == PARO_FRAMEWORK_FSDP)
+    if (paro_framework_pytorch_runtime(&s->framework))
         return 0;
     const ParoModel *m = s->model; /* fp8 needs the shape (scenario.c) */
     double linear = (double)m->layers * paro_model_layer_params(m) / paro_model_shape_params(m);

@@ -231,6 +231,11 @@ gboolean paro_framework_fused_optimizer(const ParoFramework *f)
     return decide(f->fused_optimizer, f->kind != PARO_FRAMEWORK_FSDP);
 }
 
+gboolean paro_framework_pytorch_runtime(const ParoFramework *f)
+{
+    return f->kind == PARO_FRAMEWORK_FSDP;
+}
+
 /* FSDP1 (_runtime_utils.py): autograd assembles a unit's flat gradient from its views' (a
  * copy), `_post_backward_hook` casts it to reduce_dtype, `_reduce_grad` divides it by the
  * pre-divide factor in place before the reduce-scatter. DeepSpeed's BF16_Optimizer

@@ -172,6 +172,14 @@ ParoLossMemory paro_framework_loss_memory(const ParoFramework *f);
  * kernels, eight passes of PARO_UNFUSED_ADAMW_BYTES a parameter (fsdp: torch.optim.AdamW's
  * foreach default, Composer's DecoupledAdamW loop; decision 46). */
 gboolean paro_framework_fused_optimizer(const ParoFramework *f);
+
+/* The profile runs on PyTorch's own runtime, and its memory follows it (decision 94):
+ * FSDP's fp32 master shards and fp32 gradient shards, gradients made in the backward and
+ * freed after the step (zero_grad's set_to_none), the root unit kept gathered from forward
+ * to backward, torch.distributed.pipelining's gradient sync after the last micro-batch and
+ * its interleaved warm-up, torchao's fp8 without weight copies across micro-batches (fsdp);
+ * the other profiles keep ZeRO's contiguous buffers and Megatron-LM's schedules. */
+gboolean paro_framework_pytorch_runtime(const ParoFramework *f);
 /* Bytes an unfused AdamW step moves per parameter with fp32 weights, gradients and moments:
  * lerp or mul+add of m (12 or 20), mul and addcmul of v (8 + 12), sqrt, divide and add eps
  * into a temporary (3 x 8), addcdiv into the weights (16), the decay's mul (8, or none

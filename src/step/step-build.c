@@ -240,19 +240,6 @@ static void add_expert_states(ParoStepBuild *b)
     }
 }
 
-/* PyTorch frees the gradients after the optimizer step (Optimizer.zero_grad's set_to_none,
- * the default since PyTorch 2.0: torch/optim/optimizer.py) and makes each layer's in its
- * backward (autograd's .grad; FSDP's sharded gradients as the output of the unit's
- * reduce-scatter: FSDP2's foreach_reduce in torch/distributed/fsdp/_fully_shard/
- * _fsdp_collectives.py, FSDP1's post-backward hook): under the fsdp profile the forward and
- * the backward's first layers, where the activations peak, run without them (decision 94).
- * The other profiles keep a gradient buffer the whole step (Megatron's and DeepSpeed's
- * contiguous buffers). */
-static gboolean grads_on_demand(const ParoStepBuild *b)
-{
-    return b->d->scenario->framework.kind == PARO_FRAMEWORK_FSDP;
-}
-
 /* PyTorch FSDP's mixed precision keeps the sharded parameters in fp32, the optimizer's
  * master copy itself, and casts each reduced gradient shard to them (FSDP2's
  * MixedPrecisionPolicy: param_dtype is the gathered copy's type; foreach_reduce's
@@ -268,7 +255,8 @@ static void fsdp_state_layout(ParoStepBuild *b)
     double bp = b->z.param_bytes;
     /* mixed precision: 16-bit training with an fp32 master among the optimizer's bytes (K =
      * 12: master and two moments; bf16-pure training keeps none) */
-    if (b->d->scenario->framework.kind != PARO_FRAMEWORK_FSDP || bp >= 4 || b->z.optim_bytes < 12)
+    if (!paro_framework_pytorch_runtime(&b->d->scenario->framework) || bp >= 4 ||
+        b->z.optim_bytes < 12)
         return;
     for (gint64 d = 0; d < b->P; d++) {
         ParoOffloadState *o = &b->stages[d].offload;
@@ -291,7 +279,7 @@ static void fsdp_state_layout(ParoStepBuild *b)
 static gboolean deferred_sync(const ParoStepBuild *b)
 {
     /* layered accumulation reduces in a module's last pass already */
-    return b->d->scenario->framework.kind == PARO_FRAMEWORK_FSDP && b->P > 1 && !b->layered &&
+    return paro_framework_pytorch_runtime(&b->d->scenario->framework) && b->P > 1 && !b->layered &&
            (b->reduce != NULL || b->reduce_e != NULL);
 }
 
@@ -308,16 +296,14 @@ static void fsdp_root_unit(ParoStepBuild *b)
     const ParoModel *m = sc->model;
     gint64 L = (gint64)b->d->layers->len;
     b->root_share[0] = b->root_share[1] = 0;
-    if (sc->framework.kind != PARO_FRAMEWORK_FSDP || !paro_strategy_gathers(b->strategy) ||
+    if (!paro_framework_pytorch_runtime(&sc->framework) || !paro_strategy_gathers(b->strategy) ||
         b->P > 1 || b->layered || b->dense_share != NULL || !m->has_shape || L < 2 ||
         b->stages[0].offload.parameters)
         return;
-    double h = (double)m->hidden, v = (double)m->vocab, total = paro_model_shape_params(m);
-    /* as model/compute.c assigns them to the first and last layers' weight shares */
-    b->root_share[0] = (v * h + (double)m->position_embeddings * h) / total;
-    b->root_share[1] = ((m->norm == PARO_NORM_LAYERNORM ? 2.0 : 1.0) * h +
-                        (m->tied_embeddings ? 0 : v * h) + paro_model_mtp_params(m)) /
-                       total;
+    /* the parts of the first and last layers' weight shares (model/compute.c) */
+    double total = paro_model_shape_params(m);
+    b->root_share[0] = paro_model_embedding_params(m) / total;
+    b->root_share[1] = paro_model_head_params(m) / total;
 }
 
 /* The gathered bytes of @share of the parameters in the root unit: 16-bit copies only (the
@@ -394,7 +380,13 @@ gboolean paro_step_build_init(ParoStepBuild *b)
     if (b->calls_e != NULL)
         add_expert_states(b);
     fsdp_state_layout(b);
-    b->grads_on_demand = grads_on_demand(b);
+    /* PyTorch frees the gradients after the optimizer step (Optimizer.zero_grad's
+     * set_to_none, the default since PyTorch 2.0) and makes each layer's in its backward
+     * (autograd's .grad; FSDP's as the output of the unit's reduce-scatter: FSDP2's
+     * foreach_reduce, FSDP1's post-backward hook), so the forward and the backward's first
+     * layers, where the activations peak, run without them; the other profiles keep a
+     * gradient buffer the whole step (Megatron's and DeepSpeed's contiguous buffers) */
+    b->grads_on_demand = paro_framework_pytorch_runtime(&sc->framework);
     b->deferred_sync = deferred_sync(b);
     fsdp_root_unit(b);
     b->optimizer_temp_bytes =
@@ -819,7 +811,7 @@ gboolean paro_step_build(ParoStepBuild *b)
         .forward = zero,
         .backward = zero,
         /* torchtitan pipelines with torch.distributed.pipelining (pipe-order.c) */
-        .torch_warmup = sc->framework.kind == PARO_FRAMEWORK_FSDP,
+        .torch_warmup = paro_framework_pytorch_runtime(&sc->framework),
     };
     ParoPipeEmitter emit = {add_pass, add_send, b};
     if (!paro_pipe_build(&spec, &emit, b->graph, NULL, b->error))

@@ -124,8 +124,7 @@ def check(dev):
 
 
 def main():
-    ap = argument_parser(__doc__, warmup=3, reps=10)
-    ap.add_argument("--budget", type=float, default=150.0)
+    ap = argument_parser(__doc__, warmup=3, reps=10, budget=150.0)
     args = ap.parse_args()
     dev = cuda_device("compile.py")
     out = sys.stdout

@@ -116,9 +116,7 @@ def rows_for(name, h, f, experts, tokens, dev, args):
 
 
 def main():
-    ap = argument_parser(__doc__, warmup=5, reps=20)
-    ap.add_argument("--budget", type=float, default=90.0,
-                    help="seconds after which the remaining rows are skipped (default 90)")
+    ap = argument_parser(__doc__, warmup=5, reps=20, budget=90.0)
     args = ap.parse_args()
     dev = cuda_device("experts.py")
     out = sys.stdout

@@ -11,14 +11,20 @@ import sys
 import torch
 
 
-def argument_parser(doc, warmup=5, reps=30):
+def argument_parser(doc, warmup=5, reps=30, budget=None):
     """The options every such script takes: --warmup and --reps of each timing, -J for the
-    JSON copy; its description is the first paragraph of the script's @doc."""
+    JSON copy, and with @budget (seconds) --budget, after which a script skips its remaining
+    rows (a device session's minutes are counted); its description is the first paragraph
+    of the script's @doc."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--warmup", type=int, default=warmup)
     ap.add_argument("--reps", type=int, default=reps)
     ap.add_argument("-J", "--json", help="also write the results as JSON to this file")
+    if budget is not None:
+        ap.add_argument("--budget", type=float, default=budget,
+                        help=f"seconds after which the remaining rows are skipped "
+                             f"(default {budget:.0f})")
     return ap
 
 

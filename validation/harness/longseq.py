@@ -191,9 +191,7 @@ def ring_row(backend, s, cp, h, rank, dev, args, corrections):
 
 
 def main():
-    ap = argument_parser(__doc__, warmup=2, reps=5)
-    ap.add_argument("--budget", type=float, default=240.0,
-                    help="seconds after which the remaining rows are skipped (default 240)")
+    ap = argument_parser(__doc__, warmup=2, reps=5, budget=240.0)
     ap.add_argument("--backends", default="cudnn,flash")
     args = ap.parse_args()
     dev = cuda_device("longseq.py")

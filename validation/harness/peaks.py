@@ -233,9 +233,7 @@ def one_run(name, seq, batch, recompute, optim, accum=1, sync="sync", dev=None):
 
 
 def main():
-    ap = argument_parser(__doc__, warmup=1, reps=1)
-    ap.add_argument("--budget", type=float, default=150.0,
-                    help="seconds after which the remaining runs are skipped (default 150)")
+    ap = argument_parser(__doc__, warmup=1, reps=1, budget=150.0)
     args = ap.parse_args()
     dev = cuda_device("peaks.py")
     dev = torch.device("cuda", torch.cuda.current_device())
